@@ -1,0 +1,149 @@
+//! The registry of every diagnostic code. Codes are stable: once published, a code keeps its
+//! meaning. The long explanation of `EXXXX` lives in `explain/EXXXX.md` and is printed by
+//! `strata explain EXXXX`.
+
+/// A stable diagnostic code such as `E0010`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Code(&'static str);
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+
+    /// The registry entry for this code.
+    pub fn info(self) -> Option<&'static CodeInfo> {
+        lookup(self.0)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Which phase raises a code. Lets the test harness know whether a phase exists yet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Syntax,
+    Check,
+}
+
+/// One registry entry.
+#[derive(Debug)]
+pub struct CodeInfo {
+    pub code: Code,
+    pub phase: Phase,
+    pub title: &'static str,
+    pub explanation: &'static str,
+}
+
+macro_rules! registry {
+    ($( $name:ident = $code:literal, $phase:ident, $title:literal; )*) => {
+        $( pub const $name: Code = Code($code); )*
+        /// Every registered code, in code order.
+        pub static ALL: &[CodeInfo] = &[
+            $( CodeInfo {
+                code: $name,
+                phase: Phase::$phase,
+                title: $title,
+                explanation: include_str!(concat!("../explain/", $code, ".md")),
+            }, )*
+        ];
+    };
+}
+
+registry! {
+    // --- lexing and parsing (strata-syntax) ---
+    UNKNOWN_CHARACTER = "E0001", Syntax, "unknown character";
+    UNTERMINATED_COMMENT = "E0002", Syntax, "unterminated block comment";
+    UNTERMINATED_STRING = "E0003", Syntax, "unterminated string literal";
+    INVALID_LITERAL = "E0004", Syntax, "invalid numeric literal";
+    UNEXPECTED_TOKEN = "E0010", Syntax, "unexpected token";
+    UNCLOSED_DELIMITER = "E0011", Syntax, "unclosed delimiter";
+    NESTING_TOO_DEEP = "E0012", Syntax, "nesting too deep";
+    EXPECTED_ITEM = "E0013", Syntax, "expected an item";
+    UNKNOWN_DIMENSION = "E0014", Syntax, "unknown dimension";
+    UNKNOWN_KIND = "E0015", Syntax, "unknown kind";
+    INVALID_ASSIGN_TARGET = "E0016", Syntax, "invalid left-hand side of assignment";
+    UNKNOWN_MEMORY_SPACE = "E0017", Syntax, "unknown memory space";
+    UNKNOWN_EXEC_TYPE = "E0018", Syntax, "unknown execution resource type";
+    // --- names and kinds (strata-check) ---
+    UNKNOWN_NAME = "E0101", Check, "cannot find name in this scope";
+    DUPLICATE_DEFINITION = "E0102", Check, "name defined more than once";
+    KIND_MISMATCH = "E0103", Check, "wrong kind of generic argument";
+    GENERIC_ARG_COUNT = "E0104", Check, "wrong number of generic arguments";
+    CANNOT_INFER = "E0105", Check, "cannot infer generic argument";
+    // --- types ---
+    MISMATCHED_TYPES = "E0201", Check, "mismatched types";
+    ARG_COUNT = "E0202", Check, "wrong number of arguments";
+    NOT_CALLABLE = "E0203", Check, "not a function";
+    BAD_OPERANDS = "E0204", Check, "invalid operand types for operator";
+    ASSIGN_IMMUTABLE = "E0205", Check, "cannot assign twice to immutable variable";
+    NO_SUCH_FIELD = "E0206", Check, "no such projection";
+    // --- sizes and views ---
+    SIZE_NOT_PROVEN = "E0301", Check, "size constraint not satisfied";
+    INDEX_OUT_OF_BOUNDS = "E0302", Check, "index out of bounds";
+    SELECT_SIZE_MISMATCH = "E0303", Check, "selection size does not match execution resource";
+    TAKE_OUT_OF_BOUNDS = "E0304", Check, "split position out of bounds";
+    UNKNOWN_VIEW = "E0305", Check, "unknown view";
+    NOT_AN_ARRAY = "E0306", Check, "view or index applied to a non-array";
+    // --- execution resources ---
+    WRONG_EXEC = "E0401", Check, "wrong execution resource";
+    INVALID_SCHED = "E0402", Check, "invalid schedule";
+    BARRIER_NOT_ALLOWED = "E0403", Check, "barrier not allowed here";
+    INVALID_SYNC_TARGET = "E0404", Check, "cannot synchronize this execution resource";
+    COLLECTIVE_NOT_ALLOWED = "E0405", Check, "collective operation not allowed here";
+    // --- ownership, borrowing and accesses ---
+    CONFLICTING_ACCESS = "E0501", Check, "conflicting memory access";
+    NARROWING_VIOLATED = "E0502", Check, "narrowing violated";
+    USE_AFTER_MOVE = "E0503", Check, "use of moved value";
+    BORROW_CONFLICT = "E0504", Check, "cannot borrow because it is already borrowed";
+    DANGLING_REFERENCE = "E0505", Check, "reference outlives the value it borrows";
+    WRITE_THROUGH_SHARED = "E0506", Check, "cannot write through a shared reference";
+    // --- memory spaces ---
+    BAD_DEREF = "E0601", Check, "cannot dereference here";
+    // --- kernel launches ---
+    LAUNCH_SHAPE = "E0701", Check, "launch shape does not match the kernel";
+    NOT_A_KERNEL = "E0702", Check, "not a kernel";
+}
+
+/// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
+pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
+    let code = code.trim();
+    let normalized = if code.starts_with(['e', 'E']) {
+        format!("E{}", &code[1..])
+    } else {
+        format!("E{code}")
+    };
+    ALL.iter().find(|info| info.code.as_str() == normalized)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_sorted() {
+        for pair in ALL.windows(2) {
+            assert!(pair[0].code < pair[1].code, "{} !< {}", pair[0].code, pair[1].code);
+        }
+    }
+
+    #[test]
+    fn every_code_has_a_real_explanation() {
+        for info in ALL {
+            let text = info.explanation.trim();
+            assert!(text.starts_with(&format!("# {}", info.code)), "{} explanation must start with its heading", info.code);
+            assert!(text.lines().count() >= 5, "{} explanation is too short", info.code);
+        }
+    }
+
+    #[test]
+    fn lookup_is_forgiving() {
+        assert_eq!(lookup("e0010").map(|i| i.code), Some(UNEXPECTED_TOKEN));
+        assert_eq!(lookup("0010").map(|i| i.code), Some(UNEXPECTED_TOKEN));
+        assert!(lookup("E9999").is_none());
+    }
+}

@@ -1,0 +1,613 @@
+//! The abstract syntax tree of Strata: the Descend paper's grammar (Fig. 1, 2, 4, 5) with spans.
+//!
+//! Every node that can be pointed at in a diagnostic carries a [`Span`]. Trees parsed with
+//! [`crate::parse_erased`] carry [`Span::DUMMY`] everywhere, so two such trees are equal exactly
+//! when they have the same structure; the formatter's round-trip tests rely on that.
+
+pub use strata_diag::Span;
+
+/// A name with its position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole source file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub items: Vec<Item>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Fn(FnDecl),
+    /// `const N: nat = 1024;` — a compile-time natural number, overridable with `-D N=…`.
+    Const(ConstDecl),
+    /// `view group_by_row<n: nat, k: nat> = group::<n/k>.transpose.map(transpose);`
+    View(ViewDecl),
+}
+
+impl Item {
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Fn(f) => f.span,
+            Item::Const(c) => c.span,
+            Item::View(v) => v.span,
+        }
+    }
+}
+
+/// `fn name<generics>(params) -[exec: ExecTy]-> ret where constraints { body }` (or `;`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnDecl {
+    pub name: Ident,
+    pub generics: Vec<GenericParam>,
+    pub params: Vec<Param>,
+    /// The execution resource the function is executed by, e.g. `grid: gpu.grid<X<64>, X<1024>>`.
+    pub exec: Option<ExecDecl>,
+    pub ret: Option<Ty>,
+    pub where_clauses: Vec<NatConstraint>,
+    /// `None` for a bodiless declaration (`fn f(…) -[…]-> ();`).
+    pub body: Option<Block>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstDecl {
+    pub name: Ident,
+    pub value: Nat,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewDecl {
+    pub name: Ident,
+    pub generics: Vec<GenericParam>,
+    pub body: Vec<ViewRef>,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Nat,
+    Mem,
+    /// Data type (`dty`).
+    DataTy,
+    /// Provenance / lifetime (`prv`, also spelled `rgn`).
+    Prv,
+}
+
+impl Kind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Kind::Nat => "nat",
+            Kind::Mem => "mem",
+            Kind::DataTy => "dty",
+            Kind::Prv => "prv",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericParam {
+    pub name: Ident,
+    pub kind: Kind,
+    pub span: Span,
+}
+
+/// `where` constraint between nats: `n % 32 == 0`, `k <= n`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NatConstraint {
+    pub lhs: Nat,
+    pub op: CmpOp,
+    pub rhs: Nat,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+/// A parameter, optionally owned by a sub-resource: `[grid.blocks.forall(X)] tmp: &uniq gpu.shared [f32; 32]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub exec: Option<ExecExpr>,
+    pub mutable: bool,
+    pub name: Ident,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// `-[grid: gpu.grid<X<64>, X<1024>>]->`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecDecl {
+    pub name: Ident,
+    pub ty: ExecTy,
+    pub span: Span,
+}
+
+// ------------------------------------------------------------------------------------------------
+// Natural numbers, dimensions and execution resources (Fig. 1)
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nat {
+    pub kind: NatKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NatKind {
+    Lit(u64),
+    Var(Ident),
+    Bin(NatOp, Box<Nat>, Box<Nat>),
+    /// A call of a nat function such as `log2(n)`.
+    Call(Ident, Vec<Nat>),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Pow,
+}
+
+impl NatOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            NatOp::Add => "+",
+            NatOp::Sub => "-",
+            NatOp::Mul => "*",
+            NatOp::Div => "/",
+            NatOp::Rem => "%",
+            NatOp::Pow => "^",
+        }
+    }
+}
+
+/// One dimension selector: `X`, `Y` or `Z`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DimName {
+    X,
+    Y,
+    Z,
+}
+
+impl DimName {
+    pub fn letter(self) -> char {
+        match self {
+            DimName::X => 'X',
+            DimName::Y => 'Y',
+            DimName::Z => 'Z',
+        }
+    }
+}
+
+/// A shape of up to three dimensions: `X<32>`, `XY<64, 64>`, `XYZ<a, b, c>`.
+/// `dims` are in the order written and name distinct, increasing axes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dim {
+    pub dims: Vec<(DimName, Nat)>,
+    pub span: Span,
+}
+
+/// An execution resource expression: `grid`, `grid.blocks`, `block.threads[0..1]_Y`, `cpu.thread`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecExpr {
+    pub base: ExecBase,
+    pub path: Vec<ExecStep>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecBase {
+    Var(Ident),
+    CpuThread,
+    /// A literal grid `gpu.grid<blocks, threads>`.
+    Grid(Dim, Dim),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecStep {
+    Blocks,
+    Threads,
+    Warps,
+    /// `.lanes`: the threads of a warp.
+    Lanes,
+    ToThreads,
+    ToWarps,
+    Forall(DimName),
+    /// `[a..b]_d`: the sub-resources with index in `a..b` along `d`.
+    Range(Nat, Nat, DimName),
+}
+
+/// Execution resource types (Fig. 5), written after the function arrow's name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecTy {
+    pub kind: ExecTyKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecTyKind {
+    CpuThread,
+    Grid(Dim, Dim),
+    BlockGrp(Dim, Dim),
+    Block(Dim),
+    ThreadGrp(Dim),
+    WarpGrp(Nat),
+    Warp,
+    Thread,
+    Any,
+}
+
+// ------------------------------------------------------------------------------------------------
+// Types (Fig. 5)
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ty {
+    pub kind: TyKind,
+    pub span: Span,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarTy {
+    Bool,
+    I32,
+    I64,
+    U32,
+    U64,
+    F32,
+    F64,
+    Unit,
+    AtomicU32,
+    AtomicI32,
+}
+
+impl ScalarTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarTy::Bool => "bool",
+            ScalarTy::I32 => "i32",
+            ScalarTy::I64 => "i64",
+            ScalarTy::U32 => "u32",
+            ScalarTy::U64 => "u64",
+            ScalarTy::F32 => "f32",
+            ScalarTy::F64 => "f64",
+            ScalarTy::Unit => "()",
+            ScalarTy::AtomicU32 => "AtomicU32",
+            ScalarTy::AtomicI32 => "AtomicI32",
+        }
+    }
+
+    /// The scalar type named by a keyword-like identifier, e.g. `"f32"`.
+    pub fn from_name(name: &str) -> Option<ScalarTy> {
+        Some(match name {
+            "bool" => ScalarTy::Bool,
+            "i32" => ScalarTy::I32,
+            "i64" => ScalarTy::I64,
+            "u32" => ScalarTy::U32,
+            "u64" => ScalarTy::U64,
+            "f32" => ScalarTy::F32,
+            "f64" => ScalarTy::F64,
+            "AtomicU32" => ScalarTy::AtomicU32,
+            "AtomicI32" => ScalarTy::AtomicI32,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TyKind {
+    Scalar(ScalarTy),
+    /// A type variable of kind `dty`.
+    Var(Ident),
+    Tuple(Vec<Ty>),
+    /// `[T; n]`
+    Array(Box<Ty>, Nat),
+    /// `[[T; n]]`
+    ViewArray(Box<Ty>, Nat),
+    /// `&'r uniq gpu.global T`; every part but the referent is optional.
+    Ref(RefTy),
+    /// `T @ cpu.mem`: an owning pointer to memory allocated in a memory space.
+    At(Box<Ty>, Mem),
+    /// `_`: left to inference.
+    Infer,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefTy {
+    pub prv: Option<Prv>,
+    pub own: Option<Ownership>,
+    pub mem: Option<Mem>,
+    pub ty: Box<Ty>,
+}
+
+/// A provenance: `'a` (a concrete region) or `r` (a variable of kind `prv`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prv {
+    Region(Ident),
+    Var(Ident),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ownership {
+    Shrd,
+    Uniq,
+}
+
+impl Ownership {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Ownership::Shrd => "shrd",
+            Ownership::Uniq => "uniq",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mem {
+    pub kind: MemKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemKind {
+    CpuMem,
+    GpuGlobal,
+    GpuShared,
+    GpuLocal,
+    Var(Ident),
+}
+
+impl MemKind {
+    pub fn name(&self) -> &str {
+        match self {
+            MemKind::CpuMem => "cpu.mem",
+            MemKind::GpuGlobal => "gpu.global",
+            MemKind::GpuShared => "gpu.shared",
+            MemKind::GpuLocal => "gpu.local",
+            MemKind::Var(v) => &v.name,
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Views (Fig. 2)
+
+/// A view application `group::<32>`, `transpose`, `map(group::<2>.transpose)`, `group_by_row::<32, 4>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewRef {
+    pub name: Ident,
+    pub nat_args: Vec<Nat>,
+    /// The views passed to a higher-order view such as `map`; each is a chain applied in order.
+    pub view_args: Vec<Vec<ViewRef>>,
+    pub span: Span,
+}
+
+// ------------------------------------------------------------------------------------------------
+// Terms (Fig. 4)
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// Provenance binders `<'a, 'b> { … }`: regions local to this block.
+    pub regions: Vec<Ident>,
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Let(LetStmt),
+    /// An expression statement; `semi` records a trailing `;` (without it, the value of a block's
+    /// last statement is the block's value).
+    Expr { expr: Expr, semi: bool },
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Let(l) => l.span,
+            Stmt::Expr { expr, .. } => expr.span,
+        }
+    }
+}
+
+/// `let mut x: T = e;` or, declared for a sub-resource without an initialiser, `let [e] x: T;`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LetStmt {
+    pub exec: Option<ExecExpr>,
+    pub mutable: bool,
+    pub name: Ident,
+    pub ty: Option<Ty>,
+    pub init: Option<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lit {
+    Bool(bool),
+    /// Integer literal with its optional suffix type (`7u32`).
+    Int(u128, Option<ScalarTy>),
+    /// Float literal kept as written (so printing is exact) with its optional suffix.
+    Float(String, Option<ScalarTy>),
+    Str(String),
+    Unit,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+        }
+    }
+
+    /// Binding strength as in Rust: higher binds tighter.
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
+            BinOp::BitOr => 4,
+            BinOp::BitXor => 5,
+            BinOp::BitAnd => 6,
+            BinOp::Shl | BinOp::Shr => 7,
+            BinOp::Add | BinOp::Sub => 8,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 9,
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        self.precedence() == 3
+    }
+}
+
+/// A generic argument at a call site: `::<32, gpu.global, f32>`. What a bare identifier means
+/// (nat, type or memory variable) is decided by the checker, so the parser keeps it as `Nat`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GenericArg {
+    Nat(Nat),
+    Ty(Ty),
+    Mem(Mem),
+}
+
+/// The part of a call after the function name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub grid: Dim,
+    pub block: Dim,
+    /// Extra launch arguments after `;` (shared-memory types to allocate).
+    pub shared: Vec<Ty>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    Fst,
+    Snd,
+    Index(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Lit(Lit),
+    /// A variable or function name; a `path` such as `CpuHeap::new` has several segments.
+    Path(Vec<Ident>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Cast(Box<Expr>, Ty),
+    /// `.fst`, `.snd`, `.0`
+    Field(Box<Expr>, Field),
+    Deref(Box<Expr>),
+    Index(Box<Expr>, Box<Expr>),
+    /// `p[[e]]`: distributes the elements of `p` over the sub-resources of `e`.
+    Select(Box<Expr>, ExecExpr),
+    /// `p.v`: a view applied to an array place.
+    View(Box<Expr>, ViewRef),
+    Borrow { prv: Option<Prv>, own: Ownership, place: Box<Expr> },
+    Assign(Box<Expr>, Box<Expr>),
+    /// `p += e` and friends.
+    CompoundAssign(BinOp, Box<Expr>, Box<Expr>),
+    Block(Block),
+    /// `for i in a..b { … }` over natural numbers.
+    For { var: Ident, start: Nat, end: Nat, body: Block },
+    While { cond: Box<Expr>, body: Block },
+    If { cond: Box<Expr>, then: Block, els: Option<Box<Expr>> },
+    /// `sched(Y, X) thread in block { … }`
+    Sched { dims: Vec<DimName>, var: Ident, exec: ExecExpr, body: Block },
+    /// `split(X) block.threads at 32 { fst => …, snd => … }`
+    Split { dim: DimName, exec: ExecExpr, at: Nat, arms: Box<[SplitArm; 2]> },
+    /// `sync` or `sync(block)`
+    Sync(Option<ExecExpr>),
+    Unsafe(Block),
+    /// `f::<generics>(args)`; `exec` is the paper's explicit execution resource argument
+    /// `f::<…>::<e>(…)`; `launch` makes it a kernel launch `f::<…>::<<<grid, block>>>(…)`.
+    Call { func: Vec<Ident>, generics: Vec<GenericArg>, exec: Option<ExecExpr>, launch: Option<Launch>, args: Vec<Expr> },
+    Tuple(Vec<Expr>),
+    ArrayList(Vec<Expr>),
+    /// `[e; n]`
+    ArrayRepeat(Box<Expr>, Nat),
+    Return(Option<Box<Expr>>),
+    Paren(Box<Expr>),
+    /// Placeholder left where the parser recovered from an error.
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitArm {
+    pub name: Ident,
+    pub body: Expr,
+}
