@@ -127,7 +127,12 @@ mod tests {
     #[test]
     fn codes_are_unique_and_sorted() {
         for pair in ALL.windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} !< {}", pair[0].code, pair[1].code);
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} !< {}",
+                pair[0].code,
+                pair[1].code
+            );
         }
     }
 
@@ -135,8 +140,16 @@ mod tests {
     fn every_code_has_a_real_explanation() {
         for info in ALL {
             let text = info.explanation.trim();
-            assert!(text.starts_with(&format!("# {}", info.code)), "{} explanation must start with its heading", info.code);
-            assert!(text.lines().count() >= 5, "{} explanation is too short", info.code);
+            assert!(
+                text.starts_with(&format!("# {}", info.code)),
+                "{} explanation must start with its heading",
+                info.code
+            );
+            assert!(
+                text.lines().count() >= 5,
+                "{} explanation is too short",
+                info.code
+            );
         }
     }
 

@@ -424,7 +424,10 @@ pub enum Stmt {
     Let(LetStmt),
     /// An expression statement; `semi` records a trailing `;` (without it, the value of a block's
     /// last statement is the block's value).
-    Expr { expr: Expr, semi: bool },
+    Expr {
+        expr: Expr,
+        semi: bool,
+    },
 }
 
 impl Stmt {
@@ -577,25 +580,58 @@ pub enum ExprKind {
     Select(Box<Expr>, ExecExpr),
     /// `p.v`: a view applied to an array place.
     View(Box<Expr>, ViewRef),
-    Borrow { prv: Option<Prv>, own: Ownership, place: Box<Expr> },
+    Borrow {
+        prv: Option<Prv>,
+        own: Ownership,
+        place: Box<Expr>,
+    },
     Assign(Box<Expr>, Box<Expr>),
     /// `p += e` and friends.
     CompoundAssign(BinOp, Box<Expr>, Box<Expr>),
     Block(Block),
     /// `for i in a..b { … }` over natural numbers.
-    For { var: Ident, start: Nat, end: Nat, body: Block },
-    While { cond: Box<Expr>, body: Block },
-    If { cond: Box<Expr>, then: Block, els: Option<Box<Expr>> },
+    For {
+        var: Ident,
+        start: Nat,
+        end: Nat,
+        body: Block,
+    },
+    While {
+        cond: Box<Expr>,
+        body: Block,
+    },
+    If {
+        cond: Box<Expr>,
+        then: Block,
+        els: Option<Box<Expr>>,
+    },
     /// `sched(Y, X) thread in block { … }`
-    Sched { dims: Vec<DimName>, var: Ident, exec: ExecExpr, body: Block },
+    Sched {
+        dims: Vec<DimName>,
+        var: Ident,
+        exec: ExecExpr,
+        body: Block,
+    },
     /// `split(X) block.threads at 32 { fst => …, snd => … }`
-    Split { dim: DimName, exec: ExecExpr, at: Nat, arms: Box<[SplitArm; 2]> },
+    Split {
+        dim: DimName,
+        exec: ExecExpr,
+        at: Nat,
+        arms: Box<[SplitArm; 2]>,
+    },
     /// `sync` or `sync(block)`
     Sync(Option<ExecExpr>),
-    Unsafe(Block),
+    /// `unsafe { … }` or, as in the paper's SSSP example, `unsafe e`.
+    Unsafe(Box<Expr>),
     /// `f::<generics>(args)`; `exec` is the paper's explicit execution resource argument
     /// `f::<…>::<e>(…)`; `launch` makes it a kernel launch `f::<…>::<<<grid, block>>>(…)`.
-    Call { func: Vec<Ident>, generics: Vec<GenericArg>, exec: Option<ExecExpr>, launch: Option<Launch>, args: Vec<Expr> },
+    Call {
+        func: Vec<Ident>,
+        generics: Vec<GenericArg>,
+        exec: Option<ExecExpr>,
+        launch: Option<Launch>,
+        args: Vec<Expr>,
+    },
     Tuple(Vec<Expr>),
     ArrayList(Vec<Expr>),
     /// `[e; n]`

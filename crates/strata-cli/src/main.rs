@@ -1,0 +1,166 @@
+//! The `strata` command: check, format and explain Strata programs.
+//!
+//! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
+//! errors. A panic is always a bug.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use strata_diag::{codes, Diagnostic, SourceMap};
+
+#[derive(Parser)]
+#[command(
+    name = "strata",
+    version,
+    about = "The Strata safe GPU programming language"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check programs and report every error found.
+    Check {
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Print the checking phases this build implements, one per line, and exit.
+        #[arg(long)]
+        phases: bool,
+        /// The `.strata` files to check.
+        #[arg(required_unless_present = "phases")]
+        files: Vec<PathBuf>,
+    },
+    /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
+    Explain {
+        /// The code, e.g. `E0501`.
+        code: String,
+    },
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Source snippets with labels, like rustc.
+    Human,
+    /// One line per diagnostic: `path:line:col: error[E0010]: message`.
+    Short,
+}
+
+/// Exit status for "the program has errors".
+const EXIT_PROGRAM_ERRORS: u8 = 1;
+/// Exit status for usage and I/O errors.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    // Deeply nested (but legal) programs need more stack than the main thread may have.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || run(cli));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => ExitCode::from(code),
+        _ => ExitCode::from(101),
+    }
+}
+
+fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Check {
+            format,
+            phases,
+            files,
+        } => {
+            if phases {
+                println!("syntax");
+                return 0;
+            }
+            check(&files, format)
+        }
+        Command::Explain { code } => explain(&code),
+    }
+}
+
+fn explain(code: &str) -> u8 {
+    match codes::lookup(code) {
+        Some(info) => {
+            println!("{}", info.explanation.trim_end());
+            0
+        }
+        None => {
+            eprintln!("error: `{code}` is not a Strata diagnostic code (they look like `E0501`)");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Reads every file; returns `None` (after reporting) if one cannot be read.
+fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::FileId>> {
+    let mut ids = Vec::new();
+    for path in files {
+        match std::fs::read_to_string(path) {
+            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", path.display());
+                return None;
+            }
+        }
+    }
+    Some(ids)
+}
+
+fn check(files: &[PathBuf], format: Format) -> u8 {
+    let mut sources = SourceMap::new();
+    let Some(ids) = load(files, &mut sources) else {
+        return EXIT_USAGE;
+    };
+    let mut all = Vec::new();
+    for id in ids {
+        let parsed = strata_syntax::parse(id, sources.source(id));
+        all.extend(parsed.diagnostics);
+    }
+    report(&all, &sources, format);
+    if strata_diag::has_errors(&all) {
+        EXIT_PROGRAM_ERRORS
+    } else {
+        0
+    }
+}
+
+fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
+    match format {
+        Format::Human => strata_diag::render(diags, sources),
+        Format::Short => {
+            for d in diags {
+                let file = d.primary.span.file;
+                let src = sources.source(file);
+                let lo = (d.primary.span.lo as usize).min(src.len());
+                let line = sources.line_of(file, d.primary.span.lo);
+                let line_start = src[..lo].rfind('\n').map_or(0, |i| i + 1);
+                let col = src[line_start..lo].chars().count() + 1;
+                let sev = match d.severity {
+                    strata_diag::Severity::Error => "error",
+                    strata_diag::Severity::Warning => "warning",
+                    strata_diag::Severity::Note => "note",
+                };
+                eprintln!(
+                    "{}:{line}:{col}: {sev}[{}]: {}",
+                    sources.name(file),
+                    d.code,
+                    d.message
+                );
+            }
+        }
+    }
+}
