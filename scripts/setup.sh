@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Checks that the tools Strata needs are installed. Safe to run any number of times: it only
+# inspects the machine and changes nothing.
+#
+# Needed today:
+#   cargo  - builds the compiler (Rust 1.80 or newer, see Cargo.toml)
+#   cc     - the system C compiler; the CPU backend (planned) compiles generated C with it
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+missing=0
+
+need() {
+    local tool="$1" hint="$2"
+    if command -v "$tool" >/dev/null 2>&1; then
+        printf '%-6s %s\n' "$tool" "$("$tool" --version 2>&1 | head -n 1)"
+    else
+        printf '%-6s MISSING: %s\n' "$tool" "$hint" >&2
+        missing=1
+    fi
+}
+
+need cargo "install Rust from https://rustup.rs"
+need cc "install a C compiler (e.g. gcc or clang) and make it available as \`cc\`"
+
+# ----------------------------------------------------------------------------------------------
+# CUDA toolchain (nvcc, ptxas) into .venv — NOT DONE YET.
+# The CUDA backend is a later issue. When it lands, this is where nvcc gets installed from PyPI
+# into the project-local virtual environment `.venv` (ignored by git), e.g.
+#     python3 -m venv .venv && .venv/bin/pip install "nvidia-cuda-nvcc==13.*"
+# and its version is printed like the tools above. Until then nothing is installed here.
+# ----------------------------------------------------------------------------------------------
+
+if [ "$missing" -ne 0 ]; then
+    echo "setup: some required tools are missing (see above)" >&2
+    exit 1
+fi
+echo "setup: ok"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The project's test command (see README.md; .ci/run calls exactly this).
+# Runs, in order and stopping at the first failure:
+#   1. cargo fmt --all -- --check                        (formatting)
+#   2. cargo clippy --workspace --all-targets -- -D warnings   (lints, warnings are errors)
+#   3. cargo test --workspace                            (unit, corpus and doc tests)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() {
+    printf '\n==> %s\n' "$*"
+}
+
+step "cargo fmt --all -- --check"
+cargo fmt --all -- --check
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test --workspace"
+cargo test --workspace
+
+printf '\n==> all checks passed\n'
