@@ -97,6 +97,7 @@ struct Spec {
 /// Reads the directives and annotations of a corpus file. Every malformed or misplaced
 /// directive or annotation is an error, so a typo can never silently weaken a test.
 fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut errors = Vec::new();
     let mut mode = None;
     let mut args = Vec::new();
@@ -114,9 +115,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             continue;
         };
         if !in_header {
-            errors.push(format!(
-                "line {lineno}: `//@` directive after the leading comment block"
-            ));
+            errors.push(format!("line {lineno}: `//@` directive after the leading comment block"));
             continue;
         }
         let directive = directive.trim_end();
@@ -140,11 +139,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             stdout.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
         } else if let Some(rest) = word.strip_prefix("args:") {
             args.extend(rest.split_whitespace().map(str::to_string));
-        } else if let Some(rest) = word
-            .strip_prefix("known-bug:")
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-        {
+        } else if let Some(rest) = word.strip_prefix("known-bug:").map(str::trim).filter(|r| !r.is_empty()) {
             known_bug = Some(rest.to_string());
         } else {
             errors.push(format!("line {lineno}: unknown directive `//@{directive}`"));
@@ -161,10 +156,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     let mode = mode.unwrap_or(Mode::CheckPass);
     let has_errors = annotations.iter().any(|a| a.severity == Severity::Error);
     if mode.expects_errors() && !has_errors {
-        errors.push(format!(
-            "`{}` file without any `//~ ERROR` annotation",
-            mode.name()
-        ));
+        errors.push(format!("`{}` file without any `//~ ERROR` annotation", mode.name()));
     }
     if !mode.expects_errors() && has_errors {
         errors.push(format!(
@@ -176,13 +168,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
         errors.push("`//@ stdout:` is only meaningful in a `run-pass` file".to_string());
     }
     if errors.is_empty() {
-        Ok(Spec {
-            mode,
-            args,
-            stdout,
-            annotations,
-            known_bug,
-        })
+        Ok(Spec { mode, args, stdout, annotations, known_bug })
     } else {
         Err(errors)
     }
@@ -209,23 +195,13 @@ fn parse_annotations(text: &str) -> Result<Vec<Annotation>, Vec<String>> {
 }
 
 /// Parses the text after one `//~`: `^^ ERROR E0501 optional message`.
-fn parse_annotation(
-    segment: &str,
-    lineno: usize,
-    previous: Option<usize>,
-) -> Result<Annotation, String> {
+fn parse_annotation(segment: &str, lineno: usize, previous: Option<usize>) -> Result<Annotation, String> {
     let (line, rest) = if let Some(rest) = segment.strip_prefix('|') {
-        (
-            previous.ok_or("`//~|` without a previous annotation")?,
-            rest,
-        )
+        (previous.ok_or("`//~|` without a previous annotation")?, rest)
     } else {
         let carets = segment.chars().take_while(|&c| c == '^').count();
         if carets >= lineno {
-            return Err(format!(
-                "`{}` points above the first line",
-                "^".repeat(carets)
-            ));
+            return Err(format!("`{}` points above the first line", "^".repeat(carets)));
         }
         (lineno - carets, &segment[carets..])
     };
@@ -236,21 +212,14 @@ fn parse_annotation(
         other => return Err(format!("expected `ERROR` or `WARNING`, found `{other}`")),
     };
     let rest = words.next().unwrap_or("").trim_start();
-    let code_len = rest
-        .find(|c: char| !c.is_ascii_alphanumeric())
-        .unwrap_or(rest.len());
+    let code_len = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
     let code = &rest[..code_len];
     if !is_code(code) {
         return Err(format!("expected a code like `E0501`, found `{code}`"));
     }
     let message = rest[code_len..].trim_start_matches(':').trim();
     let message = (!message.is_empty()).then(|| message.to_string());
-    Ok(Annotation {
-        line,
-        severity,
-        code: code.to_string(),
-        message,
-    })
+    Ok(Annotation { line, severity, code: code.to_string(), message })
 }
 
 fn is_code(s: &str) -> bool {
@@ -279,12 +248,7 @@ fn parse_registry(source: &str) -> BTreeMap<String, Phase> {
         if !is_code(code) {
             continue;
         }
-        let phase = rest
-            .trim_start_matches(',')
-            .split(',')
-            .next()
-            .unwrap_or("")
-            .trim();
+        let phase = rest.trim_start_matches(',').split(',').next().unwrap_or("").trim();
         let phase = match phase {
             "Syntax" => Phase::Syntax,
             "Check" => Phase::Check,
@@ -311,50 +275,25 @@ struct Reported {
 
 impl std::fmt::Display for Reported {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Reported {
-            path,
-            line,
-            col,
-            severity,
-            code,
-            message,
-        } = self;
-        write!(
-            f,
-            "{path}:{line}:{col}: {}[{code}]: {message}",
-            severity.word()
-        )
+        let Reported { path, line, col, severity, code, message } = self;
+        write!(f, "{path}:{line}:{col}: {}[{code}]: {message}", severity.word())
     }
 }
 
 fn parse_short_line(line: &str) -> Option<Reported> {
-    let (location, severity, rest) = [
-        (": error[", Severity::Error),
-        (": warning[", Severity::Warning),
-    ]
-    .iter()
-    .find_map(|(marker, sev)| line.split_once(marker).map(|(loc, rest)| (loc, *sev, rest)))?;
+    let (location, severity, rest) = [(": error[", Severity::Error), (": warning[", Severity::Warning)]
+        .iter()
+        .find_map(|(marker, sev)| line.split_once(marker).map(|(loc, rest)| (loc, *sev, rest)))?;
     let (code, message) = rest.split_once(']')?;
     if !is_code(code) {
         return None;
     }
-    let message = message
-        .strip_prefix(':')
-        .unwrap_or(message)
-        .trim()
-        .to_string();
+    let message = message.strip_prefix(':').unwrap_or(message).trim().to_string();
     let mut parts = location.rsplitn(3, ':');
     let col = parts.next()?.parse().ok()?;
     let line = parts.next()?.parse().ok()?;
     let path = parts.next()?.to_string();
-    Some(Reported {
-        path,
-        line,
-        col,
-        severity,
-        code: code.to_string(),
-        message,
-    })
+    Some(Reported { path, line, col, severity, code: code.to_string(), message })
 }
 
 /// Splits stderr into parsed diagnostics and the lines that are not diagnostics.
@@ -400,17 +339,8 @@ fn compare(expected: &[Annotation], reported: &[Reported]) -> Vec<String> {
     let mut problems = Vec::new();
     missing.sort_by_key(|a| (a.line, a.code.clone()));
     for a in missing {
-        let message = a
-            .message
-            .as_ref()
-            .map(|m| format!(" containing \"{m}\""))
-            .unwrap_or_default();
-        problems.push(format!(
-            "expected, not reported: line {}: {}[{}]{message}",
-            a.line,
-            a.severity.word(),
-            a.code
-        ));
+        let message = a.message.as_ref().map(|m| format!(" containing \"{m}\"")).unwrap_or_default();
+        problems.push(format!("expected, not reported: line {}: {}[{}]{message}", a.line, a.severity.word(), a.code));
     }
     for r in unmatched.into_iter().flatten() {
         problems.push(format!("reported, not expected: {r}"));
@@ -473,10 +403,7 @@ fn run_strata(root: &Path, args: &[&str], timeout: Duration) -> Result<Output, S
 /// Describes an exit that is neither "accepted" (0) nor "program has errors" (1).
 fn bad_exit(what: &str, out: &Output, timeout: Duration) -> Option<String> {
     if out.timed_out {
-        return Some(format!(
-            "`{what}` did not finish within {}s",
-            timeout.as_secs()
-        ));
+        return Some(format!("`{what}` did not finish within {}s", timeout.as_secs()));
     }
     match out.status {
         Some(0 | 1) => None,
@@ -499,11 +426,7 @@ fn diff(expected: &str, actual: &str) -> String {
     let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
         for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
         }
     }
     let mut out = String::new();
@@ -571,9 +494,9 @@ fn check_file(ctx: &Ctx, rel: &str) -> Outcome {
     let known_bug = parse_spec(&text).ok().and_then(|spec| spec.known_bug);
     match (check_file_strictly(ctx, rel), known_bug) {
         (Outcome::Failed(problems), Some(bug)) => Outcome::KnownBug(bug, problems),
-        (Outcome::Passed, Some(bug)) => Outcome::Failed(vec![format!(
-            "passes although marked `//@ known-bug: {bug}`; remove the directive"
-        )]),
+        (Outcome::Passed, Some(bug)) => {
+            Outcome::Failed(vec![format!("passes although marked `//@ known-bug: {bug}`; remove the directive")])
+        }
         (outcome, _) => outcome,
     }
 }
@@ -591,27 +514,17 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
     let mut problems = Vec::new();
     for a in &spec.annotations {
         if !ctx.registry.contains_key(&a.code) {
-            problems.push(format!(
-                "line {}: annotation uses unregistered code {}",
-                a.line, a.code
-            ));
+            problems.push(format!("line {}: annotation uses unregistered code {}", a.line, a.code));
         }
     }
     let phase_of = |code: &str| ctx.registry.get(code).copied().unwrap_or(Phase::Check);
-    let syntax_annotations = spec
-        .annotations
-        .iter()
-        .any(|a| phase_of(&a.code) == Phase::Syntax);
-    let check_annotations = spec
-        .annotations
-        .iter()
-        .any(|a| phase_of(&a.code) == Phase::Check);
+    let syntax_annotations = spec.annotations.iter().any(|a| phase_of(&a.code) == Phase::Syntax);
+    let check_annotations = spec.annotations.iter().any(|a| phase_of(&a.code) == Phase::Check);
     if spec.mode == Mode::ParseFail && !syntax_annotations {
         problems.push("`parse-fail` file without a syntax-phase annotation".to_string());
     }
     if spec.mode == Mode::CheckFail && syntax_annotations {
-        problems
-            .push("`check-fail` file with syntax-phase annotations (use `parse-fail`)".to_string());
+        problems.push("`check-fail` file with syntax-phase annotations (use `parse-fail`)".to_string());
     }
     if !problems.is_empty() {
         return Outcome::Failed(problems);
@@ -640,20 +553,12 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
     }
     for r in &reported {
         if r.path != rel {
-            problems.push(format!(
-                "diagnostic names path `{}`, expected `{rel}`: {r}",
-                r.path
-            ));
+            problems.push(format!("diagnostic names path `{}`, expected `{rel}`: {r}", r.path));
         }
     }
-    let pending_checker =
-        !ctx.phases.contains("check") && (spec.mode == Mode::CheckFail || check_annotations);
+    let pending_checker = !ctx.phases.contains("check") && (spec.mode == Mode::CheckFail || check_annotations);
     let expected: Vec<Annotation> = if pending_checker {
-        spec.annotations
-            .iter()
-            .filter(|a| phase_of(&a.code) == Phase::Syntax)
-            .cloned()
-            .collect()
+        spec.annotations.iter().filter(|a| phase_of(&a.code) == Phase::Syntax).cloned().collect()
     } else {
         spec.annotations.clone()
     };
@@ -661,10 +566,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
     if !mismatches.is_empty() {
         problems.extend(mismatches);
         if !other.is_empty() {
-            problems.push(format!(
-                "other output of `{command}`:\n{}",
-                indent(&other.join("\n"))
-            ));
+            problems.push(format!("other output of `{command}`:\n{}", indent(&other.join("\n"))));
         }
     }
     if !problems.is_empty() {
@@ -686,10 +588,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
             return Outcome::Failed(vec![problem]);
         }
         if out.status != Some(1) {
-            problems.push(format!(
-                "`{command}` exited with {:?}, expected 1",
-                out.status
-            ));
+            problems.push(format!("`{command}` exited with {:?}, expected 1", out.status));
         }
         let actual = out.stderr.replace("\r\n", "\n");
         match std::fs::read_to_string(&snapshot) {
@@ -712,9 +611,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
         if ctx.bless {
             let _ = std::fs::remove_file(&snapshot);
         } else {
-            problems.push(format!(
-                "stale snapshot {rel}.stderr for a file without expected errors"
-            ));
+            problems.push(format!("stale snapshot {rel}.stderr for a file without expected errors"));
         }
     }
     if !problems.is_empty() {
@@ -738,15 +635,8 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
         };
         let command = format!("strata {}", args.join(" "));
         if out.timed_out || out.status != Some(0) {
-            let status = if out.timed_out {
-                "a timeout".to_string()
-            } else {
-                format!("{:?}", out.status)
-            };
-            return Outcome::Failed(vec![format!(
-                "`{command}` ended with {status}; stderr:\n{}",
-                indent(&out.stderr)
-            )]);
+            let status = if out.timed_out { "a timeout".to_string() } else { format!("{:?}", out.status) };
+            return Outcome::Failed(vec![format!("`{command}` ended with {status}; stderr:\n{}", indent(&out.stderr))]);
         }
         let expected: String = spec.stdout.iter().map(|l| format!("{l}\n")).collect();
         let actual = out.stdout.replace("\r\n", "\n");
@@ -769,32 +659,17 @@ fn corpus() {
     let registry = parse_registry(&registry_source);
     assert!(!registry.is_empty(), "no codes found in codes.rs");
 
-    let timeout = Duration::from_secs(
-        std::env::var("STRATA_CORPUS_TIMEOUT")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(60),
-    );
+    let timeout =
+        Duration::from_secs(std::env::var("STRATA_CORPUS_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(60));
     let phases_out = run_strata(&root, &["check", "--phases"], timeout).expect("strata must start");
     let phases: BTreeSet<String> = if phases_out.status == Some(0) {
-        phases_out
-            .stdout
-            .lines()
-            .map(|l| l.trim().to_string())
-            .filter(|l| !l.is_empty())
-            .collect()
+        phases_out.stdout.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
     } else {
         eprintln!("corpus: `strata check --phases` failed; assuming only the syntax phase exists");
         BTreeSet::from(["syntax".to_string()])
     };
     let bless = std::env::var("STRATA_BLESS").is_ok_and(|v| !v.is_empty() && v != "0");
-    let ctx = Ctx {
-        root: root.clone(),
-        phases,
-        registry,
-        bless,
-        timeout,
-    };
+    let ctx = Ctx { root: root.clone(), phases, registry, bless, timeout };
 
     let mut files = Vec::new();
     find_files(&root.join("tests"), &mut files);
@@ -803,19 +678,11 @@ fn corpus() {
     let mut rels: Vec<String> = files
         .iter()
         .filter_map(|p| p.strip_prefix(&root).ok())
-        .map(|p| {
-            p.components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
+        .map(|p| p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
         .filter(|rel| rel.contains(&filter))
         .collect();
     rels.sort();
-    assert!(
-        !rels.is_empty(),
-        "no .strata files found under tests/ or examples/"
-    );
+    assert!(!rels.is_empty(), "no .strata files found under tests/ or examples/");
 
     let (mut passed, mut pending_checker, mut pending_run, mut known_bugs) = (0, 0, 0, 0);
     let mut failed = Vec::new();
@@ -852,11 +719,7 @@ fn corpus() {
     if ctx.bless {
         let _ = writeln!(std::io::stderr(), "corpus: snapshots blessed");
     }
-    assert!(
-        failed.is_empty(),
-        "{summary}\nfailing files:\n{}",
-        indent(&failed.join("\n"))
-    );
+    assert!(failed.is_empty(), "{summary}\nfailing files:\n{}", indent(&failed.join("\n")));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -867,12 +730,7 @@ mod harness {
     use super::*;
 
     fn ann(line: usize, code: &str) -> Annotation {
-        Annotation {
-            line,
-            severity: Severity::Error,
-            code: code.to_string(),
-            message: None,
-        }
+        Annotation { line, severity: Severity::Error, code: code.to_string(), message: None }
     }
 
     fn rep(line: usize, code: &str, message: &str) -> Reported {
@@ -896,7 +754,8 @@ mod harness {
 
     #[test]
     fn directives_are_read_from_the_leading_comment_block() {
-        let text = "// a comment\n//@ run-pass\n\n//@ args: -D N=64  -D M=2\n//@ stdout: 1 2 3\n//@ stdout:\nfn main() {}\n";
+        let text =
+            "// a comment\n//@ run-pass\n\n//@ args: -D N=64  -D M=2\n//@ stdout: 1 2 3\n//@ stdout:\nfn main() {}\n";
         let spec = parse_spec(text).unwrap();
         assert_eq!(spec.mode, Mode::RunPass);
         assert_eq!(spec.args, ["-D", "N=64", "-D", "M=2"]);
@@ -907,56 +766,26 @@ mod harness {
 
     #[test]
     fn bad_directives_are_errors() {
-        assert!(
-            parse_spec("//@ chek-pass\nfn f() {}\n").is_err(),
-            "unknown directive"
-        );
-        assert!(
-            parse_spec("//@ check-pass\n//@ run-pass\nfn f() {}\n").is_err(),
-            "two modes"
-        );
-        assert!(
-            parse_spec("fn f() {}\n//@ check-pass\n").is_err(),
-            "directive after code"
-        );
-        assert!(
-            parse_spec("//@ check-pass\n//@ stdout: 1\nfn f() {}\n").is_err(),
-            "stdout without run-pass"
-        );
-        assert!(
-            parse_spec("//@ known-bug:\nfn f() {}\n").is_err(),
-            "known-bug without a reason"
-        );
+        assert!(parse_spec("//@ chek-pass\nfn f() {}\n").is_err(), "unknown directive");
+        assert!(parse_spec("//@ check-pass\n//@ run-pass\nfn f() {}\n").is_err(), "two modes");
+        assert!(parse_spec("fn f() {}\n//@ check-pass\n").is_err(), "directive after code");
+        assert!(parse_spec("//@ check-pass\n//@ stdout: 1\nfn f() {}\n").is_err(), "stdout without run-pass");
+        assert!(parse_spec("//@ known-bug:\nfn f() {}\n").is_err(), "known-bug without a reason");
     }
 
     #[test]
     fn mode_and_annotations_must_agree() {
-        assert!(
-            parse_spec("//@ check-fail\nfn f() {}\n").is_err(),
-            "check-fail needs an error"
-        );
-        assert!(
-            parse_spec("//@ parse-fail\nfn f() {}\n").is_err(),
-            "parse-fail needs an error"
-        );
-        assert!(
-            parse_spec("fn f() {} //~ ERROR E0010\n").is_err(),
-            "check-pass with an error"
-        );
-        assert!(
-            parse_spec("//@ check-pass\nfn f() {} //~ WARNING E0501\n").is_ok(),
-            "warnings are fine"
-        );
+        assert!(parse_spec("//@ check-fail\nfn f() {}\n").is_err(), "check-fail needs an error");
+        assert!(parse_spec("//@ parse-fail\nfn f() {}\n").is_err(), "parse-fail needs an error");
+        assert!(parse_spec("fn f() {} //~ ERROR E0010\n").is_err(), "check-pass with an error");
+        assert!(parse_spec("//@ check-pass\nfn f() {} //~ WARNING E0501\n").is_ok(), "warnings are fine");
     }
 
     #[test]
     fn annotations_point_at_their_line_or_above() {
         let text = "//@ check-fail\nlet a = 1; //~ ERROR E0501\nx\n//~^ ERROR E0502\n\n//~^^^^ ERROR E0503\n";
         let spec = parse_spec(text).unwrap();
-        assert_eq!(
-            spec.annotations,
-            vec![ann(2, "E0501"), ann(3, "E0502"), ann(2, "E0503")]
-        );
+        assert_eq!(spec.annotations, vec![ann(2, "E0501"), ann(3, "E0502"), ann(2, "E0503")]);
     }
 
     #[test]
@@ -965,66 +794,36 @@ mod harness {
         let spec = parse_spec(text).unwrap();
         let mut second = ann(2, "E0201");
         second.message = Some("mismatched".to_string());
-        let warning = Annotation {
-            severity: Severity::Warning,
-            ..ann(2, "E0501")
-        };
+        let warning = Annotation { severity: Severity::Warning, ..ann(2, "E0501") };
         assert_eq!(spec.annotations, vec![ann(2, "E0201"), second, warning]);
     }
 
     #[test]
     fn malformed_annotations_are_errors() {
         assert!(parse_annotations("x //~ ERROR\n").is_err(), "missing code");
-        assert!(
-            parse_annotations("x //~ ERR E0501\n").is_err(),
-            "bad severity"
-        );
+        assert!(parse_annotations("x //~ ERR E0501\n").is_err(), "bad severity");
         assert!(parse_annotations("x //~ ERROR 501\n").is_err(), "bad code");
-        assert!(
-            parse_annotations("x //~^ ERROR E0501\n").is_err(),
-            "above line 1"
-        );
-        assert!(
-            parse_annotations("x //~| ERROR E0501\n").is_err(),
-            "| without a previous annotation"
-        );
+        assert!(parse_annotations("x //~^ ERROR E0501\n").is_err(), "above line 1");
+        assert!(parse_annotations("x //~| ERROR E0501\n").is_err(), "| without a previous annotation");
     }
 
     #[test]
     fn short_lines_are_parsed() {
-        let d =
-            parse_short_line("tests/a b.strata:12:5: error[E0010]: unexpected token `;`").unwrap();
-        assert_eq!(
-            (d.path.as_str(), d.line, d.col, d.severity),
-            ("tests/a b.strata", 12, 5, Severity::Error)
-        );
-        assert_eq!(
-            (d.code.as_str(), d.message.as_str()),
-            ("E0010", "unexpected token `;`")
-        );
+        let d = parse_short_line("tests/a b.strata:12:5: error[E0010]: unexpected token `;`").unwrap();
+        assert_eq!((d.path.as_str(), d.line, d.col, d.severity), ("tests/a b.strata", 12, 5, Severity::Error));
+        assert_eq!((d.code.as_str(), d.message.as_str()), ("E0010", "unexpected token `;`"));
         let w = parse_short_line("x.strata:1:1: warning[E0501]: careful: here").unwrap();
-        assert_eq!(
-            (w.severity, w.message.as_str()),
-            (Severity::Warning, "careful: here")
-        );
+        assert_eq!((w.severity, w.message.as_str()), (Severity::Warning, "careful: here"));
         assert!(parse_short_line("thread 'main' panicked at src/main.rs:1:1:").is_none());
         assert!(parse_short_line("x.strata:1: error[E0010]: no column").is_none());
-        let (diags, other) =
-            parse_short_output("a.strata:1:2: error[E0001]: x\n\nerror: aborting\n");
-        assert_eq!(
-            (diags.len(), other),
-            (1, vec!["error: aborting".to_string()])
-        );
+        let (diags, other) = parse_short_output("a.strata:1:2: error[E0001]: x\n\nerror: aborting\n");
+        assert_eq!((diags.len(), other), (1, vec!["error: aborting".to_string()]));
     }
 
     #[test]
     fn comparison_accepts_exact_matches() {
         let expected = [ann(3, "E0501"), ann(3, "E0501"), ann(7, "E0010")];
-        let reported = [
-            rep(7, "E0010", "x"),
-            rep(3, "E0501", "a"),
-            rep(3, "E0501", "b"),
-        ];
+        let reported = [rep(7, "E0010", "x"), rep(3, "E0501", "a"), rep(3, "E0501", "b")];
         assert!(compare(&expected, &reported).is_empty());
     }
 
@@ -1035,55 +834,23 @@ mod harness {
         // Unexpected diagnostic.
         assert_eq!(compare(&[], &[rep(3, "E0501", "m")]).len(), 1);
         // Wrong line and wrong code.
-        assert_eq!(
-            compare(&[ann(3, "E0501")], &[rep(4, "E0501", "m")]).len(),
-            2
-        );
-        assert_eq!(
-            compare(&[ann(3, "E0501")], &[rep(3, "E0502", "m")]).len(),
-            2
-        );
+        assert_eq!(compare(&[ann(3, "E0501")], &[rep(4, "E0501", "m")]).len(), 2);
+        assert_eq!(compare(&[ann(3, "E0501")], &[rep(3, "E0502", "m")]).len(), 2);
         // Multiplicity counts.
-        assert_eq!(
-            compare(&[ann(3, "E0501"), ann(3, "E0501")], &[rep(3, "E0501", "m")]).len(),
-            1
-        );
-        assert_eq!(
-            compare(
-                &[ann(3, "E0501")],
-                &[rep(3, "E0501", "m"), rep(3, "E0501", "m")]
-            )
-            .len(),
-            1
-        );
+        assert_eq!(compare(&[ann(3, "E0501"), ann(3, "E0501")], &[rep(3, "E0501", "m")]).len(), 1);
+        assert_eq!(compare(&[ann(3, "E0501")], &[rep(3, "E0501", "m"), rep(3, "E0501", "m")]).len(), 1);
         // Severity and message.
-        let warning = Annotation {
-            severity: Severity::Warning,
-            ..ann(3, "E0501")
-        };
+        let warning = Annotation { severity: Severity::Warning, ..ann(3, "E0501") };
         assert_eq!(compare(&[warning], &[rep(3, "E0501", "m")]).len(), 2);
-        let with_message = Annotation {
-            message: Some("conflict".to_string()),
-            ..ann(3, "E0501")
-        };
-        assert_eq!(
-            compare(
-                std::slice::from_ref(&with_message),
-                &[rep(3, "E0501", "other")]
-            )
-            .len(),
-            2
-        );
+        let with_message = Annotation { message: Some("conflict".to_string()), ..ann(3, "E0501") };
+        assert_eq!(compare(std::slice::from_ref(&with_message), &[rep(3, "E0501", "other")]).len(), 2);
         assert!(compare(&[with_message], &[rep(3, "E0501", "a conflicting access")]).is_empty());
     }
 
     #[test]
     fn message_annotations_are_matched_first() {
         let plain = ann(3, "E0501");
-        let specific = Annotation {
-            message: Some("second".to_string()),
-            ..ann(3, "E0501")
-        };
+        let specific = Annotation { message: Some("second".to_string()), ..ann(3, "E0501") };
         let reported = [rep(3, "E0501", "second"), rep(3, "E0501", "first")];
         assert!(compare(&[plain, specific], &reported).is_empty());
     }
@@ -1097,16 +864,15 @@ mod harness {
 
     #[test]
     fn registry_is_read_from_codes_rs() {
-        let source = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../strata-diag/src/codes.rs"),
-        )
-        .unwrap();
+        let source =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../strata-diag/src/codes.rs")).unwrap();
         let registry = parse_registry(&source);
         assert_eq!(registry.get("E0001"), Some(&Phase::Syntax));
         assert_eq!(registry.get("E0018"), Some(&Phase::Syntax));
         assert_eq!(registry.get("E0501"), Some(&Phase::Check));
         assert_eq!(registry.get("E9999"), None);
-        let sample = "    X = \"E0042\", Syntax, \"t\";\n    Y = \"E0777\", Check, \"u\";\n    Z = \"nope\", Check, \"v\";";
+        let sample =
+            "    X = \"E0042\", Syntax, \"t\";\n    Y = \"E0777\", Check, \"u\";\n    Z = \"nope\", Check, \"v\";";
         let parsed = parse_registry(sample);
         assert_eq!(parsed.len(), 2);
         assert_eq!(parsed["E0777"], Phase::Check);
