@@ -471,20 +471,30 @@ struct Ctx {
     timeout: Duration,
 }
 
-fn find_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Collects the `.strata` files and the `.strata.stderr` snapshots under `dir`.
+fn find_files(dir: &Path, programs: &mut Vec<PathBuf>, snapshots: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                find_files(&path, out);
+            if name != "target" {
+                find_files(&path, programs, snapshots);
             }
-        } else if path.extension().is_some_and(|e| e == "strata") {
-            out.push(path);
+        } else if name.ends_with(".strata") {
+            programs.push(path);
+        } else if name.ends_with(".strata.stderr") {
+            snapshots.push(path);
         }
     }
+}
+
+/// A path relative to the workspace root, with `/` separators.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    Some(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }
 
 /// Checks one file, turning the failure of a `//@ known-bug` file into [`Outcome::KnownBug`] and
@@ -492,16 +502,17 @@ fn find_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn check_file(ctx: &Ctx, rel: &str) -> Outcome {
     let text = std::fs::read_to_string(ctx.root.join(rel)).unwrap_or_default();
     let known_bug = parse_spec(&text).ok().and_then(|spec| spec.known_bug);
-    match (check_file_strictly(ctx, rel), known_bug) {
+    // A known-bug file is judged by its diagnostics alone: it has no snapshot while it fails.
+    match (check_file_strictly(ctx, rel, known_bug.is_none()), known_bug) {
         (Outcome::Failed(problems), Some(bug)) => Outcome::KnownBug(bug, problems),
-        (Outcome::Passed, Some(bug)) => {
-            Outcome::Failed(vec![format!("passes although marked `//@ known-bug: {bug}`; remove the directive")])
-        }
+        (Outcome::Passed, Some(bug)) => Outcome::Failed(vec![format!(
+            "passes although marked `//@ known-bug: {bug}`; remove the directive (and bless its snapshot)"
+        )]),
         (outcome, _) => outcome,
     }
 }
 
-fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
+fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     let path = ctx.root.join(rel);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -575,7 +586,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
 
     // 2. The rendered diagnostics against the snapshot.
     let snapshot = ctx.root.join(format!("{rel}.stderr"));
-    if spec.mode.expects_errors() && !pending_checker {
+    if snapshots && spec.mode.expects_errors() && !pending_checker {
         let mut args: Vec<&str> = vec!["check"];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
@@ -607,7 +618,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str) -> Outcome {
                 indent(&actual)
             )),
         }
-    } else if !spec.mode.expects_errors() && snapshot.exists() {
+    } else if snapshots && !spec.mode.expects_errors() && snapshot.exists() {
         if ctx.bless {
             let _ = std::fs::remove_file(&snapshot);
         } else {
@@ -671,21 +682,30 @@ fn corpus() {
     let bless = std::env::var("STRATA_BLESS").is_ok_and(|v| !v.is_empty() && v != "0");
     let ctx = Ctx { root: root.clone(), phases, registry, bless, timeout };
 
-    let mut files = Vec::new();
-    find_files(&root.join("tests"), &mut files);
-    find_files(&root.join("examples"), &mut files);
+    let (mut files, mut snapshots) = (Vec::new(), Vec::new());
+    find_files(&root.join("tests"), &mut files, &mut snapshots);
+    find_files(&root.join("examples"), &mut files, &mut snapshots);
     let filter = std::env::var("STRATA_CORPUS_FILTER").unwrap_or_default();
-    let mut rels: Vec<String> = files
-        .iter()
-        .filter_map(|p| p.strip_prefix(&root).ok())
-        .map(|p| p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
-        .filter(|rel| rel.contains(&filter))
-        .collect();
+    let mut rels: Vec<String> =
+        files.iter().filter_map(|p| relative(&root, p)).filter(|rel| rel.contains(&filter)).collect();
     rels.sort();
     assert!(!rels.is_empty(), "no .strata files found under tests/ or examples/");
 
     let (mut passed, mut pending_checker, mut pending_run, mut known_bugs) = (0, 0, 0, 0);
     let mut failed = Vec::new();
+    for snapshot in &snapshots {
+        let program = snapshot.with_extension("");
+        if program.exists() {
+            continue;
+        }
+        let rel = relative(&root, snapshot).unwrap_or_else(|| snapshot.display().to_string());
+        if ctx.bless {
+            let _ = std::fs::remove_file(snapshot);
+        } else {
+            eprintln!("---- {rel} FAILED\n  snapshot of a program that does not exist (STRATA_BLESS=1 removes it)");
+            failed.push(rel);
+        }
+    }
     for rel in &rels {
         match check_file(&ctx, rel) {
             Outcome::Passed => passed += 1,
