@@ -256,6 +256,10 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
+        // A UTF-8 byte-order mark at the start is not part of the program.
+        if self.text.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
         while self.pos < self.src.len() {
             let c = self.peek(0);
             let lo = self.pos;
@@ -341,6 +345,8 @@ impl Lexer<'_> {
             }
         }
         self.pos = self.src.len();
+        // Keep the token so the parser does not also report a missing expression.
+        self.push(Tok::Str, lo);
         self.diags.push(Diagnostic::error(
             codes::UNTERMINATED_STRING,
             "unterminated string literal",

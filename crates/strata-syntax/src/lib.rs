@@ -32,12 +32,38 @@ pub fn parse_erased(src: &str) -> Parsed {
     parse_impl(FileId(0), src, true)
 }
 
+/// Stack for the parser thread. The parser recurses at most [`MAX_DEPTH`] levels, but one level
+/// of an expression takes up to ~46 KiB of stack in an unoptimised build (~10 KiB optimised), so
+/// the 2 MiB of a test or worker thread is not enough; 64 MiB leaves a wide margin.
+const PARSER_STACK: usize = 64 << 20;
+
 fn parse_impl(file: FileId, src: &str, erase: bool) -> Parsed {
+    // Run on a thread whose stack is known to be big enough, whatever the caller's thread has.
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("strata-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, || parse_here(file, src, erase));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: parse here, which is fine unless the input nests very deeply.
+            Err(_) => parse_here(file, src, erase),
+        }
+    })
+}
+
+fn parse_here(file: FileId, src: &str, erase: bool) -> Parsed {
     let lexed = lexer::lex(file, src);
     let mut p = parser::Parser::new(src, lexed.tokens, file, erase);
     let module = p.module();
     let mut diagnostics = lexed.diagnostics;
-    diagnostics.extend(p.diags);
+    // An unterminated string or comment swallows the rest of the file; what the parser then
+    // misses at the end of the file is a consequence, not a second error.
+    let runs_to_end = diagnostics
+        .iter()
+        .any(|d| d.code == strata_diag::codes::UNTERMINATED_STRING || d.code == strata_diag::codes::UNTERMINATED_COMMENT);
+    let end = src.len() as u32;
+    diagnostics.extend(p.diags.into_iter().filter(|d| !(runs_to_end && d.primary.span.lo >= end)));
     diagnostics.sort_by_key(|d| (d.primary.span.lo, d.primary.span.hi));
     Parsed {
         module,

@@ -25,6 +25,8 @@ pub(crate) struct Parser<'a> {
     depth: u32,
     /// Token index of the last reported error: at most one error per position, no cascades.
     last_error_at: Option<usize>,
+    /// Set when [`MAX_DEPTH`] was exceeded: the current item is abandoned.
+    too_deep: bool,
     pub(crate) diags: Vec<Diagnostic>,
 }
 
@@ -38,6 +40,7 @@ impl<'a> Parser<'a> {
             erase,
             depth: 0,
             last_error_at: None,
+            too_deep: false,
             diags: Vec::new(),
         }
     }
@@ -220,6 +223,7 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
+            self.too_deep = true;
             let span = self.tok().span;
             // Report once per file, then unwind all the way to the item level.
             if !self.diags.iter().any(|d| d.code == codes::NESTING_TOO_DEEP) {
@@ -272,17 +276,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips to the next token that can start an item at brace depth 0.
+    /// Skips to the next token that can start an item. Items cannot nest, so an item keyword
+    /// starts a new item at any brace depth; this keeps recovery in step even when the broken
+    /// item left delimiters unbalanced.
     fn recover_item(&mut self) {
-        let mut depth = 0usize;
-        loop {
-            match self.peek() {
-                Tok::Eof => return,
-                Tok::Fn | Tok::Const | Tok::View if depth == 0 => return,
-                Tok::LBrace => depth += 1,
-                Tok::RBrace => depth = depth.saturating_sub(1),
-                _ => {}
-            }
+        while !matches!(self.peek(), Tok::Eof | Tok::Fn | Tok::Const | Tok::View) {
             self.bump();
         }
     }
@@ -299,6 +297,7 @@ impl<'a> Parser<'a> {
                 Ok(item) => items.push(item),
                 Err(Fail) => {
                     self.depth = 0;
+                    self.too_deep = false;
                     if self.pos == start {
                         self.bump();
                     }
@@ -317,6 +316,11 @@ impl<'a> Parser<'a> {
             Tok::Fn => self.fn_decl().map(Item::Fn),
             Tok::Const => self.const_decl().map(Item::Const),
             Tok::View => self.view_decl().map(Item::View),
+            Tok::RBrace if !self.diags.is_empty() => {
+                // A leftover `}` of a broken item: the error that broke it already covers it.
+                self.bump();
+                Err(Fail)
+            }
             _ => {
                 let t = self.tok();
                 let found = self.text_of(t).to_string();
@@ -894,17 +898,26 @@ impl<'a> Parser<'a> {
     }
 
     /// Looks past `[` for a `..` before the matching `]`, telling `e[0..n]_X` from `p[i]`.
+    /// Only the tokens of a natural number can come before the `..`, so the scan stops at any
+    /// other token (scanning on to the end of the file from every `[` would be quadratic).
     fn range_follows(&self) -> bool {
         let mut depth = 0usize;
         for i in 1.. {
             match self.nth(i).kind {
                 Tok::DotDot if depth == 0 => return true,
-                Tok::LBracket | Tok::LParen => depth += 1,
+                Tok::LParen => depth += 1,
                 Tok::RParen => depth = depth.saturating_sub(1),
-                Tok::RBracket if depth == 0 => return false,
-                Tok::RBracket => depth -= 1,
-                Tok::Eof | Tok::Semi | Tok::LBrace | Tok::RBrace => return false,
-                _ => {}
+                Tok::Int
+                | Tok::Ident
+                | Tok::Comma
+                | Tok::DotDot
+                | Tok::Plus
+                | Tok::Minus
+                | Tok::Star
+                | Tok::Slash
+                | Tok::Percent
+                | Tok::Caret => {}
+                _ => return false,
             }
         }
         false
@@ -1201,7 +1214,7 @@ impl<'a> Parser<'a> {
                 Ok(Some(s)) => stmts.push(s),
                 Ok(None) => {}
                 Err(Fail) => {
-                    if self.depth > MAX_DEPTH {
+                    if self.too_deep {
                         return Err(Fail);
                     }
                     if self.pos == start {
@@ -1230,6 +1243,13 @@ impl<'a> Parser<'a> {
                 "items cannot be declared inside a function body".into(),
                 "move this to the top level".into(),
             ));
+        }
+        if self.at_block_like_start() {
+            // As in Rust, `for … { }` at the start of a statement ends at its `}`: a following
+            // `*p = 1;` or `-x;` is a new statement, not an operand.
+            let expr = self.nested(|p| p.primary_expr())?;
+            let semi = self.eat(Tok::Semi);
+            return Ok(Some(Stmt::Expr { expr, semi }));
         }
         let expr = self.expr()?;
         if self.eat(Tok::Semi) {
@@ -1262,7 +1282,22 @@ impl<'a> Parser<'a> {
                 .with_label(t.span, "unexpected token"),
             );
         }
+        // On a new line the `;` was most likely just forgotten: go on with the next statement.
+        // On the same line the statement is garbled: skip the rest of it.
+        let same_line = self.src.get(at.hi as usize..t.span.lo as usize).is_some_and(|gap| !gap.contains('\n'));
+        if same_line && !self.erase {
+            self.recover_stmt();
+        }
         Ok(Some(Stmt::Expr { expr, semi: true }))
+    }
+
+    fn at_block_like_start(&self) -> bool {
+        match self.peek() {
+            Tok::For | Tok::While | Tok::If | Tok::Sched | Tok::Split | Tok::LBrace => true,
+            Tok::Unsafe => self.nth(1).kind == Tok::LBrace,
+            Tok::Lt => self.nth(1).kind == Tok::Lifetime,
+            _ => false,
+        }
     }
 
     fn let_stmt(&mut self) -> PResult<LetStmt> {
@@ -1734,7 +1769,9 @@ impl<'a> Parser<'a> {
             Tok::Str => {
                 let t = self.bump();
                 let raw = self.text_of(t);
-                ExprKind::Lit(Lit::Str(unescape(&raw[1..raw.len() - 1])))
+                let inner = raw.strip_prefix('"').unwrap_or(raw);
+                let inner = inner.strip_suffix('"').filter(|_| inner.len() + 1 == raw.len() && raw.len() >= 2).unwrap_or(inner);
+                ExprKind::Lit(Lit::Str(unescape(inner)))
             }
             Tok::True => {
                 self.bump();
