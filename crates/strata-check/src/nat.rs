@@ -31,7 +31,10 @@
 //! * `x/1 = x`, `x%1 = 0`, `0/x = 0`, `0%x = 0`, exact polynomial quotients
 //!   (`(n*m)/m = n`, `(n*m)%m = 0`), `(x/a)/b = x/(a*b)`;
 //! * powers: `x^0 = 1`, `x^1 = x`, a constant exponent expands to a product (`(n+1)^2`),
-//!   `1^e = 1`, `(b^e)^f = b^(e*f)`; `2^(n+1)` stays an atom.
+//!   `1^e = 1`, `(b^e)^f = b^(e*f)`; a symbolic exponent whose coefficients are all
+//!   non-negative is split term by term, `b^(c0 + c1*m1 + ..) = b^c0 * (b^m1)^c1 * ..`,
+//!   so `2^(n+1) = 2*2^n` and `2^(2*k) = (2^k)^2`; the atoms that remain are `b^m` for a
+//!   monomial `m` (or a whole exponent with a negative coefficient, `2^(n - 1)`).
 //!
 //! # Decision procedures
 //!
@@ -713,10 +716,26 @@ impl Nat {
             Some(1) => return Ok(Nat::lit(1)),
             _ => {}
         }
-        if let Some(Atom::Pow(b, e)) = self.as_atom() {
-            return Ok(Nat::from_atom(Atom::Pow(b.clone(), e.mul(exponent)?)));
+        let (base, exponent) = match self.as_atom() {
+            Some(Atom::Pow(b, e)) => (b.clone(), e.mul(exponent)?),
+            _ => (self.clone(), exponent.clone()),
+        };
+        if !exponent.all_nonneg() {
+            // Splitting could create a negative exponent.
+            return Ok(Nat::from_atom(Atom::Pow(base, exponent)));
         }
-        Ok(Nat::from_atom(Atom::Pow(self.clone(), exponent.clone())))
+        // b^(c0 + c1*m1 + ..) = b^c0 * (b^m1)^c1 * ..
+        let mut out = Nat::lit(1);
+        for (m, c) in &exponent.terms {
+            let c = u32::try_from(*c).map_err(|_| NatError::Overflow)?;
+            let factor = if m.is_one() {
+                base.clone()
+            } else {
+                Nat::from_atom(Atom::Pow(base.clone(), Nat::from_mono(m.clone(), 1)))
+            };
+            out = out.mul(&factor.pow_u32(c)?)?;
+        }
+        Ok(out)
     }
 
     fn pow_u32(&self, e: u32) -> Result<Nat, NatError> {

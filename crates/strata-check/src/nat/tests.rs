@@ -116,8 +116,18 @@ fn power_rules() {
     assert_eq!(s(&pow(&n, &l(3))), "n^3");
     let e = add(&n, &l(1));
     let p = pow(&l(2), &e);
-    assert!(matches!(p.as_atom(), Some(Atom::Pow(..))));
-    assert_eq!(s(&p), "2^(n + 1)");
+    assert_eq!(p, mul(&l(2), &pow(&l(2), &n)));
+    assert_eq!(s(&p), "2*2^n");
+    assert!(matches!(pow(&l(2), &n).as_atom(), Some(Atom::Pow(..))));
+    assert_eq!(div(&p, &l(2)), pow(&l(2), &n));
+    let q = pow(&l(2), &sub(&n, &l(1)));
+    assert!(matches!(q.as_atom(), Some(Atom::Pow(..))));
+    assert_eq!(s(&q), "2^(n - 1)");
+    assert_eq!(pow(&l(2), &mul(&l(2), &k)), pow(&pow(&l(2), &k), &l(2)));
+    assert_eq!(s(&pow(&l(2), &mul(&l(2), &k))), "(2^k)^2");
+    assert_eq!(pow(&l(0), &add(&k, &l(1))), Nat::zero());
+    assert_eq!(pow(&n, &add(&k, &l(1))), mul(&n, &pow(&n, &k)));
+    assert_eq!(s(&pow(&l(2), &add(&n, &k))), "2^n*2^k");
     assert_eq!(pow(&l(1), &k), l(1));
     assert_eq!(pow(&pow(&l(2), &k), &n), pow(&l(2), &mul(&k, &n)));
     assert_eq!(pow(&add(&n, &l(1)), &l(2)), add(&add(&mul(&n, &n), &mul(&l(2), &n)), &l(1)));
@@ -391,6 +401,51 @@ fn loop_variable() {
     g.add_lt(&j, &l(32)).unwrap();
     let idx = add(&mul(&i, &l(32)), &j);
     assert_eq!(g.lt(&idx, &n), Truth::Proven);
+}
+
+#[test]
+fn checker_shaped_goals() {
+    let n = v("n");
+    let m = v("m");
+    let i = v("i");
+    let j = v("j");
+    let k = v("k");
+    // row-major index into [[T; m]; n]
+    let mut f = Facts::new();
+    f.add_lt(&i, &n).unwrap();
+    f.add_lt(&j, &m).unwrap();
+    assert_eq!(f.lt(&add(&mul(&i, &m), &j), &mul(&n, &m)), Truth::Proven);
+    assert_eq!(f.lt(&add(&mul(&i, &m), &j), &mul(&n, &j)), Truth::Unknown);
+    // pairs: 2*i + 1 < n given i < n/2
+    let mut g = Facts::new();
+    g.add_lt(&i, &div(&n, &l(2))).unwrap();
+    assert_eq!(g.lt(&add(&mul(&l(2), &i), &l(1)), &n), Truth::Proven);
+    assert_eq!(g.lt(&add(&mul(&l(2), &i), &l(2)), &n), Truth::Unknown);
+    // monotonicity of division, halves
+    let e = Facts::new();
+    assert_eq!(e.le(&div(&n, &l(32)), &div(&n, &l(16))), Truth::Proven);
+    assert_eq!(e.le(&add(&div(&n, &l(2)), &div(&n, &l(2))), &n), Truth::Proven);
+    assert_eq!(e.le(&n, &add(&mul(&l(32), &div(&n, &l(32))), &l(31))), Truth::Proven);
+    assert_eq!(facts_ge1("n").le(&div(&add(&n, &l(1)), &l(2)), &n), Truth::Proven);
+    assert_eq!(e.le(&div(&add(&n, &l(1)), &l(2)), &n), Truth::Proven); // n = 0: 0 <= 0
+    assert_eq!(e.le(&div(&add(&n, &l(2)), &l(2)), &n), Truth::Unknown); // false at n = 0
+                                                                        // powers of two
+    assert_eq!(e.equal(&pow(&l(2), &add(&k, &l(1))), &mul(&l(2), &pow(&l(2), &k))), Truth::Proven);
+    assert_eq!(e.lt(&k, &pow(&l(2), &k)), Truth::Proven);
+    assert_eq!(e.le(&pow(&l(2), &k), &pow(&l(2), &add(&k, &l(1)))), Truth::Proven);
+    // transpose keeps the element count
+    assert_eq!(e.equal(&mul(&m, &n), &mul(&n, &m)), Truth::Proven);
+    // take_left::<k> / take_right of [T; n] given k <= n
+    let mut t = Facts::new();
+    t.add_le(&k, &n).unwrap();
+    assert_eq!(t.equal(&add(&k, &sub(&n, &k)), &n), Truth::Proven);
+    assert_eq!(t.le(&l(0), &sub(&n, &k)), Truth::Proven);
+    assert_eq!(e.le(&l(0), &sub(&n, &k)), Truth::Unknown);
+    // instantiation: concrete values are substituted, then evaluated
+    let size = div(&n, &l(32));
+    let inst = size.subst("n", &l(1024)).unwrap();
+    assert_eq!(inst, l(32));
+    assert_eq!(size.eval(&env(&[("n", 1024)])), Ok(32));
 }
 
 #[test]
