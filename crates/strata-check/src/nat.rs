@@ -157,13 +157,13 @@ pub enum Atom {
     /// A nat variable.
     Var(Rc<str>),
     /// Floor division that could not be simplified away.
-    Div(Nat, Nat),
+    Div(Rc<Nat>, Rc<Nat>),
     /// Remainder that could not be simplified away.
-    Rem(Nat, Nat),
+    Rem(Rc<Nat>, Rc<Nat>),
     /// A power with a non-constant exponent.
-    Pow(Nat, Nat),
+    Pow(Rc<Nat>, Rc<Nat>),
     /// An uninterpreted nat function applied to normalised arguments.
-    Call(Rc<str>, Vec<Nat>),
+    Call(Rc<str>, Rc<[Nat]>),
 }
 
 impl Atom {
@@ -235,7 +235,7 @@ impl Atom {
             Atom::Pow(a, b) => a.map_atoms(f)?.pow(&b.map_atoms(f)?),
             Atom::Call(name, args) => {
                 let args = args.iter().map(|a| a.map_atoms(f)).collect::<Result<Vec<_>, _>>()?;
-                Ok(Nat::from_atom(Atom::Call(name.clone(), args)))
+                Ok(Nat::from_atom(Atom::Call(name.clone(), args.into())))
             }
         }
     }
@@ -431,7 +431,7 @@ impl Nat {
 
     /// An uninterpreted call `name(args..)`.
     pub fn call(name: &str, args: Vec<Nat>) -> Nat {
-        Nat::from_atom(Atom::Call(Rc::from(name), args))
+        Nat::from_atom(Atom::Call(Rc::from(name), args.into()))
     }
 
     fn from_atom(a: Atom) -> Nat {
@@ -588,10 +588,16 @@ impl Nat {
                 if let Some(q) = self.exact_div(divisor) {
                     return Ok(q);
                 }
+                // floor(g*a / (g*b)) = floor(a / b): cancel a common constant factor, so that
+                // 16 / (2 * 2^k) and 8 / 2^k are the same atom.
+                let g = self.terms.iter().chain(&divisor.terms).fold(0, |g, (_, c)| gcd(g, c.abs()));
+                if g > 1 {
+                    return self.exact_scale_down(g).div(&divisor.exact_scale_down(g));
+                }
                 if let Some(Atom::Div(x, a)) = self.as_atom() {
                     return x.div(&a.mul(divisor)?);
                 }
-                Ok(Nat::from_atom(Atom::Div(self.clone(), divisor.clone())))
+                Ok(Nat::from_atom(Atom::Div(Rc::new(self.clone()), Rc::new(divisor.clone()))))
             }
         }
     }
@@ -632,7 +638,7 @@ impl Nat {
                 x.div_const(j.checked_mul(k).ok_or(NatError::Overflow)?)?
             }
             Some(Atom::Rem(_, j)) if Atom::const_divisor(j).is_some_and(|j| j <= k) => Nat::zero(),
-            _ => Nat::from_atom(Atom::Div(r, Nat::constant(k))),
+            _ => Nat::from_atom(Atom::Div(Rc::new(r), Rc::new(Nat::constant(k)))),
         };
         q.add(&part)
     }
@@ -673,7 +679,7 @@ impl Nat {
                         return Ok(self.clone());
                     }
                 }
-                Ok(Nat::from_atom(Atom::Rem(self.clone(), divisor.clone())))
+                Ok(Nat::from_atom(Atom::Rem(Rc::new(self.clone()), Rc::new(divisor.clone()))))
             }
         }
     }
@@ -696,9 +702,9 @@ impl Nat {
             Some(Atom::Rem(x, j)) => match Atom::const_divisor(j) {
                 Some(j) if j <= k => r.clone(),
                 Some(j) if j % k == 0 => x.rem_const(k)?,
-                _ => Nat::from_atom(Atom::Rem(r, Nat::constant(k))),
+                _ => Nat::from_atom(Atom::Rem(Rc::new(r), Rc::new(Nat::constant(k)))),
             },
-            _ => Nat::from_atom(Atom::Rem(r, Nat::constant(k))),
+            _ => Nat::from_atom(Atom::Rem(Rc::new(r), Rc::new(Nat::constant(k)))),
         };
         inner.scale(g)
     }
@@ -717,12 +723,12 @@ impl Nat {
             _ => {}
         }
         let (base, exponent) = match self.as_atom() {
-            Some(Atom::Pow(b, e)) => (b.clone(), e.mul(exponent)?),
+            Some(Atom::Pow(b, e)) => (Nat::clone(b), e.mul(exponent)?),
             _ => (self.clone(), exponent.clone()),
         };
         if !exponent.all_nonneg() {
             // Splitting could create a negative exponent.
-            return Ok(Nat::from_atom(Atom::Pow(base, exponent)));
+            return Ok(Nat::from_atom(Atom::Pow(Rc::new(base), Rc::new(exponent))));
         }
         // b^(c0 + c1*m1 + ..) = b^c0 * (b^m1)^c1 * ..
         let mut out = Nat::lit(1);
@@ -731,7 +737,10 @@ impl Nat {
             let factor = if m.is_one() {
                 base.clone()
             } else {
-                Nat::from_atom(Atom::Pow(base.clone(), Nat::from_mono(m.clone(), 1)))
+                Nat::from_atom(Atom::Pow(
+                    Rc::new(base.clone()),
+                    Rc::new(Nat::from_mono(m.clone(), 1)),
+                ))
             };
             out = out.mul(&factor.pow_u32(c)?)?;
         }
@@ -1081,7 +1090,7 @@ impl Prepared {
         if let [(m, _)] = e.terms.as_slice() {
             if let Some(Atom::Rem(x, k)) = m.single() {
                 if let Some(k) = Atom::const_divisor(k) {
-                    return self.add_div(k, x.clone());
+                    return self.add_div(k, Nat::clone(x));
                 }
             }
         }

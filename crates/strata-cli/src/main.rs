@@ -9,11 +9,7 @@ use std::process::ExitCode;
 use strata_diag::{codes, Diagnostic, SourceMap};
 
 #[derive(Parser)]
-#[command(
-    name = "strata",
-    version,
-    about = "The Strata safe GPU programming language"
-)]
+#[command(name = "strata", version, about = "The Strata safe GPU programming language")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -29,6 +25,9 @@ enum Command {
         /// Print the checking phases this build implements, one per line, and exit.
         #[arg(long)]
         phases: bool,
+        /// Override a `const` item: `-D N=4096`.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        define: Vec<(String, u64)>,
         /// The `.strata` files to check.
         #[arg(required_unless_present = "phases")]
         files: Vec<PathBuf>,
@@ -58,17 +57,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(EXIT_USAGE)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
         }
     };
     // Deeply nested (but legal) programs need more stack than the main thread may have.
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || run(cli));
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(cli));
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),
         _ => ExitCode::from(101),
@@ -77,16 +70,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Check {
-            format,
-            phases,
-            files,
-        } => {
+        Command::Check { format, phases, define, files } => {
             if phases {
                 println!("syntax");
+                println!("check");
                 return 0;
             }
-            check(&files, format)
+            check(&files, format, &define)
         }
         Command::Explain { code } => explain(&code),
     }
@@ -120,15 +110,26 @@ fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::F
     Some(ids)
 }
 
-fn check(files: &[PathBuf], format: Format) -> u8 {
+/// `-D NAME=VALUE`
+fn parse_define(s: &str) -> Result<(String, u64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
+    let value = value.trim().parse::<u64>().map_err(|e| format!("`{value}` is not a natural number: {e}"))?;
+    Ok((name.trim().to_string(), value))
+}
+
+fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
     let mut sources = SourceMap::new();
-    let Some(ids) = load(files, &mut sources) else {
-        return EXIT_USAGE;
-    };
+    let Some(ids) = load(files, &mut sources) else { return EXIT_USAGE };
+    let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
     let mut all = Vec::new();
     for id in ids {
         let parsed = strata_syntax::parse(id, sources.source(id));
+        let syntax_ok = !strata_diag::has_errors(&parsed.diagnostics);
         all.extend(parsed.diagnostics);
+        // Type checking a tree with holes would only report consequences of the syntax errors.
+        if syntax_ok {
+            all.extend(strata_check::check_module(&parsed.module, prelude, defines));
+        }
     }
     report(&all, &sources, format);
     if strata_diag::has_errors(&all) {
@@ -154,12 +155,7 @@ fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
                     strata_diag::Severity::Warning => "warning",
                     strata_diag::Severity::Note => "note",
                 };
-                eprintln!(
-                    "{}:{line}:{col}: {sev}[{}]: {}",
-                    sources.name(file),
-                    d.code,
-                    d.message
-                );
+                eprintln!("{}:{line}:{col}: {sev}[{}]: {}", sources.name(file), d.code, d.message);
             }
         }
     }

@@ -112,11 +112,7 @@ registry! {
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
 pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
     let code = code.trim();
-    let normalized = if code.starts_with(['e', 'E']) {
-        format!("E{}", &code[1..])
-    } else {
-        format!("E{code}")
-    };
+    let normalized = if code.starts_with(['e', 'E']) { format!("E{}", &code[1..]) } else { format!("E{code}") };
     ALL.iter().find(|info| info.code.as_str() == normalized)
 }
 
@@ -127,12 +123,7 @@ mod tests {
     #[test]
     fn codes_are_unique_and_sorted() {
         for pair in ALL.windows(2) {
-            assert!(
-                pair[0].code < pair[1].code,
-                "{} !< {}",
-                pair[0].code,
-                pair[1].code
-            );
+            assert!(pair[0].code < pair[1].code, "{} !< {}", pair[0].code, pair[1].code);
         }
     }
 
@@ -145,11 +136,7 @@ mod tests {
                 "{} explanation must start with its heading",
                 info.code
             );
-            assert!(
-                text.lines().count() >= 5,
-                "{} explanation is too short",
-                info.code
-            );
+            assert!(text.lines().count() >= 5, "{} explanation is too short", info.code);
         }
     }
 

@@ -29,10 +29,7 @@ pub struct Label {
 
 impl Label {
     pub fn new(span: Span, message: impl Into<String>) -> Self {
-        Label {
-            span,
-            message: message.into(),
-        }
+        Label { span, message: message.into() }
     }
 }
 
@@ -49,12 +46,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error with `code`, headline `message` and the primary span `span` labelled `label`.
-    pub fn error(
-        code: Code,
-        message: impl Into<String>,
-        span: Span,
-        label: impl Into<String>,
-    ) -> Self {
+    pub fn error(code: Code, message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -66,16 +58,8 @@ impl Diagnostic {
     }
 
     /// The same as [`Diagnostic::error`] with warning severity.
-    pub fn warning(
-        code: Code,
-        message: impl Into<String>,
-        span: Span,
-        label: impl Into<String>,
-    ) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message, span, label)
-        }
+    pub fn warning(code: Code, message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message, span, label) }
     }
 
     /// Adds a secondary label, e.g. "`block` is split here".

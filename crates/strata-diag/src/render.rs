@@ -10,9 +10,7 @@ pub struct SourceMap {
 
 impl Default for SourceMap {
     fn default() -> Self {
-        SourceMap {
-            files: SimpleFiles::new(),
-        }
+        SourceMap { files: SimpleFiles::new() }
     }
 }
 
@@ -27,28 +25,18 @@ impl SourceMap {
     }
 
     pub fn source(&self, file: FileId) -> &str {
-        self.files
-            .get(file.0 as usize)
-            .map(|f| f.source().as_str())
-            .unwrap_or("")
+        self.files.get(file.0 as usize).map(|f| f.source().as_str()).unwrap_or("")
     }
 
     pub fn name(&self, file: FileId) -> &str {
-        self.files
-            .get(file.0 as usize)
-            .map(|f| f.name().as_str())
-            .unwrap_or("<unknown>")
+        self.files.get(file.0 as usize).map(|f| f.name().as_str()).unwrap_or("<unknown>")
     }
 
     /// 1-based line number of byte offset `pos` in `file`.
     pub fn line_of(&self, file: FileId, pos: u32) -> usize {
         let src = self.source(file);
         let end = (pos as usize).min(src.len());
-        src.as_bytes()[..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
+        src.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
     }
 }
 
@@ -83,13 +71,7 @@ fn render_to(diags: &[Diagnostic], sources: &SourceMap, out: &mut dyn termcolor:
     for d in diags {
         // Rendering into memory or stderr cannot meaningfully fail; if it does, fall back to one line.
         if term::emit(out, &config, &sources.files, &to_codespan(d, sources)).is_err() {
-            let _ = writeln!(
-                out,
-                "{}[{}]: {}",
-                severity_word(d.severity),
-                d.code.as_str(),
-                d.message
-            );
+            let _ = writeln!(out, "{}[{}]: {}", severity_word(d.severity), d.code.as_str(), d.message);
         }
     }
 }

@@ -12,11 +12,7 @@ pub struct Span {
 
 impl Span {
     /// The span used where positions are deliberately erased (structural comparison of trees).
-    pub const DUMMY: Span = Span {
-        file: FileId(0),
-        lo: 0,
-        hi: 0,
-    };
+    pub const DUMMY: Span = Span { file: FileId(0), lo: 0, hi: 0 };
 
     pub fn new(file: FileId, lo: u32, hi: u32) -> Self {
         debug_assert!(lo <= hi);
@@ -25,20 +21,12 @@ impl Span {
 
     /// The smallest span covering both `self` and `other`.
     pub fn to(self, other: Span) -> Span {
-        Span {
-            file: self.file,
-            lo: self.lo.min(other.lo),
-            hi: self.hi.max(other.hi),
-        }
+        Span { file: self.file, lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
     }
 
     /// An empty span at the end of `self`.
     pub fn end(self) -> Span {
-        Span {
-            file: self.file,
-            lo: self.hi,
-            hi: self.hi,
-        }
+        Span { file: self.file, lo: self.hi, hi: self.hi }
     }
 
     pub fn len(self) -> u32 {

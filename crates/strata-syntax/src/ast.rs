@@ -20,6 +20,8 @@ pub struct Module {
     pub span: Span,
 }
 
+// Items and statements are few and built once; boxing the large variants would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     Fn(FnDecl),
@@ -419,6 +421,7 @@ pub struct Block {
     pub span: Span,
 }
 
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Let(LetStmt),

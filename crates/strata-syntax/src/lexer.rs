@@ -220,15 +220,8 @@ pub fn lex(file: FileId, src: &str) -> Lexed {
     };
     lx.run();
     let end = src.len() as u32;
-    lx.out.push(Token {
-        kind: Tok::Eof,
-        span: Span::new(file, end, end),
-    });
-    Lexed {
-        tokens: lx.out,
-        comments: lx.comments,
-        diagnostics: lx.diags,
-    }
+    lx.out.push(Token { kind: Tok::Eof, span: Span::new(file, end, end) });
+    Lexed { tokens: lx.out, comments: lx.comments, diagnostics: lx.diags }
 }
 
 struct Lexer<'a> {
@@ -297,11 +290,7 @@ impl Lexer<'_> {
 
     fn comment(&mut self, kind: CommentKind, lo: usize) {
         let text = self.text[lo..self.pos].to_string();
-        self.comments.push(Comment {
-            kind,
-            span: self.span(lo, self.pos),
-            text,
-        });
+        self.comments.push(Comment { kind, span: self.span(lo, self.pos), text });
     }
 
     fn block_comment(&mut self, lo: usize) {
@@ -483,14 +472,8 @@ mod tests {
     #[test]
     fn angle_brackets_stay_single() {
         use Tok::*;
-        assert_eq!(
-            kinds("<<<X<32>>>>"),
-            vec![Lt, Lt, Lt, Ident, Lt, Int, Gt, Gt, Gt, Gt, Eof]
-        );
-        assert_eq!(
-            kinds("[[f64;2]]"),
-            vec![LBracket, LBracket, Ident, Semi, Int, RBracket, RBracket, Eof]
-        );
+        assert_eq!(kinds("<<<X<32>>>>"), vec![Lt, Lt, Lt, Ident, Lt, Int, Gt, Gt, Gt, Gt, Eof]);
+        assert_eq!(kinds("[[f64;2]]"), vec![LBracket, LBracket, Ident, Semi, Int, RBracket, RBracket, Eof]);
     }
 
     #[test]

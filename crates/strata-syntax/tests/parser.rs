@@ -5,27 +5,17 @@ use strata_syntax::parse_erased;
 
 fn module(src: &str) -> Module {
     let parsed = parse_erased(src);
-    assert!(
-        parsed.diagnostics.is_empty(),
-        "unexpected errors for {src:?}: {:#?}",
-        parsed.diagnostics
-    );
+    assert!(parsed.diagnostics.is_empty(), "unexpected errors for {src:?}: {:#?}", parsed.diagnostics);
     parsed.module
 }
 
 fn codes(src: &str) -> Vec<&'static str> {
-    parse_erased(src)
-        .diagnostics
-        .iter()
-        .map(|d| d.code.as_str())
-        .collect()
+    parse_erased(src).diagnostics.iter().map(|d| d.code.as_str()).collect()
 }
 
 fn body(src: &str) -> Vec<Stmt> {
     let m = module(&format!("fn f() {{ {src} }}"));
-    let Item::Fn(f) = &m.items[0] else {
-        panic!("not a fn")
-    };
+    let Item::Fn(f) = &m.items[0] else { panic!("not a fn") };
     f.body.clone().expect("body").stmts
 }
 
@@ -38,19 +28,13 @@ fn expr(src: &str) -> Expr {
 
 fn ty(src: &str) -> Ty {
     let m = module(&format!("fn f(x: {src}) {{}}"));
-    let Item::Fn(f) = &m.items[0] else {
-        panic!("not a fn")
-    };
+    let Item::Fn(f) = &m.items[0] else { panic!("not a fn") };
     f.params[0].ty.clone()
 }
 
 fn path(e: &Expr) -> String {
     match &e.kind {
-        ExprKind::Path(segs) => segs
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>()
-            .join("::"),
+        ExprKind::Path(segs) => segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::"),
         k => panic!("not a path: {k:?}"),
     }
 }
@@ -58,91 +42,53 @@ fn path(e: &Expr) -> String {
 #[test]
 fn precedence_follows_rust() {
     // `==` binds loosest, then `<<`, then `+`, then `*`.
-    let ExprKind::Binary(BinOp::Eq, l, _) = expr("a * b + c << 1 == d").kind else {
-        panic!("top is not ==")
-    };
-    let ExprKind::Binary(BinOp::Shl, l, _) = l.kind else {
-        panic!("not <<")
-    };
-    let ExprKind::Binary(BinOp::Add, l, _) = l.kind else {
-        panic!("not +")
-    };
+    let ExprKind::Binary(BinOp::Eq, l, _) = expr("a * b + c << 1 == d").kind else { panic!("top is not ==") };
+    let ExprKind::Binary(BinOp::Shl, l, _) = l.kind else { panic!("not <<") };
+    let ExprKind::Binary(BinOp::Add, l, _) = l.kind else { panic!("not +") };
     assert!(matches!(l.kind, ExprKind::Binary(BinOp::Mul, _, _)));
 }
 
 #[test]
 fn subtraction_is_left_associative_and_cast_binds_tighter() {
-    let ExprKind::Binary(BinOp::Sub, l, r) = expr("a - b - c").kind else {
-        panic!()
-    };
+    let ExprKind::Binary(BinOp::Sub, l, r) = expr("a - b - c").kind else { panic!() };
     assert!(matches!(l.kind, ExprKind::Binary(BinOp::Sub, _, _)));
     assert_eq!(path(&r), "c");
-    let ExprKind::Binary(BinOp::Mul, _, r) = expr("x * i as f32").kind else {
-        panic!()
-    };
-    assert!(matches!(
-        r.kind,
-        ExprKind::Cast(
-            _,
-            Ty {
-                kind: TyKind::Scalar(ScalarTy::F32),
-                ..
-            }
-        )
-    ));
+    let ExprKind::Binary(BinOp::Mul, _, r) = expr("x * i as f32").kind else { panic!() };
+    assert!(matches!(r.kind, ExprKind::Cast(_, Ty { kind: TyKind::Scalar(ScalarTy::F32), .. })));
 }
 
 #[test]
 fn select_and_views_chain_left_to_right() {
-    let e =
-        expr("input.group_by_tile::<32, 32>.transpose[[block]].group_by_row::<32, 4>[[thread]][i]");
-    let ExprKind::Index(e, _) = e.kind else {
-        panic!("outer is index")
-    };
-    let ExprKind::Select(e, exec) = e.kind else {
-        panic!("then select")
-    };
+    let e = expr("input.group_by_tile::<32, 32>.transpose[[block]].group_by_row::<32, 4>[[thread]][i]");
+    let ExprKind::Index(e, _) = e.kind else { panic!("outer is index") };
+    let ExprKind::Select(e, exec) = e.kind else { panic!("then select") };
     assert!(matches!(exec.base, ExecBase::Var(ref v) if v.name == "thread"));
-    let ExprKind::View(e, v) = e.kind else {
-        panic!("then view")
-    };
+    let ExprKind::View(e, v) = e.kind else { panic!("then view") };
     assert_eq!(v.name.name, "group_by_row");
     assert_eq!(v.nat_args.len(), 2);
-    let ExprKind::Select(e, _) = e.kind else {
-        panic!("select block")
-    };
-    let ExprKind::View(e, v) = e.kind else {
-        panic!("transpose")
-    };
+    let ExprKind::Select(e, _) = e.kind else { panic!("select block") };
+    let ExprKind::View(e, v) = e.kind else { panic!("transpose") };
     assert_eq!(v.name.name, "transpose");
-    let ExprKind::View(e, _) = e.kind else {
-        panic!("group_by_tile")
-    };
+    let ExprKind::View(e, _) = e.kind else { panic!("group_by_tile") };
     assert_eq!(path(&e), "input");
 }
 
 #[test]
 fn nested_index_is_not_a_select() {
-    let ExprKind::Index(_, idx) = expr("a[b[i]]").kind else {
-        panic!()
-    };
+    let ExprKind::Index(_, idx) = expr("a[b[i]]").kind else { panic!() };
     assert!(matches!(idx.kind, ExprKind::Index(_, _)));
 }
 
 #[test]
 fn map_view_takes_a_view_chain() {
-    let ExprKind::View(_, v) = expr("a.map(group::<2>.transpose)").kind else {
-        panic!()
-    };
+    let ExprKind::View(_, v) = expr("a.map(group::<2>.transpose)").kind else { panic!() };
     assert_eq!(v.view_args.len(), 1);
     assert_eq!(v.view_args[0].len(), 2);
 }
 
 #[test]
 fn array_types_of_listing_2() {
-    let TyKind::Array(inner, n) = ty("[[f64; 2048]; 2048]").kind else {
-        panic!("array of arrays")
-    };
+    let TyKind::Array(inner, n) = ty("[[f64; 2048]; 2048]").kind else { panic!("array of arrays") };
     assert!(matches!(n.kind, NatKind::Lit(2048)));
     assert!(matches!(inner.kind, TyKind::Array(_, _)));
     assert!(matches!(ty("[[f64; 32]]").kind, TyKind::ViewArray(_, _)));
@@ -151,52 +97,26 @@ fn array_types_of_listing_2() {
 
 #[test]
 fn reference_types_with_optional_parts() {
-    let TyKind::Ref(r) = ty("&r shrd m AtomicU32").kind else {
-        panic!()
-    };
+    let TyKind::Ref(r) = ty("&r shrd m AtomicU32").kind else { panic!() };
     assert!(matches!(r.prv, Some(Prv::Var(ref v)) if v.name == "r"));
     assert_eq!(r.own, Some(Ownership::Shrd));
-    assert!(matches!(
-        r.mem,
-        Some(Mem {
-            kind: MemKind::Var(_),
-            ..
-        })
-    ));
+    assert!(matches!(r.mem, Some(Mem { kind: MemKind::Var(_), .. })));
     assert!(matches!(r.ty.kind, TyKind::Scalar(ScalarTy::AtomicU32)));
-    let TyKind::Ref(r) = ty("&'a uniq gpu.global [f32; n]").kind else {
-        panic!()
-    };
+    let TyKind::Ref(r) = ty("&'a uniq gpu.global [f32; n]").kind else { panic!() };
     assert!(matches!(r.prv, Some(Prv::Region(_))));
-    assert!(matches!(
-        r.mem,
-        Some(Mem {
-            kind: MemKind::GpuGlobal,
-            ..
-        })
-    ));
-    let TyKind::Ref(r) = ty("&uniq d").kind else {
-        panic!()
-    };
+    assert!(matches!(r.mem, Some(Mem { kind: MemKind::GpuGlobal, .. })));
+    let TyKind::Ref(r) = ty("&uniq d").kind else { panic!() };
     assert!(r.mem.is_none());
     assert!(matches!(r.ty.kind, TyKind::Var(_)));
-    let TyKind::At(_, m) = ty("[i32; n] @ cpu.mem").kind else {
-        panic!()
-    };
+    let TyKind::At(_, m) = ty("[i32; n] @ cpu.mem").kind else { panic!() };
     assert_eq!(m.kind, MemKind::CpuMem);
 }
 
 #[test]
 fn nat_precedence_and_right_associative_power() {
-    let TyKind::Array(_, n) = ty("[f32; 2 ^ 3 ^ 2 + n / 2]").kind else {
-        panic!()
-    };
-    let NatKind::Bin(NatOp::Add, l, r) = n.kind else {
-        panic!("+ on top")
-    };
-    let NatKind::Bin(NatOp::Pow, _, rr) = l.kind else {
-        panic!("^ left")
-    };
+    let TyKind::Array(_, n) = ty("[f32; 2 ^ 3 ^ 2 + n / 2]").kind else { panic!() };
+    let NatKind::Bin(NatOp::Add, l, r) = n.kind else { panic!("+ on top") };
+    let NatKind::Bin(NatOp::Pow, _, rr) = l.kind else { panic!("^ left") };
     assert!(matches!(rr.kind, NatKind::Bin(NatOp::Pow, _, _)));
     assert!(matches!(r.kind, NatKind::Bin(NatOp::Div, _, _)));
 }
@@ -209,22 +129,12 @@ fn launches_in_all_three_spellings() {
         "f<<<X<1>, X<SIZE>>>>(v)",
         "f::<n, f32>::<<<XY<2, 2>, X<32>; [f32; 32]>>>(v)",
     ] {
-        let ExprKind::Call {
-            launch: Some(l),
-            args,
-            ..
-        } = expr(src).kind
-        else {
-            panic!("{src} is not a launch")
-        };
+        let ExprKind::Call { launch: Some(l), args, .. } = expr(src).kind else { panic!("{src} is not a launch") };
         assert_eq!(args.len(), 1, "{src}");
         assert!(!l.grid.dims.is_empty());
     }
-    let ExprKind::Call {
-        generics,
-        launch: Some(l),
-        ..
-    } = expr("f::<n, f32>::<<<XY<2, 2>, X<32>; [f32; 32]>>>(v)").kind
+    let ExprKind::Call { generics, launch: Some(l), .. } =
+        expr("f::<n, f32>::<<<XY<2, 2>, X<32>; [f32; 32]>>>(v)").kind
     else {
         panic!()
     };
@@ -236,45 +146,28 @@ fn launches_in_all_three_spellings() {
 
 #[test]
 fn calls_paths_and_exec_arguments() {
-    let ExprKind::Call { func, args, .. } = expr("CpuHeap::new([0; n])").kind else {
-        panic!()
-    };
+    let ExprKind::Call { func, args, .. } = expr("CpuHeap::new([0; n])").kind else { panic!() };
     assert_eq!(func.len(), 2);
     assert!(matches!(args[0].kind, ExprKind::ArrayRepeat(_, _)));
-    let ExprKind::Call { exec: Some(e), .. } = expr("reduce::<32>::<block>(x)").kind else {
-        panic!()
-    };
+    let ExprKind::Call { exec: Some(e), .. } = expr("reduce::<32>::<block>(x)").kind else { panic!() };
     assert!(matches!(e.base, ExecBase::Var(_)));
 }
 
 #[test]
 fn sched_split_sync_and_exec_paths() {
-    let ExprKind::Sched { dims, exec, .. } = expr("sched(Y, X) t in grid.blocks.forall(Y) {}").kind
-    else {
-        panic!()
-    };
+    let ExprKind::Sched { dims, exec, .. } = expr("sched(Y, X) t in grid.blocks.forall(Y) {}").kind else { panic!() };
     assert_eq!(dims, vec![DimName::Y, DimName::X]);
-    assert_eq!(
-        exec.path,
-        vec![ExecStep::Blocks, ExecStep::Forall(DimName::Y)]
-    );
-    let ExprKind::Split {
-        dim, exec, arms, ..
-    } = expr("split(Y) block.threads at 1 { a => {}, b => { sync } }").kind
+    assert_eq!(exec.path, vec![ExecStep::Blocks, ExecStep::Forall(DimName::Y)]);
+    let ExprKind::Split { dim, exec, arms, .. } = expr("split(Y) block.threads at 1 { a => {}, b => { sync } }").kind
     else {
         panic!()
     };
     assert_eq!(dim, DimName::Y);
     assert_eq!(exec.path, vec![ExecStep::Threads]);
     assert_eq!(arms[1].name.name, "b");
-    let ExprKind::Sync(Some(e)) = expr("sync(block.threads[0..16]_X)").kind else {
-        panic!()
-    };
+    let ExprKind::Sync(Some(e)) = expr("sync(block.threads[0..16]_X)").kind else { panic!() };
     assert!(matches!(e.path[1], ExecStep::Range(_, _, DimName::X)));
-    assert!(matches!(
-        expr("indep(X) b at 2 { l => {}, r => {} }").kind,
-        ExprKind::Split { .. }
-    ));
+    assert!(matches!(expr("indep(X) b at 2 { l => {}, r => {} }").kind, ExprKind::Split { .. }));
 }
 
 #[test]
@@ -293,16 +186,8 @@ fn statements_lets_and_blocks() {
 
 #[test]
 fn unsafe_prefix_on_an_expression() {
-    let ExprKind::Unsafe(e) = expr("unsafe &shrd (*(*graph).node_data)[dst]").kind else {
-        panic!()
-    };
-    assert!(matches!(
-        e.kind,
-        ExprKind::Borrow {
-            own: Ownership::Shrd,
-            ..
-        }
-    ));
+    let ExprKind::Unsafe(e) = expr("unsafe &shrd (*(*graph).node_data)[dst]").kind else { panic!() };
+    assert!(matches!(e.kind, ExprKind::Borrow { own: Ownership::Shrd, .. }));
 }
 
 #[test]
@@ -346,40 +231,22 @@ fn exec_types() {
 #[test]
 fn every_independent_error_is_reported() {
     let errs = codes("fn a() { let x = ; }\nfn b() { 1 = 2; }\nfn c() -[t: gpu.Bad]-> () {}\nfn d(n: foo) {}\n§\nfn e<n: bad>() {}\n");
-    assert_eq!(
-        errs,
-        vec!["E0010", "E0016", "E0018", "E0001", "E0015"],
-        "{errs:?}"
-    );
+    assert_eq!(errs, vec!["E0010", "E0016", "E0018", "E0001", "E0015"], "{errs:?}");
 }
 
 #[test]
 fn literals_and_suffixes() {
-    assert!(matches!(
-        expr("7u32").kind,
-        ExprKind::Lit(Lit::Int(7, Some(ScalarTy::U32)))
-    ));
-    assert!(
-        matches!(expr("1.5e3f32").kind, ExprKind::Lit(Lit::Float(ref s, Some(ScalarTy::F32))) if s == "1.5e3")
-    );
-    assert!(matches!(
-        expr("2f64").kind,
-        ExprKind::Lit(Lit::Int(2, Some(ScalarTy::F64)))
-    ));
+    assert!(matches!(expr("7u32").kind, ExprKind::Lit(Lit::Int(7, Some(ScalarTy::U32)))));
+    assert!(matches!(expr("1.5e3f32").kind, ExprKind::Lit(Lit::Float(ref s, Some(ScalarTy::F32))) if s == "1.5e3"));
+    assert!(matches!(expr("2f64").kind, ExprKind::Lit(Lit::Int(2, Some(ScalarTy::F64)))));
     assert_eq!(codes("fn f() { 1.5u32; }"), vec!["E0004"]);
     assert_eq!(codes("fn f() { 1q8; }"), vec!["E0004"]);
-    assert!(matches!(
-        expr("t.0.1").kind,
-        ExprKind::Field(_, Field::Index(1))
-    ));
+    assert!(matches!(expr("t.0.1").kind, ExprKind::Field(_, Field::Index(1))));
 }
 
 #[test]
 fn unclosed_delimiters_point_at_the_opener() {
     let parsed = parse_erased("fn f() {\n  let x = foo(1;\n");
-    assert!(parsed
-        .diagnostics
-        .iter()
-        .any(|d| d.code.as_str() == "E0011" || d.code.as_str() == "E0010"));
+    assert!(parsed.diagnostics.iter().any(|d| d.code.as_str() == "E0011" || d.code.as_str() == "E0010"));
     assert_eq!(codes("fn f() { { }"), vec!["E0011"]);
 }
