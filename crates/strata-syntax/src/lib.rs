@@ -32,30 +32,46 @@ pub fn parse_erased(src: &str) -> Parsed {
     parse_impl(FileId(0), src, true)
 }
 
+/// Stack the parser may use on the caller's thread: little enough for any thread to have room.
+const CALLER_STACK_BUDGET: usize = 512 << 10;
+
 /// Stack for the parser thread. The parser recurses at most [`MAX_DEPTH`] levels, but one level
 /// of an expression takes up to ~46 KiB of stack in an unoptimised build (~10 KiB optimised), so
 /// the 2 MiB of a test or worker thread is not enough; 64 MiB leaves a wide margin.
 const PARSER_STACK: usize = 64 << 20;
 
 fn parse_impl(file: FileId, src: &str, erase: bool) -> Parsed {
-    // Run on a thread whose stack is known to be big enough, whatever the caller's thread has.
-    std::thread::scope(|s| {
+    // Parse on the caller's thread within a small stack budget: every input but a deeply nested
+    // one fits, and a thread costs more than parsing a small file.
+    if let Some(parsed) = parse_here(file, src, erase, Some(CALLER_STACK_BUDGET)) {
+        return parsed;
+    }
+    // Deeply nested: parse again on a thread whose stack holds MAX_DEPTH levels in any build.
+    let parsed = std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("strata-parse".into())
             .stack_size(PARSER_STACK)
-            .spawn_scoped(s, || parse_here(file, src, erase));
+            .spawn_scoped(s, || parse_here(file, src, erase, None));
         match worker {
             Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread to be had: parse here, which is fine unless the input nests very deeply.
-            Err(_) => parse_here(file, src, erase),
+            Err(_) => parse_here(file, src, erase, None),
         }
-    })
+    });
+    parsed.unwrap_or_else(|| unreachable!("without a stack budget the parser always finishes"))
 }
 
-fn parse_here(file: FileId, src: &str, erase: bool) -> Parsed {
+/// Lexes and parses on this thread; `None` if `stack_budget` ran out.
+fn parse_here(file: FileId, src: &str, erase: bool, stack_budget: Option<usize>) -> Option<Parsed> {
     let lexed = lexer::lex(file, src);
     let mut p = parser::Parser::new(src, lexed.tokens, file, erase);
+    if let Some(budget) = stack_budget {
+        p.limit_stack(budget);
+    }
     let module = p.module();
+    if p.out_of_stack {
+        return None;
+    }
     let mut diagnostics = lexed.diagnostics;
     // An unterminated string or comment swallows the rest of the file; what the parser then
     // misses at the end of the file is a consequence, not a second error.
@@ -65,9 +81,9 @@ fn parse_here(file: FileId, src: &str, erase: bool) -> Parsed {
     let end = src.len() as u32;
     diagnostics.extend(p.diags.into_iter().filter(|d| !(runs_to_end && d.primary.span.lo >= end)));
     diagnostics.sort_by_key(|d| (d.primary.span.lo, d.primary.span.hi));
-    Parsed {
+    Some(Parsed {
         module,
         diagnostics,
         comments: lexed.comments,
-    }
+    })
 }

@@ -27,6 +27,11 @@ pub(crate) struct Parser<'a> {
     last_error_at: Option<usize>,
     /// Set when [`MAX_DEPTH`] was exceeded: the current item is abandoned.
     too_deep: bool,
+    /// Where the stack was when parsing started, and how much of it the parser may use (see
+    /// [`Parser::limit_stack`]).
+    stack_limit: Option<(usize, usize)>,
+    /// Set when the stack budget ran out: the parse is abandoned, and its result meaningless.
+    pub(crate) out_of_stack: bool,
     pub(crate) diags: Vec<Diagnostic>,
 }
 
@@ -41,8 +46,18 @@ impl<'a> Parser<'a> {
             depth: 0,
             last_error_at: None,
             too_deep: false,
+            stack_limit: None,
+            out_of_stack: false,
             diags: Vec::new(),
         }
+    }
+
+    /// Gives up (setting `out_of_stack`) once the parser has used more than `budget` bytes of
+    /// stack below this call. Nesting is bounded by [`MAX_DEPTH`], but a level can take tens of
+    /// KiB of stack in an unoptimised build, more than a small thread has for 128 levels; the
+    /// caller then parses again on a thread with a large stack.
+    pub(crate) fn limit_stack(&mut self, budget: usize) {
+        self.stack_limit = Some((stack_position(), budget));
     }
 
     // --------------------------------------------------------------------------------------------
@@ -222,6 +237,12 @@ impl<'a> Parser<'a> {
     /// Enters one nesting level; fails with E0012 past [`MAX_DEPTH`].
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
+        if let Some((base, budget)) = self.stack_limit {
+            if base.abs_diff(stack_position()) > budget {
+                self.out_of_stack = true;
+                return Err(Fail);
+            }
+        }
         if self.depth > MAX_DEPTH {
             self.too_deep = true;
             let span = self.tok().span;
@@ -295,6 +316,7 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             match self.item() {
                 Ok(item) => items.push(item),
+                Err(Fail) if self.out_of_stack => break,
                 Err(Fail) => {
                     self.depth = 0;
                     self.too_deep = false;
@@ -1975,6 +1997,13 @@ impl<'a> Parser<'a> {
         let body = self.expr()?;
         Ok(SplitArm { name, body })
     }
+}
+
+/// Where the stack is now: the address of a local variable.
+#[inline(always)]
+fn stack_position() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 fn unreachable_path() -> ! {
