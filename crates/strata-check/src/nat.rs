@@ -90,16 +90,17 @@
 //! the cost depends only on the size of the expressions and facts.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashSet};
 use std::fmt;
 use std::rc::Rc;
 
 /// The most terms a normalised polynomial may have; larger results are [`NatError::TooLarge`].
 pub const MAX_TERMS: usize = 512;
 /// The depth of the bound-substitution search in [`Facts::le`].
-pub const SEARCH_DEPTH: u32 = 6;
+pub const SEARCH_DEPTH: u32 = 8;
 /// The number of goals the bound-substitution search may expand per query.
-pub const SEARCH_BUDGET: usize = 300;
+pub const SEARCH_BUDGET: usize = 40;
 
 /// Why a nat operation or evaluation failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -509,6 +510,41 @@ impl Nat {
         self.terms.iter().all(|(_, c)| *c >= 0)
     }
 
+    /// Whether every coefficient of `self - other` is non-negative (without building it).
+    fn dominates(&self, other: &Nat) -> bool {
+        let (a, b) = (&self.terms, &other.terms);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let ord = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+                (Some(_), None) => Ordering::Greater,
+                _ => Ordering::Less,
+            };
+            match ord {
+                Ordering::Greater => {
+                    if a[i].1 < 0 {
+                        return false;
+                    }
+                    i += 1;
+                }
+                Ordering::Less => {
+                    if b[j].1 > 0 {
+                        return false;
+                    }
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    if a[i].1 < b[j].1 {
+                        return false;
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        true
+    }
+
     fn constant_term(&self) -> i128 {
         match self.terms.last() {
             Some((m, c)) if m.is_one() => *c,
@@ -518,11 +554,36 @@ impl Nat {
 
     /// `self + other`.
     pub fn add(&self, other: &Nat) -> Result<Nat, NatError> {
-        let mut map: BTreeMap<Monomial, i128> = BTreeMap::new();
-        for (m, c) in self.terms.iter().chain(&other.terms) {
-            add_into(&mut map, m.clone(), *c)?;
+        // Both term lists are sorted (descending): merge them.
+        let (a, b) = (&self.terms, &other.terms);
+        let mut terms = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                Ordering::Greater => {
+                    terms.push(a[i].clone());
+                    i += 1;
+                }
+                Ordering::Less => {
+                    terms.push(b[j].clone());
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    let c = a[i].1.checked_add(b[j].1).ok_or(NatError::Overflow)?;
+                    if c != 0 {
+                        terms.push((a[i].0.clone(), c));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
         }
-        Nat::from_map(map)
+        terms.extend_from_slice(&a[i..]);
+        terms.extend_from_slice(&b[j..]);
+        if terms.len() > MAX_TERMS {
+            return Err(NatError::TooLarge);
+        }
+        Ok(Nat { terms })
     }
 
     /// `self - other` (an integer polynomial; it may be negative for some assignments).
@@ -675,7 +736,7 @@ impl Nat {
                     return Ok(Nat::zero());
                 }
                 if let Some(Atom::Rem(_, d)) = self.as_atom() {
-                    if d == divisor {
+                    if **d == *divisor {
                         return Ok(self.clone());
                     }
                 }
@@ -737,10 +798,7 @@ impl Nat {
             let factor = if m.is_one() {
                 base.clone()
             } else {
-                Nat::from_atom(Atom::Pow(
-                    Rc::new(base.clone()),
-                    Rc::new(Nat::from_mono(m.clone(), 1)),
-                ))
+                Nat::from_atom(Atom::Pow(Rc::new(base.clone()), Rc::new(Nat::from_mono(m.clone(), 1))))
             };
             out = out.mul(&factor.pow_u32(c)?)?;
         }
@@ -1204,17 +1262,17 @@ impl Prepared {
         match x {
             Atom::Div(a, d) => match Atom::const_divisor(d) {
                 Some(k) => {
-                    push(true, k, Ok(a.clone()));
+                    push(true, k, Ok(Nat::clone(a)));
                     push(false, k, a.add_const(1 - k));
                 }
-                None => push(true, 1, Ok(a.clone())),
+                None => push(true, 1, Ok(Nat::clone(a))),
             },
             Atom::Rem(a, d) => {
                 match Atom::const_divisor(d) {
                     Some(k) => push(true, 1, Ok(Nat::constant(k - 1))),
                     None => push(true, 1, d.add_const(-1)),
                 }
-                push(true, 1, Ok(a.clone()));
+                push(true, 1, Ok(Nat::clone(a)));
             }
             Atom::Pow(b, e) => {
                 if b.as_const().is_some_and(|b| b >= 2) {
@@ -1280,7 +1338,7 @@ impl Prepared {
                     if let Atom::Div(x, d) = a {
                         if let Some(k) = Atom::const_divisor(d) {
                             if seen.insert(a.clone()) && self.known_divisible(k, x) {
-                                out.push((a.clone(), x.clone(), k));
+                                out.push((a.clone(), Nat::clone(x), k));
                             }
                         }
                     }
@@ -1318,53 +1376,68 @@ impl Prepared {
         Ok(n)
     }
 
-    /// Searches for a proof of `p >= 0`.
-    fn prove_nonneg(&self, p: &Nat) -> bool {
-        let mut budget = SEARCH_BUDGET;
-        let mut seen = HashMap::new();
-        self.search(p, SEARCH_DEPTH, &mut budget, &mut seen)
+    /// Whether `p >= 0` follows at once: a non-negative constant, all coefficients
+    /// non-negative, or `p - f` so for a fact `f >= 0`.
+    fn closed(&self, p: &Nat) -> bool {
+        match p.as_const() {
+            Some(c) => c >= 0,
+            None => p.all_nonneg() || self.ineqs.iter().any(|f| p.dominates(f)),
+        }
     }
 
-    fn search(&self, p: &Nat, depth: u32, budget: &mut usize, seen: &mut HashMap<Nat, u32>) -> bool {
+    /// Searches for a proof of `p >= 0`: best-first over goals obtained by replacing one
+    /// factor of one term by a bound, preferring goals with fewer negative terms; at most
+    /// [`SEARCH_BUDGET`] goals are expanded, none deeper than [`SEARCH_DEPTH`] steps.
+    fn prove_nonneg(&self, p: &Nat) -> bool {
         let p = p.tighten();
-        if let Some(c) = p.as_const() {
-            return c >= 0;
-        }
-        if p.all_nonneg() {
+        if self.closed(&p) {
             return true;
         }
-        if self.ineqs.iter().any(|f| p.sub(f).is_ok_and(|d| d.all_nonneg())) {
-            return true;
-        }
-        if depth == 0 || *budget == 0 {
+        if p.as_const().is_some() {
             return false;
         }
-        if seen.get(&p).is_some_and(|d| *d >= depth) {
-            return false;
-        }
-        seen.insert(p.clone(), depth);
-        *budget -= 1;
-        // Negative terms first (upper bounds), then positive ones (lower bounds).
-        for want_upper in [true, false] {
-            for (m, c) in &p.terms {
-                if m.is_one() || (*c < 0) != want_upper {
+        let score = |p: &Nat| {
+            let negative = p.terms.iter().filter(|(m, c)| *c < 0 && !m.is_one()).count();
+            (negative, p.constant_term() < 0, p.terms.len())
+        };
+        let mut queue = BinaryHeap::new();
+        let mut seen = HashSet::new();
+        let mut seq = 0usize;
+        queue.push(Reverse((score(&p), seq, 0u32, p.clone())));
+        seen.insert(p);
+        let mut expanded = 0;
+        while let Some(Reverse((_, _, depth, goal))) = queue.pop() {
+            if expanded >= SEARCH_BUDGET {
+                return false;
+            }
+            if depth >= SEARCH_DEPTH {
+                continue;
+            }
+            expanded += 1;
+            for (m, c) in &goal.terms {
+                if m.is_one() {
                     continue;
                 }
+                let want_upper = *c < 0;
                 for (x, _) in &m.0 {
                     let stated = self.bounds.get(x).into_iter().flatten().cloned();
                     for b in stated.chain(Self::intrinsic_bounds(x)) {
+                        // A lower bound that is never positive cannot help.
                         if b.upper != want_upper || (!b.upper && b.value.terms.iter().all(|(_, c)| *c <= 0)) {
                             continue;
                         }
-                        let Ok(next) = Self::replace(&p, m, *c, x, &b) else {
+                        let Ok(next) = Self::replace(&goal, m, *c, x, &b) else {
                             continue;
                         };
-                        if self.search(&next, depth - 1, budget, seen) {
+                        let next = next.tighten();
+                        if self.closed(&next) {
                             return true;
                         }
-                        if *budget == 0 {
-                            return false;
+                        if next.as_const().is_some() || !seen.insert(next.clone()) {
+                            continue;
                         }
+                        seq += 1;
+                        queue.push(Reverse((score(&next), seq, depth + 1, next)));
                     }
                 }
             }
