@@ -1,0 +1,2469 @@
+//! The typing judgement for function bodies (section 4.3 of the paper).
+//!
+//! One [`FnCx`] checks one function. It walks the body once, in order, threading the typing
+//! environment (variables, moves, live borrows) and the access environment (memory touched since
+//! the last barrier). The execution context is a stack of frames: `sched` binders (which
+//! distribute memory), `split` arms and thread-dependent conditions (which forbid barriers).
+//! Loop bodies are checked twice so accesses of one iteration meet those of the next; nothing is
+//! unrolled, so checking time does not depend on trip counts or array sizes.
+
+use crate::exec::{Exec, Level, Root, Step};
+use crate::nat::{Facts, Nat, Truth};
+use crate::place::{conflicts, Access, PStep, Place, ViewApp};
+use crate::program::{FnSig, Lower, Program, PATH_ALIASES, WARP_COLLECTIVES};
+use crate::ty::{Mem, Ty};
+use std::collections::{HashMap, HashSet};
+use strata_diag::{codes, Code, Diagnostic, Span};
+use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
+
+/// Who owns a variable's memory.
+#[derive(Clone, Debug)]
+enum Owner {
+    /// Declared under this many `sched` binders.
+    Chain(usize),
+    /// A parameter declared for each `[e]`, e.g. per-block shared memory.
+    Exec(Exec),
+}
+
+#[derive(Clone, Debug)]
+struct Alias {
+    place: Place,
+    own: Ownership,
+    consumed: Vec<(Exec, DimName)>,
+}
+
+#[derive(Clone, Debug)]
+struct Var {
+    name: String,
+    ty: Ty,
+    owner: Owner,
+    /// Level of the resource that declared it; values declared by a single thread vary per thread.
+    level: Level,
+    mutable: bool,
+    moved: Option<Span>,
+    alias: Option<Alias>,
+    /// A natural-number variable (loop counter, generic, constant) usable in sizes.
+    nat: Option<Nat>,
+    span: Span,
+    /// Scope depth of the declaration; 0 for parameters.
+    depth: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Binder {
+    name: String,
+    exec: Exec,
+    /// Dimensions and sizes this binder distributes over, in the order scheduled.
+    dims: Vec<(DimName, Nat)>,
+    /// `sched` binders distribute memory; the function's resource and `split` arms do not.
+    distributing: bool,
+    span: Span,
+    /// The collection this binder schedules over, without ranges (`grid.blocks`, `block.threads`):
+    /// selections by binders with the same key share that collection's dimensions.
+    key: Exec,
+}
+
+#[derive(Clone, Debug)]
+enum Frame {
+    Sched(usize),
+    /// A `split` arm: `span` points at the split, `binder` is the arm's resource.
+    Arm {
+        binder: usize,
+        span: Span,
+        what: String,
+    },
+    /// A branch or loop whose condition depends on the executing thread.
+    Cond {
+        span: Span,
+    },
+}
+
+/// The result of typing a place expression.
+struct PlaceInfo {
+    place: Place,
+    ty: Ty,
+    /// The memory space behind the last dereference, if any.
+    mem: Option<Mem>,
+    /// Dereferenced through a shared reference somewhere along the way.
+    via_shared: bool,
+    /// The dimensions distributed by the selections on the way, with the collection each belongs
+    /// to, in order.
+    consumed: Vec<(Exec, DimName)>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Read,
+    Write,
+    Borrow(Ownership),
+}
+
+#[derive(Default)]
+struct Subst {
+    nats: HashMap<String, Nat>,
+    tys: HashMap<String, Ty>,
+    mems: HashMap<String, Mem>,
+}
+
+pub struct FnCx<'p> {
+    prog: &'p Program,
+    sig: &'p FnSig,
+    generics: HashMap<String, Kind>,
+    facts: Facts,
+    diags: Vec<Diagnostic>,
+    seen: HashSet<(Code, Span)>,
+    vars: Vec<Var>,
+    scopes: Vec<Vec<usize>>,
+    binders: Vec<Binder>,
+    frames: Vec<Frame>,
+    current: Exec,
+    accesses: Vec<Access>,
+    /// Host borrows bound to variables: (place, ownership, span, scope depth).
+    live_borrows: Vec<(Place, Ownership, Span, usize)>,
+    unsafe_depth: u32,
+    /// Set while typing an expression that reads thread-dependent data.
+    varying: bool,
+    /// Nat variables introduced by `for` loops, by source name.
+    loop_nats: Vec<String>,
+    /// Set while typing the borrow that initialises a `let`.
+    binding_alias: bool,
+}
+
+fn dim_letter(d: DimName) -> char {
+    d.letter()
+}
+
+impl<'p> FnCx<'p> {
+    pub fn new(prog: &'p Program, sig: &'p FnSig) -> FnCx<'p> {
+        let generics: HashMap<String, Kind> = sig.generics.iter().cloned().collect();
+        let mut facts = Facts::new();
+        for (a, op, b, _) in &sig.where_clauses {
+            let _ = match op {
+                ast::CmpOp::Eq => facts.add_eq(a, b),
+                ast::CmpOp::Le => facts.add_le(a, b),
+                ast::CmpOp::Lt => facts.add_lt(a, b),
+                ast::CmpOp::Ge => facts.add_ge(a, b),
+                ast::CmpOp::Gt => facts.add_lt(b, a),
+                ast::CmpOp::Ne => Ok(()),
+            };
+            // `n % k == 0` states that k divides n.
+            if *op == ast::CmpOp::Eq && b.is_zero() {
+                if let Some(crate::nat::Atom::Rem(x, k)) = a.as_atom() {
+                    let _ = facts.add_divides(k, x);
+                }
+            }
+        }
+        let current = Exec::new(sig.exec_name.clone(), sig.root.clone());
+        let root_binder = Binder {
+            name: sig.exec_name.clone(),
+            exec: current.clone(),
+            dims: Vec::new(),
+            distributing: false,
+            span: sig.span,
+            key: current.clone(),
+        };
+        FnCx {
+            prog,
+            sig,
+            generics,
+            facts,
+            diags: Vec::new(),
+            seen: HashSet::new(),
+            vars: Vec::new(),
+            scopes: vec![Vec::new()],
+            binders: vec![root_binder],
+            frames: Vec::new(),
+            current,
+            accesses: Vec::new(),
+            live_borrows: Vec::new(),
+            unsafe_depth: 0,
+            varying: false,
+            loop_nats: Vec::new(),
+            binding_alias: false,
+        }
+    }
+
+    /// Checks the function body and returns the diagnostics.
+    pub fn check(mut self, f: &ast::FnDecl) -> Vec<Diagnostic> {
+        let level = self.level();
+        for (i, p) in self.sig.params.iter().enumerate() {
+            if f.params[i].exec.is_some() && !matches!(&p.ty, Ty::Ref { own: Ownership::Uniq, mem: Mem::GpuShared, .. })
+            {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    f.params[i].ty.span,
+                    "mismatched types",
+                    format!("a parameter owned by a sub-resource is allocated by the launch and must be `&uniq gpu.shared …`, found `{}`", p.ty),
+                );
+            }
+            let owner = match &f.params[i].exec {
+                Some(e) => match self.resolve_exec(e) {
+                    Some(ex) => Owner::Exec(ex),
+                    None => Owner::Chain(0),
+                },
+                None => Owner::Chain(0),
+            };
+            let var = Var {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                owner,
+                level,
+                mutable: p.mutable,
+                moved: None,
+                alias: None,
+                nat: None,
+                span: p.span,
+                depth: 0,
+            };
+            self.declare(var);
+        }
+        for (name, kind) in &self.sig.generics {
+            if *kind == Kind::Nat {
+                let var = Var {
+                    name: name.clone(),
+                    ty: Ty::Nat,
+                    owner: Owner::Chain(0),
+                    level,
+                    mutable: false,
+                    moved: None,
+                    alias: None,
+                    nat: Some(Nat::var(name)),
+                    span: self.sig.span,
+                    depth: 0,
+                };
+                self.declare(var);
+            }
+        }
+        if let Some(body) = &f.body {
+            let ret = self.sig.ret.clone();
+            let ty = self.block(body, Some(&ret));
+            let tail_span = body.stmts.last().map_or(body.span, |s| s.span());
+            let returns = body.stmts.last().is_some_and(|s| {
+                matches!(s, ast::Stmt::Expr { expr: ast::Expr { kind: ExprKind::Return(_), .. }, .. })
+            });
+            if !returns && !self.compatible(&ret, &ty) {
+                self.mismatch(tail_span, &ret, &ty);
+            }
+        }
+        self.diags
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Diagnostics
+
+    fn report(&mut self, d: Diagnostic) {
+        if self.seen.insert((d.code, d.primary.span)) {
+            self.diags.push(d);
+        }
+    }
+
+    fn error(&mut self, code: Code, span: Span, message: impl Into<String>, label: impl Into<String>) {
+        self.report(Diagnostic::error(code, message, span, label));
+    }
+
+    fn mismatch(&mut self, span: Span, expected: &Ty, found: &Ty) {
+        let label = match (expected, found) {
+            (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 != m2 => {
+                format!("expected reference to `{m1}`, found reference to `{m2}`")
+            }
+            _ => format!("expected `{}`, found `{}`", expected.defaulted(), found.defaulted()),
+        };
+        self.error(codes::MISMATCHED_TYPES, span, "mismatched types", label);
+    }
+
+    fn in_unsafe(&self) -> bool {
+        self.unsafe_depth > 0
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Scopes and variables
+
+    fn declare(&mut self, var: Var) -> usize {
+        let id = self.vars.len();
+        self.vars.push(var);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(id);
+        }
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).copied().find(|&id| self.vars[id].name == name)
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+        let depth = self.scopes.len();
+        self.live_borrows.retain(|b| b.3 <= depth);
+    }
+
+    fn level(&self) -> Level {
+        self.current.shape().map(|s| s.level).unwrap_or(Level::Any)
+    }
+
+    fn on_gpu(&self) -> bool {
+        !matches!(self.level(), Level::Cpu)
+    }
+
+    /// The `sched` binders enclosing the current point, outermost first.
+    fn chain(&self) -> Vec<usize> {
+        self.frames.iter().filter_map(|f| if let Frame::Sched(b) = f { Some(*b) } else { None }).collect()
+    }
+
+    fn lower(&mut self) -> Lower<'_> {
+        let mut generics = self.generics.clone();
+        for n in &self.loop_nats {
+            generics.insert(n.clone(), Kind::Nat);
+        }
+        let default_mem = if self.on_gpu() { Mem::GpuGlobal } else { Mem::CpuMem };
+        Lower { consts: &self.prog.consts, generics, default_mem, diags: &mut self.diags }
+    }
+
+    fn lower_nat(&mut self, n: &ast::Nat) -> Option<Nat> {
+        self.lower().nat_checked(n)
+    }
+
+    fn lower_ty(&mut self, t: &ast::Ty) -> Ty {
+        self.lower().ty(t)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Execution resources
+
+    /// Resolves an execution-resource expression to its canonical form.
+    fn resolve_exec(&mut self, e: &ast::ExecExpr) -> Option<Exec> {
+        let mut ex = match &e.base {
+            ast::ExecBase::Var(id) => {
+                match self.binders.iter().rev().find(|b| b.name == id.name && self.binder_in_scope(b)) {
+                    Some(b) => b.exec.clone(),
+                    None => {
+                        self.error(
+                            codes::UNKNOWN_NAME,
+                            id.span,
+                            format!("cannot find execution resource `{}` in this scope", id.name),
+                            "not found in this scope",
+                        );
+                        return None;
+                    }
+                }
+            }
+            ast::ExecBase::CpuThread => Exec::new("cpu.thread", Root::CpuThread),
+            ast::ExecBase::Grid(b, t) => {
+                let mut lower = self.lower();
+                let root = Root::Grid { blocks: lower.shape(b), threads: lower.shape(t) };
+                Exec::new("gpu.grid", root)
+            }
+        };
+        for step in &e.path {
+            let s = match step {
+                ast::ExecStep::Blocks => Step::Blocks,
+                ast::ExecStep::Threads => Step::Threads,
+                ast::ExecStep::Warps | ast::ExecStep::ToWarps => Step::Warps,
+                ast::ExecStep::Lanes => Step::Lanes,
+                ast::ExecStep::ToThreads => Step::ToThreads,
+                ast::ExecStep::Forall(d) => Step::Forall(*d),
+                ast::ExecStep::Range(a, b, d) => {
+                    let a = self.lower_nat(a)?;
+                    let b = self.lower_nat(b)?;
+                    Step::Range(a, b, *d)
+                }
+            };
+            ex = ex.with(s);
+        }
+        if let Err(err) = ex.shape() {
+            self.error(codes::INVALID_SCHED, e.span, "invalid execution resource", err.to_string());
+            return None;
+        }
+        Some(ex)
+    }
+
+    fn binder_in_scope(&self, b: &Binder) -> bool {
+        // The function's resource is always in scope; others while their frame is active.
+        if std::ptr::eq(b, &self.binders[0]) {
+            return true;
+        }
+        self.frames.iter().any(|f| match f {
+            Frame::Sched(i) | Frame::Arm { binder: i, .. } => std::ptr::eq(&self.binders[*i], b),
+            Frame::Cond { .. } => false,
+        })
+    }
+
+    fn binder_named(&self, name: &str) -> Option<usize> {
+        (0..self.binders.len()).rev().find(|&i| self.binders[i].name == name && self.binder_in_scope(&self.binders[i]))
+    }
+
+    /// The span of the innermost `sched` binder, for "executed by" labels.
+    fn executed_by_label(&self) -> Option<(Span, String)> {
+        let b = self.chain().last().copied()?;
+        let b = &self.binders[b];
+        Some((b.span, format!("executed by {}", self.level().describe())))
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Blocks and statements
+
+    fn block(&mut self, b: &ast::Block, expected: Option<&Ty>) -> Ty {
+        self.push_scope();
+        let mut ty = Ty::UNIT;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match s {
+                ast::Stmt::Let(l) => {
+                    self.let_stmt(l);
+                    ty = Ty::UNIT;
+                }
+                ast::Stmt::Expr { expr, semi } => {
+                    let exp = if last && !semi { expected } else { None };
+                    let t = self.expr(expr, exp);
+                    ty = if last && !semi { t } else { Ty::UNIT };
+                }
+            }
+        }
+        self.pop_scope();
+        ty
+    }
+
+    fn let_stmt(&mut self, l: &ast::LetStmt) {
+        let declared = l.ty.as_ref().map(|t| self.lower_ty(t));
+        let owner_exec = l.exec.as_ref().and_then(|e| self.resolve_exec(e));
+        let mut alias = None;
+        let ty = match &l.init {
+            Some(init) => {
+                self.binding_alias = matches!(init.kind, ExprKind::Borrow { .. });
+                let t = self.expr(init, declared.as_ref());
+                self.binding_alias = false;
+                if let Some(d) = &declared {
+                    if !self.compatible(d, &t) {
+                        self.mismatch(init.span, d, &t);
+                    }
+                }
+                if let ExprKind::Borrow { own, place, .. } = &init.kind {
+                    if let Some(info) = self.place_quiet(place) {
+                        if !self.on_gpu() {
+                            let depth = self.scopes.len();
+                            self.live_borrows.push((info.place.clone(), *own, init.span, depth));
+                        }
+                        alias = Some(Alias { place: info.place, own: *own, consumed: info.consumed });
+                    }
+                }
+                declared.unwrap_or_else(|| t.defaulted())
+            }
+            None => match declared {
+                Some(d) => d,
+                None => {
+                    self.error(
+                        codes::CANNOT_INFER,
+                        l.name.span,
+                        format!("cannot infer the type of `{}`", l.name.name),
+                        "give it a type or an initial value",
+                    );
+                    Ty::Error
+                }
+            },
+        };
+        let owner = match owner_exec {
+            Some(e) => Owner::Exec(e),
+            None => Owner::Chain(self.chain().len()),
+        };
+        let var = Var {
+            name: l.name.name.clone(),
+            ty,
+            owner,
+            level: self.level(),
+            mutable: l.mutable,
+            moved: None,
+            alias,
+            nat: None,
+            span: l.name.span,
+            depth: self.scopes.len(),
+        };
+        self.declare(var);
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Expressions
+
+    fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        match &e.kind {
+            ExprKind::Lit(lit) => self.literal(lit, expected, e.span),
+            ExprKind::Path(segs) if segs.len() == 1 => {
+                let name = &segs[0];
+                match self.lookup(&name.name) {
+                    Some(id) if self.vars[id].nat.is_some() => Ty::Nat,
+                    Some(_) => self.read_place(e),
+                    None if self.prog.consts.contains_key(&name.name) => Ty::Nat,
+                    None => {
+                        let what =
+                            if self.prog.fns.contains_key(&name.name) { "a value (it is a function)" } else { "value" };
+                        self.error(
+                            codes::UNKNOWN_NAME,
+                            name.span,
+                            format!("cannot find {what} `{}` in this scope", name.name),
+                            "not found in this scope",
+                        );
+                        Ty::Error
+                    }
+                }
+            }
+            ExprKind::Path(segs) => {
+                let path = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+                self.error(codes::UNKNOWN_NAME, e.span, format!("cannot find value `{path}`"), "not a value");
+                Ty::Error
+            }
+            ExprKind::Field(..)
+            | ExprKind::Index(..)
+            | ExprKind::Select(..)
+            | ExprKind::View(..)
+            | ExprKind::Deref(_) => self.read_place(e),
+            ExprKind::Paren(inner) => self.expr(inner, expected),
+            ExprKind::Unary(op, inner) => {
+                let t = self.expr(inner, expected);
+                match op {
+                    UnOp::Neg if t.is_numeric() || t.is_error() => t,
+                    UnOp::Not if t == Ty::BOOL || t.is_int() || t.is_error() => t,
+                    _ => {
+                        let sym = if *op == UnOp::Neg { "-" } else { "!" };
+                        self.error(
+                            codes::BAD_OPERANDS,
+                            e.span,
+                            format!("cannot apply `{sym}` to `{t}`"),
+                            "invalid operand",
+                        );
+                        Ty::Error
+                    }
+                }
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
+            ExprKind::Cast(inner, ty) => {
+                let target = self.lower_ty(ty);
+                let t = self.expr(inner, None);
+                let ok = |t: &Ty| t.is_numeric() || *t == Ty::BOOL || t.is_error();
+                if !(ok(&t) && (target.is_numeric() || target.is_error())) {
+                    self.error(codes::BAD_OPERANDS, e.span, format!("cannot cast `{t}` as `{target}`"), "invalid cast");
+                }
+                target
+            }
+            ExprKind::Borrow { own, place, .. } => self.borrow(*own, place, e.span),
+            ExprKind::Assign(lhs, rhs) => {
+                self.assign(lhs, rhs, None, e.span);
+                Ty::UNIT
+            }
+            ExprKind::CompoundAssign(op, lhs, rhs) => {
+                self.assign(lhs, rhs, Some(*op), e.span);
+                Ty::UNIT
+            }
+            ExprKind::Block(b) => self.block(b, expected),
+            ExprKind::For { var, start, end, body } => {
+                self.for_loop(var, start, end, body);
+                Ty::UNIT
+            }
+            ExprKind::While { cond, body } => {
+                self.while_loop(cond, body);
+                Ty::UNIT
+            }
+            ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref(), expected),
+            ExprKind::Sched { dims, var, exec, body } => {
+                self.sched(dims, var, exec, body, e.span);
+                Ty::UNIT
+            }
+            ExprKind::Split { dim, exec, at, arms } => {
+                self.split(*dim, exec, at, arms, e.span);
+                Ty::UNIT
+            }
+            ExprKind::Sync(target) => {
+                self.sync(target.as_ref(), e.span);
+                Ty::UNIT
+            }
+            ExprKind::Unsafe(inner) => {
+                self.unsafe_depth += 1;
+                let t = self.expr(inner, expected);
+                self.unsafe_depth -= 1;
+                t
+            }
+            ExprKind::Call { func, generics, exec, launch, args } => {
+                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span)
+            }
+            ExprKind::Tuple(es) => {
+                let exp: Option<Vec<Ty>> = match expected {
+                    Some(Ty::Tuple(ts)) if ts.len() == es.len() => Some(ts.clone()),
+                    _ => None,
+                };
+                Ty::Tuple(es.iter().enumerate().map(|(i, x)| self.expr(x, exp.as_ref().map(|t| &t[i]))).collect())
+            }
+            ExprKind::ArrayList(es) => {
+                let elem_exp = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let mut elem = elem_exp.clone();
+                for x in es {
+                    let t = self.expr(x, elem.as_ref());
+                    match &elem {
+                        Some(el) if !self.compatible(el, &t) => self.mismatch(x.span, el, &t),
+                        Some(_) => {}
+                        None => elem = Some(t),
+                    }
+                }
+                Ty::Array(Box::new(elem.unwrap_or(Ty::IntLit)), Nat::lit(es.len() as u64))
+            }
+            ExprKind::ArrayRepeat(x, n) => {
+                let elem_exp = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let t = self.expr(x, elem_exp.as_ref());
+                let n = self.lower_nat(n).unwrap_or_else(|| Nat::lit(0));
+                let elem = match elem_exp {
+                    Some(el) if self.compatible(&el, &t) => el,
+                    _ => t,
+                };
+                Ty::Array(Box::new(elem), n)
+            }
+            ExprKind::Return(v) => {
+                if let Some(v) = v {
+                    self.check_outlives(v, 0, "is returned from the function");
+                }
+                let ret = self.sig.ret.clone();
+                let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                if !self.compatible(&ret, &t) {
+                    self.mismatch(e.span, &ret, &t);
+                }
+                Ty::UNIT
+            }
+            ExprKind::Error => Ty::Error,
+        }
+    }
+
+    fn literal(&mut self, lit: &ast::Lit, expected: Option<&Ty>, span: Span) -> Ty {
+        match lit {
+            ast::Lit::Bool(_) => Ty::BOOL,
+            ast::Lit::Unit => Ty::UNIT,
+            ast::Lit::Int(v, suffix) => {
+                let ty = match (suffix, expected) {
+                    (Some(s), _) => Ty::Scalar(*s),
+                    (None, Some(t @ Ty::Scalar(_))) if t.is_numeric() && t.is_int() => t.clone(),
+                    _ => Ty::IntLit,
+                };
+                let max: u128 = match ty {
+                    Ty::Scalar(ScalarTy::I32) | Ty::IntLit => i32::MAX as u128,
+                    Ty::Scalar(ScalarTy::I64) => i64::MAX as u128,
+                    Ty::Scalar(ScalarTy::U32) => u32::MAX as u128,
+                    _ => u64::MAX as u128,
+                };
+                if *v > max && !ty.is_float() {
+                    self.error(
+                        codes::INVALID_LITERAL,
+                        span,
+                        format!("literal out of range for `{}`", ty.defaulted()),
+                        "too large",
+                    );
+                }
+                ty
+            }
+            ast::Lit::Float(_, suffix) => match (suffix, expected) {
+                (Some(s), _) => Ty::Scalar(*s),
+                (None, Some(t @ Ty::Scalar(ScalarTy::F32 | ScalarTy::F64))) => t.clone(),
+                _ => Ty::FloatLit,
+            },
+            ast::Lit::Str(_) => {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    span,
+                    "string literals are not values",
+                    "strings cannot be stored or computed with",
+                );
+                Ty::Error
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, expected: Option<&Ty>, span: Span) -> Ty {
+        let operand_exp = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) { None } else { expected };
+        let mut lt = self.expr(l, operand_exp);
+        let rt = self.expr(r, if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) { operand_exp } else { Some(&lt) });
+        if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) && !matches!(rt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
+            lt = self.expr_type_again(l, &rt, lt);
+        }
+        if lt.is_error() || rt.is_error() {
+            return if op.is_comparison() { Ty::BOOL } else { Ty::Error };
+        }
+        let joined = self.join_numeric(&lt, &rt);
+        let bad = |me: &mut Self| {
+            me.error(
+                codes::BAD_OPERANDS,
+                span,
+                format!("cannot apply `{}` to `{}` and `{}`", op.symbol(), lt.defaulted(), rt.defaulted()),
+                "invalid operands",
+            );
+            Ty::Error
+        };
+        match op {
+            BinOp::And | BinOp::Or => {
+                if lt == Ty::BOOL && rt == Ty::BOOL {
+                    Ty::BOOL
+                } else {
+                    bad(self)
+                }
+            }
+            _ if op.is_comparison() => {
+                if joined.is_some() || (lt == rt && matches!(lt, Ty::Scalar(ScalarTy::Bool))) {
+                    Ty::BOOL
+                } else {
+                    bad(self)
+                }
+            }
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => match joined {
+                Some(t) if t.is_int() => t,
+                _ if lt == Ty::BOOL && rt == Ty::BOOL && !matches!(op, BinOp::Shl | BinOp::Shr) => Ty::BOOL,
+                _ => bad(self),
+            },
+            _ => match joined {
+                Some(t) => t,
+                None => bad(self),
+            },
+        }
+    }
+
+    /// A literal on the left adopts the type of the right operand (`2.0 * x` with `x: f32`).
+    fn expr_type_again(&mut self, _l: &ast::Expr, rt: &Ty, lt: Ty) -> Ty {
+        match (&lt, rt) {
+            (Ty::IntLit | Ty::Nat, t) if t.is_int() => t.clone(),
+            (Ty::FloatLit, t) if t.is_float() => t.clone(),
+            _ => lt,
+        }
+    }
+
+    /// The common numeric type of two operands, if they have one.
+    fn join_numeric(&self, a: &Ty, b: &Ty) -> Option<Ty> {
+        match (a, b) {
+            (x, y) if x == y && x.is_numeric() => Some(x.clone()),
+            (Ty::IntLit | Ty::Nat, y) if y.is_int() => Some(y.clone()),
+            (x, Ty::IntLit | Ty::Nat) if x.is_int() => Some(x.clone()),
+            (Ty::FloatLit, y) if y.is_float() => Some(y.clone()),
+            (x, Ty::FloatLit) if x.is_float() => Some(x.clone()),
+            _ => None,
+        }
+    }
+
+    /// Converts a value expression made of literals and nat variables into a [`Nat`].
+    fn expr_to_nat(&self, e: &ast::Expr) -> Option<Nat> {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(v, _)) => u64::try_from(*v).ok().map(Nat::lit),
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(id) => self.vars[id].nat.clone(),
+                None => self.prog.consts.get(&segs[0].name).map(|v| Nat::lit(*v)),
+            },
+            ExprKind::Paren(x) => self.expr_to_nat(x),
+            ExprKind::Binary(op, l, r) => {
+                let (a, b) = (self.expr_to_nat(l)?, self.expr_to_nat(r)?);
+                match op {
+                    BinOp::Add => a.add(&b).ok(),
+                    BinOp::Sub => a.sub(&b).ok(),
+                    BinOp::Mul => a.mul(&b).ok(),
+                    BinOp::Div => a.div(&b).ok(),
+                    BinOp::Rem => a.rem(&b).ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Places
+
+    /// Types a place without recording accesses or reporting mode errors (used for aliases).
+    fn place_quiet(&mut self, e: &ast::Expr) -> Option<PlaceInfo> {
+        let saved = (self.diags.len(), self.seen.clone());
+        let r = self.place(e);
+        self.diags.truncate(saved.0);
+        self.seen = saved.1;
+        r
+    }
+
+    fn place(&mut self, e: &ast::Expr) -> Option<PlaceInfo> {
+        match &e.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => {
+                let id = match self.lookup(&segs[0].name) {
+                    Some(id) => id,
+                    None => {
+                        self.error(
+                            codes::UNKNOWN_NAME,
+                            segs[0].span,
+                            format!("cannot find value `{}` in this scope", segs[0].name),
+                            "not found in this scope",
+                        );
+                        return None;
+                    }
+                };
+                if self.vars[id].nat.is_some() {
+                    self.error(
+                        codes::INVALID_ASSIGN_TARGET,
+                        e.span,
+                        format!("`{}` is a natural number, not a place in memory", segs[0].name),
+                        "not a place",
+                    );
+                    return None;
+                }
+                Some(PlaceInfo {
+                    place: Place { root: id, steps: Vec::new() },
+                    ty: self.vars[id].ty.clone(),
+                    mem: None,
+                    via_shared: false,
+                    consumed: Vec::new(),
+                })
+            }
+            ExprKind::Paren(inner) => self.place(inner),
+            ExprKind::Deref(inner) => {
+                let mut info = self.place(inner)?;
+                self.deref(&mut info, e.span, inner.span, true)?;
+                Some(info)
+            }
+            ExprKind::Field(inner, f) => {
+                let mut info = self.place(inner)?;
+                self.auto_deref(&mut info, e.span, inner.span)?;
+                let idx = match f {
+                    ast::Field::Fst => 0,
+                    ast::Field::Snd => 1,
+                    ast::Field::Index(i) => *i,
+                };
+                match &info.ty {
+                    Ty::Tuple(ts) if (idx as usize) < ts.len() => {
+                        info.ty = ts[idx as usize].clone();
+                        info.place.steps.push(PStep::Field(idx));
+                        Some(info)
+                    }
+                    Ty::Error => None,
+                    t => {
+                        let t = t.clone();
+                        self.error(
+                            codes::NO_SUCH_FIELD,
+                            e.span,
+                            format!("no field `{idx}` on type `{t}`"),
+                            "unknown projection",
+                        );
+                        None
+                    }
+                }
+            }
+            ExprKind::Index(inner, idx) => {
+                let mut info = self.place(inner)?;
+                self.auto_deref(&mut info, e.span, inner.span)?;
+                let (elem, len) = match info.ty.as_array() {
+                    Some((t, n)) => (t.clone(), n.clone()),
+                    None => {
+                        self.not_an_array(&info.ty, inner.span, "indexed");
+                        return None;
+                    }
+                };
+                let nat = self.expr_to_nat(idx);
+                match &nat {
+                    Some(i) => {
+                        if !self.in_unsafe() {
+                            self.check_lt(i, &len, idx.span, "index");
+                        }
+                    }
+                    None => {
+                        let t = self.expr(idx, None);
+                        if !t.is_int() && !t.is_error() {
+                            self.mismatch(idx.span, &Ty::Scalar(ScalarTy::U32), &t);
+                        }
+                        if !self.in_unsafe() {
+                            self.error(
+                                codes::INDEX_OUT_OF_BOUNDS,
+                                idx.span,
+                                "cannot prove that this index is in bounds",
+                                "a run-time index; only sizes known to the type checker are allowed outside `unsafe`",
+                            );
+                        }
+                    }
+                }
+                info.ty = elem;
+                info.place.steps.push(PStep::Index(nat));
+                Some(info)
+            }
+            ExprKind::Select(inner, ex) => {
+                let mut info = self.place(inner)?;
+                self.auto_deref(&mut info, e.span, inner.span)?;
+                let name = match &ex.base {
+                    ast::ExecBase::Var(id) if ex.path.is_empty() => id.name.clone(),
+                    _ => {
+                        self.error(
+                            codes::INVALID_SCHED,
+                            ex.span,
+                            "a selection must name a scheduled execution resource",
+                            "expected the name bound by `sched`",
+                        );
+                        return None;
+                    }
+                };
+                let Some(b) = self.binder_named(&name) else {
+                    self.error(
+                        codes::UNKNOWN_NAME,
+                        ex.span,
+                        format!("cannot find execution resource `{name}` in this scope"),
+                        "not found in this scope",
+                    );
+                    return None;
+                };
+                let binder = self.binders[b].clone();
+                if !binder.distributing {
+                    self.error(
+                        codes::INVALID_SCHED,
+                        ex.span,
+                        format!("cannot select with `{name}`"),
+                        "only resources bound by `sched` distribute memory; schedule over it first",
+                    );
+                    return None;
+                }
+                // `[[b]]` distributes every dimension of b's collection scheduled down to b that
+                // earlier selections of this place have not distributed yet.
+                let chain = self.chain();
+                let Some(pos) = chain.iter().position(|c| *c == b) else {
+                    self.error(
+                        codes::INVALID_SCHED,
+                        ex.span,
+                        format!("cannot select with `{name}` here"),
+                        "it is not scheduled around this point",
+                    );
+                    return None;
+                };
+                let dims: Vec<(DimName, Nat)> = chain[..=pos]
+                    .iter()
+                    .map(|c| &self.binders[*c])
+                    .filter(|c| c.key == binder.key)
+                    .flat_map(|c| c.dims.iter().cloned())
+                    .filter(|(d, _)| !info.consumed.iter().any(|(k, cd)| *k == binder.key && cd == d))
+                    .collect();
+                if dims.is_empty() {
+                    self.error(
+                        codes::INVALID_SCHED,
+                        ex.span,
+                        format!("`{name}` selects nothing here"),
+                        "its dimensions were already selected",
+                    );
+                    return None;
+                }
+                let mut ty = info.ty.clone();
+                for (d, size) in &dims {
+                    let Some((elem, len)) = ty.as_array().map(|(t, n)| (t.clone(), n.clone())) else {
+                        self.not_an_array(&ty, inner.span, "selected");
+                        return None;
+                    };
+                    if self.facts.equal(&len, size) != Truth::Proven {
+                        self.report(
+                            Diagnostic::error(
+                                codes::SELECT_SIZE_MISMATCH,
+                                "selection size does not match the execution resource",
+                                e.span,
+                                format!(
+                                    "this dimension has {len} elements, but `{name}` has {size} along `{}`",
+                                    dim_letter(*d)
+                                ),
+                            )
+                            .with_label(binder.span, format!("`{name}` is scheduled here"))
+                            .with_note("every sub-resource must select exactly one element: the sizes must be equal"),
+                        );
+                        return None;
+                    }
+                    ty = elem;
+                    info.consumed.push((binder.key.clone(), *d));
+                }
+                let single = binder.exec.shape().map(|s| s.level == Level::Thread).unwrap_or(false);
+                info.ty = ty;
+                info.place.steps.push(PStep::Select(binder.exec.clone(), single));
+                Some(info)
+            }
+            ExprKind::View(inner, v) => {
+                let mut info = self.place(inner)?;
+                self.auto_deref(&mut info, e.span, inner.span)?;
+                let (ty, apps) = self.apply_view(&info.ty, v, &HashMap::new())?;
+                info.ty = ty;
+                info.place.steps.extend(apps.into_iter().map(PStep::View));
+                Some(info)
+            }
+            _ => {
+                self.error(
+                    codes::INVALID_ASSIGN_TARGET,
+                    e.span,
+                    "expected a place expression",
+                    "not a place in memory",
+                );
+                None
+            }
+        }
+    }
+
+    fn not_an_array(&mut self, ty: &Ty, span: Span, what: &str) {
+        if !ty.is_error() {
+            self.error(codes::NOT_AN_ARRAY, span, format!("`{ty}` cannot be {what}"), "not an array");
+        }
+    }
+
+    /// Proves `i < len` (T-INDEX); E0302 otherwise.
+    fn check_lt(&mut self, i: &Nat, len: &Nat, span: Span, what: &str) {
+        match self.facts.lt(i, len) {
+            Truth::Proven => {}
+            Truth::Disproven => self.error(
+                codes::INDEX_OUT_OF_BOUNDS,
+                span,
+                format!("{what} out of bounds: the length is {len} but the {what} is {i}"),
+                format!("{what} {i} is not below {len}"),
+            ),
+            Truth::Unknown => self.report(
+                Diagnostic::error(
+                    codes::INDEX_OUT_OF_BOUNDS,
+                    format!("cannot prove that this {what} is in bounds"),
+                    span,
+                    format!("cannot prove `{i} < {len}`"),
+                )
+                .with_note("every iteration of a loop is checked, the first one included"),
+            ),
+        }
+    }
+
+    /// Dereferences through a reference or an owning `@` pointer (memory-space check included).
+    fn deref(&mut self, info: &mut PlaceInfo, span: Span, inner_span: Span, explicit: bool) -> Option<()> {
+        let (own, mem, target) = match &info.ty {
+            Ty::Ref { own, mem, ty } => (*own, mem.clone(), (**ty).clone()),
+            Ty::At(ty, mem) => (Ownership::Uniq, mem.clone(), (**ty).clone()),
+            Ty::Error => return None,
+            t => {
+                if explicit {
+                    let t = t.clone();
+                    self.error(codes::BAD_DEREF, span, format!("type `{t}` cannot be dereferenced"), "not a reference");
+                }
+                return None;
+            }
+        };
+        let level = self.level();
+        let ok = match &mem {
+            Mem::Var(_) => true,
+            Mem::CpuMem => level == Level::Cpu,
+            _ => level != Level::Cpu,
+        };
+        if !ok {
+            let text = format!("*{}", self.place_text(info));
+            let mut d = Diagnostic::error(
+                codes::BAD_DEREF,
+                format!("cannot dereference `{text}` pointing to `{mem}`"),
+                inner_span,
+                format!("dereferencing pointer in `{mem}` memory"),
+            );
+            if let Some((s, l)) = self.executed_by_label() {
+                d = d.with_label(s, l);
+            } else {
+                d = d.with_note(format!("this code is executed by {}", level.describe()));
+            }
+            self.report(d);
+            return None;
+        }
+        // An alias is replaced by the place it borrows (the paper resolves aliases by substitution).
+        let root = &self.vars[info.place.root];
+        match (&root.alias, info.place.steps.is_empty()) {
+            (Some(alias), true) => {
+                info.place = alias.place.clone();
+                info.consumed = alias.consumed.clone();
+                info.via_shared |= alias.own == Ownership::Shrd;
+            }
+            _ => {
+                info.place.steps.push(PStep::Deref);
+                info.via_shared |= own == Ownership::Shrd;
+            }
+        }
+        info.mem = Some(mem);
+        info.ty = target;
+        Some(())
+    }
+
+    fn auto_deref(&mut self, info: &mut PlaceInfo, span: Span, inner_span: Span) -> Option<()> {
+        while matches!(info.ty, Ty::Ref { .. } | Ty::At(..)) {
+            self.deref(info, span, inner_span, false)?;
+        }
+        Some(())
+    }
+
+    fn place_text(&self, info: &PlaceInfo) -> String {
+        self.vars[info.place.root].name.clone()
+    }
+
+    /// Reads a place (T-READ-BY-COPY, T-READ-BY-MOVE, T-READ-SHAREDMEM).
+    fn read_place(&mut self, e: &ast::Expr) -> Ty {
+        let Some(info) = self.place(e) else { return Ty::Error };
+        let root = info.place.root;
+        if let Some(at) = self.vars[root].moved {
+            let name = self.vars[root].name.clone();
+            self.report(
+                Diagnostic::error(
+                    codes::USE_AFTER_MOVE,
+                    format!("use of moved value `{name}`"),
+                    e.span,
+                    "value used here after move",
+                )
+                .with_label(at, "value moved here"),
+            );
+            return info.ty;
+        }
+        if self.reads_varying(&info) {
+            self.varying = true;
+        }
+        if !info.ty.is_copy() && !info.ty.is_error() {
+            if info.place.steps.is_empty() {
+                if let Some(b) = self.live_borrows.iter().find(|b| b.0.root == root).map(|b| b.2) {
+                    let name = self.vars[root].name.clone();
+                    self.report(
+                        Diagnostic::error(
+                            codes::BORROW_CONFLICT,
+                            format!("cannot move out of `{name}` because it is borrowed"),
+                            e.span,
+                            "move out of borrowed value",
+                        )
+                        .with_label(b, "borrow of it here"),
+                    );
+                }
+                if !matches!(info.ty, Ty::Ref { .. }) {
+                    self.vars[root].moved = Some(e.span);
+                }
+            } else if !matches!(info.ty, Ty::Ref { .. } | Ty::ViewArray(..)) {
+                let ty = info.ty.clone();
+                self.error(
+                    codes::USE_AFTER_MOVE,
+                    e.span,
+                    format!("cannot move a value of type `{ty}` out of this place"),
+                    "borrow it instead (`&shrd`)",
+                );
+            }
+        }
+        self.access(&info, Mode::Read, e.span);
+        info.ty
+    }
+
+    fn reads_varying(&self, info: &PlaceInfo) -> bool {
+        let v = &self.vars[info.place.root];
+        matches!(v.level, Level::Thread | Level::Lanes | Level::Threads)
+            || info.place.steps.iter().any(|s| matches!(s, PStep::Select(..) | PStep::Index(None)))
+    }
+
+    fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
+        let Some(info) = self.place(place) else { return Ty::Error };
+        if let Some(at) = self.vars[info.place.root].moved {
+            let name = self.vars[info.place.root].name.clone();
+            self.report(
+                Diagnostic::error(
+                    codes::USE_AFTER_MOVE,
+                    format!("borrow of moved value `{name}`"),
+                    place.span,
+                    "value borrowed here after move",
+                )
+                .with_label(at, "value moved here"),
+            );
+        }
+        if own == Ownership::Uniq {
+            self.check_mutable(&info, place.span, "borrow", "uniquely");
+        }
+        if !self.on_gpu() {
+            self.check_host_borrow(&info.place, own, span);
+        }
+        self.access(&info, Mode::Borrow(own), span);
+        // Borrowing an owning pointer `T @ m` borrows the memory it owns.
+        let (ty, mem) = match (&info.ty, &info.mem) {
+            (Ty::At(t, m), _) => ((**t).clone(), m.clone()),
+            (t, Some(m)) => (t.clone(), m.clone()),
+            (t, None) => (t.clone(), if self.on_gpu() { Mem::GpuLocal } else { Mem::CpuMem }),
+        };
+        Ty::Ref { own, mem, ty: Box::new(ty) }
+    }
+
+    fn check_mutable(&mut self, info: &PlaceInfo, span: Span, verb: &str, how: &str) {
+        if info.via_shared {
+            self.error(
+                codes::WRITE_THROUGH_SHARED,
+                span,
+                format!("cannot {verb} through a shared reference"),
+                format!("this place is behind a `shrd` reference; it cannot be {verb}ed {how}")
+                    .replace("borrowed uniquelyed", "borrowed uniquely"),
+            );
+        }
+    }
+
+    /// Host (CPU) borrows follow Rust: no unique borrow while another borrow is live.
+    fn check_host_borrow(&mut self, place: &Place, own: Ownership, span: Span) {
+        let clash = self.live_borrows.iter().find(|(p, o, _, _)| {
+            p.root == place.root
+                && (own == Ownership::Uniq || *o == Ownership::Uniq)
+                && prefix_overlap(&p.steps, &place.steps)
+        });
+        if let Some((_, o, at, _)) = clash {
+            let name = self.vars[place.root].name.clone();
+            let (o, at) = (*o, *at);
+            self.report(
+                Diagnostic::error(
+                    codes::BORROW_CONFLICT,
+                    format!(
+                        "cannot borrow `{name}` as {} because it is also borrowed as {}",
+                        own.keyword(),
+                        o.keyword()
+                    ),
+                    span,
+                    "borrowed here",
+                )
+                .with_label(at, "first borrow, still in use"),
+            );
+        }
+    }
+
+    /// A borrow of a variable declared deeper than `target_depth` would outlive it.
+    fn check_outlives(&mut self, value: &ast::Expr, target_depth: usize, what: &str) {
+        let mut e = value;
+        while let ExprKind::Paren(inner) = &e.kind {
+            e = inner;
+        }
+        let ExprKind::Borrow { place, .. } = &e.kind else { return };
+        let mut root = &**place;
+        while let ExprKind::Field(p, _)
+        | ExprKind::Index(p, _)
+        | ExprKind::Select(p, _)
+        | ExprKind::View(p, _)
+        | ExprKind::Paren(p) = &root.kind
+        {
+            root = p;
+        }
+        let ExprKind::Path(segs) = &root.kind else { return };
+        let Some(id) = self.lookup(&segs[0].name) else { return };
+        let v = &self.vars[id];
+        if v.depth > target_depth && v.alias.is_none() && !matches!(v.ty, Ty::Ref { .. }) {
+            let (name, vspan) = (v.name.clone(), v.span);
+            self.report(
+                Diagnostic::error(
+                    codes::DANGLING_REFERENCE,
+                    format!("`{name}` does not live long enough"),
+                    e.span,
+                    format!("borrowed value {what}"),
+                )
+                .with_label(vspan, format!("`{name}` is declared here and freed at the end of its block")),
+            );
+        }
+    }
+
+    fn assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, op: Option<BinOp>, span: Span) {
+        if let ExprKind::Path(segs) = &lhs.kind {
+            if let Some(id) = self.lookup(&segs[0].name) {
+                let depth = self.vars[id].depth;
+                self.check_outlives(rhs, depth, "is stored in a variable that lives longer");
+            }
+        }
+        let info = self.place(lhs);
+        let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
+        let rt = self.expr(rhs, Some(&lt));
+        let Some(info) = info else { return };
+        if let Some(op) = op {
+            if self.join_numeric(&lt, &rt).is_none() && !rt.is_error() && !lt.is_error() {
+                self.error(
+                    codes::BAD_OPERANDS,
+                    span,
+                    format!("cannot apply `{}=` to `{lt}` and `{rt}`", op.symbol()),
+                    "invalid operands",
+                );
+            }
+            self.access(&info, Mode::Read, lhs.span);
+        } else if !self.compatible(&lt, &rt) {
+            self.mismatch(rhs.span, &lt, &rt);
+        }
+        let var = &self.vars[info.place.root];
+        if info.place.steps.is_empty() && info.mem.is_none() {
+            if !var.mutable && !matches!(var.ty, Ty::Error) {
+                let name = var.name.clone();
+                let vspan = var.span;
+                self.report(
+                    Diagnostic::error(
+                        codes::ASSIGN_IMMUTABLE,
+                        format!("cannot assign twice to immutable variable `{name}`"),
+                        lhs.span,
+                        "cannot assign",
+                    )
+                    .with_label(vspan, "declared here; make it `let mut`"),
+                );
+            }
+            self.vars[info.place.root].moved = None;
+        } else {
+            self.check_mutable(&info, lhs.span, "write", "");
+        }
+        self.access(&info, Mode::Write, lhs.span);
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // The extended borrow check: narrowing and the access environment
+
+    /// Does this place denote memory other threads can reach?
+    fn is_shared_memory(&self, info: &PlaceInfo) -> bool {
+        info.place.steps.iter().any(|s| matches!(s, PStep::Deref))
+            || info.mem.is_some()
+            || match &self.vars[info.place.root].owner {
+                Owner::Chain(k) => *k < self.chain().len(),
+                Owner::Exec(_) => true,
+            }
+    }
+
+    /// The `sched` binders a unique access must select through: those between the root's owner
+    /// and the current resource. `None` (after reporting) if the root is used outside its owner.
+    fn required_selects(&mut self, info: &PlaceInfo, span: Span) -> Option<Vec<usize>> {
+        let chain = self.chain();
+        let root = &self.vars[info.place.root];
+        match &root.owner {
+            Owner::Chain(k) => Some(chain[(*k).min(chain.len())..].to_vec()),
+            Owner::Exec(e) => match chain.iter().position(|b| self.binders[*b].exec == *e) {
+                Some(i) => Some(chain[i + 1..].to_vec()),
+                None => {
+                    let name = root.name.clone();
+                    let e = e.clone();
+                    self.report(Diagnostic::error(
+                        codes::NARROWING_VIOLATED,
+                        "narrowing violated",
+                        span,
+                        format!("`{name}` belongs to each `{e}`; use it inside a `sched` over them"),
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    fn access(&mut self, info: &PlaceInfo, mode: Mode, span: Span) {
+        if !self.on_gpu() || self.in_unsafe() {
+            return;
+        }
+        let write = matches!(mode, Mode::Write | Mode::Borrow(Ownership::Uniq));
+        let shared = self.is_shared_memory(info);
+        if write {
+            if shared {
+                if !self.check_narrowing(info, mode, span) {
+                    return;
+                }
+            } else if let Owner::Chain(k) = self.vars[info.place.root].owner {
+                // T-WRITE-LOCAL: only the resource that owns a local writes it.
+                let chain = self.chain();
+                if k != chain.len() {
+                    let name = self.vars[info.place.root].name.clone();
+                    let here = self.current.to_string();
+                    self.error(
+                        codes::NARROWING_VIOLATED,
+                        span,
+                        "narrowing violated",
+                        format!("`{name}` is owned by an enclosing resource and cannot be written by `{here}`"),
+                    );
+                }
+            }
+        }
+        if !shared {
+            return;
+        }
+        let clash =
+            self.accesses.iter().find(|a| conflicts(&info.place, write, a, &self.facts)).map(|a| (a.span, a.write));
+        if let Some((prior, prior_write)) = clash {
+            let what = if prior_write { "a conflicting prior write" } else { "a conflicting prior read" };
+            self.report(
+                Diagnostic::error(
+                    codes::CONFLICTING_ACCESS,
+                    "conflicting memory access",
+                    span,
+                    "cannot access this memory",
+                )
+                .with_label(prior, format!("cannot select memory because of {what} here"))
+                .with_note(
+                    "two threads may touch the same memory between barriers; add a `sync` or select disjoint parts",
+                ),
+            );
+        }
+        // A borrow bound to a variable is not an access: the accesses through it are recorded.
+        if !(self.binding_alias && matches!(mode, Mode::Borrow(_))) {
+            self.accesses.push(Access { place: info.place.clone(), write, span, truncated: false });
+        }
+    }
+
+    /// Returns false (after reporting) if narrowing is violated.
+    fn check_narrowing(&mut self, info: &PlaceInfo, mode: Mode, span: Span) -> bool {
+        let verb = if mode == Mode::Write { "write to" } else { "borrow uniquely" };
+        let level = self.level();
+        let Some(required) = self.required_selects(info, span) else { return false };
+        let want: Vec<(Exec, DimName)> = required
+            .iter()
+            .flat_map(|b| {
+                let b = &self.binders[*b];
+                b.dims.iter().map(|(d, _)| (b.key.clone(), *d)).collect::<Vec<_>>()
+            })
+            .collect();
+        if info.consumed != want {
+            let name = self.vars[info.place.root].name.clone();
+            let missing = required
+                .iter()
+                .map(|b| &self.binders[*b])
+                .find(|b| b.dims.iter().any(|(d, _)| !info.consumed.contains(&(b.key.clone(), *d))));
+            let label = match missing {
+                Some(b) => {
+                    format!("`{name}` is not narrowed to `{}`: every `{}` would {verb} the same memory", b.name, b.name)
+                }
+                None => format!(
+                    "the selections of `{name}` do not follow the schedule (expected {} in order)",
+                    required.iter().map(|b| format!("[[{}]]", self.binders[*b].name)).collect::<Vec<_>>().join("")
+                ),
+            };
+            let mut d = Diagnostic::error(codes::NARROWING_VIOLATED, "narrowing violated", span, label);
+            if let Some(b) = missing {
+                d = d.with_label(b.span, format!("`{}` is scheduled here", b.name));
+            }
+            self.report(d);
+            return false;
+        }
+        if mode == Mode::Write && level != Level::Thread && info.mem.is_some() {
+            self.error(
+                codes::NARROWING_VIOLATED,
+                span,
+                "narrowing violated",
+                format!(
+                    "memory behind a reference can only be written by a single thread, but this is executed by {}",
+                    level.describe()
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // sched, split, sync (T-SCHED, T-SYNC)
+
+    fn sched(&mut self, dims: &[DimName], var: &ast::Ident, exec: &ast::ExecExpr, body: &ast::Block, span: Span) {
+        if !self.on_gpu() {
+            self.error(
+                codes::WRONG_EXEC,
+                span,
+                "`sched` outside of GPU code",
+                "executed by `cpu.thread`, which has no sub-resources",
+            );
+            return;
+        }
+        let Some(ex) = self.resolve_exec(exec) else { return };
+        if !ex.within(&self.current) {
+            let here = self.current.to_string();
+            self.error(
+                codes::WRONG_EXEC,
+                exec.span,
+                format!("cannot schedule over `{ex}` here"),
+                format!("this code is executed by `{here}`; schedule over its sub-resources"),
+            );
+            return;
+        }
+        let domain = match ex.sched_domain().and_then(|d| d.shape().map(|s| (d, s))) {
+            Ok(x) => x,
+            Err(err) => {
+                self.error(codes::INVALID_SCHED, exec.span, "invalid schedule", err.to_string());
+                return;
+            }
+        };
+        let (domain, shape) = domain;
+        if !shape.level.is_collection() {
+            self.error(
+                codes::INVALID_SCHED,
+                exec.span,
+                "invalid schedule",
+                format!("{} has nothing to schedule over", shape.level.describe()),
+            );
+            return;
+        }
+        let mut out = domain.clone();
+        let mut bdims = Vec::new();
+        for d in dims {
+            match shape.dims.iter().find(|(n, _)| n == d) {
+                Some((_, size)) if !bdims.iter().any(|(n, _): &(DimName, Nat)| n == d) => {
+                    bdims.push((*d, size.clone()));
+                    out = out.with(Step::Forall(*d));
+                }
+                _ => {
+                    let have: Vec<String> = shape.dims.iter().map(|(n, _)| n.letter().to_string()).collect();
+                    self.error(
+                        codes::INVALID_SCHED,
+                        exec.span,
+                        format!("cannot schedule over dimension `{}`", d.letter()),
+                        format!("{} has unscheduled dimensions {{{}}}", shape.level.describe(), have.join(", ")),
+                    );
+                    return;
+                }
+            }
+        }
+        out.name = var.name.clone();
+        let b = self.binders.len();
+        let key = collection_key(&domain);
+        self.binders.push(Binder {
+            name: var.name.clone(),
+            exec: out.clone(),
+            dims: bdims,
+            distributing: true,
+            span: var.span,
+            key,
+        });
+        self.frames.push(Frame::Sched(b));
+        let saved = std::mem::replace(&mut self.current, out);
+        self.block(body, Some(&Ty::UNIT));
+        self.current = saved;
+        self.frames.pop();
+    }
+
+    fn split(&mut self, dim: DimName, exec: &ast::ExecExpr, at: &ast::Nat, arms: &[ast::SplitArm; 2], span: Span) {
+        if !self.on_gpu() {
+            self.error(codes::WRONG_EXEC, span, "`split` outside of GPU code", "executed by `cpu.thread`");
+            return;
+        }
+        let Some(ex) = self.resolve_exec(exec) else { return };
+        if !ex.within(&self.current) {
+            let here = self.current.to_string();
+            self.error(
+                codes::WRONG_EXEC,
+                exec.span,
+                format!("cannot split `{ex}` here"),
+                format!("this code is executed by `{here}`"),
+            );
+            return;
+        }
+        let Ok((domain, shape)) = ex.sched_domain().and_then(|d| d.shape().map(|s| (d, s))) else {
+            self.error(codes::INVALID_SCHED, exec.span, "invalid split", "not an execution resource that can be split");
+            return;
+        };
+        let Some((_, size)) = shape.dims.iter().find(|(n, _)| *n == dim).cloned() else {
+            self.error(
+                codes::INVALID_SCHED,
+                exec.span,
+                format!("cannot split along `{}`", dim.letter()),
+                format!("{} has no unscheduled dimension `{}`", shape.level.describe(), dim.letter()),
+            );
+            return;
+        };
+        let Some(pos) = self.lower_nat(at) else { return };
+        if self.facts.le(&pos, &size) != Truth::Proven {
+            self.error(
+                codes::TAKE_OUT_OF_BOUNDS,
+                at.span,
+                "split position out of bounds",
+                format!("cannot prove `{pos} <= {size}`"),
+            );
+            return;
+        }
+        let split_span = Span { hi: exec.span.hi, ..span };
+        let what = exec_text(exec);
+        for (i, arm) in arms.iter().enumerate() {
+            let range = if i == 0 {
+                Step::Range(Nat::lit(0), pos.clone(), dim)
+            } else {
+                Step::Range(pos.clone(), size.clone(), dim)
+            };
+            let mut arm_exec = domain.with(range);
+            arm_exec.name = arm.name.name.clone();
+            let b = self.binders.len();
+            self.binders.push(Binder {
+                name: arm.name.name.clone(),
+                exec: arm_exec.clone(),
+                dims: Vec::new(),
+                distributing: false,
+                span: arm.name.span,
+                key: collection_key(&domain),
+            });
+            self.frames.push(Frame::Arm { binder: b, span: split_span, what: what.clone() });
+            let saved = std::mem::replace(&mut self.current, arm_exec);
+            self.expr(&arm.body, Some(&Ty::UNIT));
+            self.current = saved;
+            self.frames.pop();
+        }
+    }
+
+    fn sync(&mut self, target: Option<&ast::ExecExpr>, span: Span) {
+        if !self.on_gpu() {
+            self.error(
+                codes::INVALID_SYNC_TARGET,
+                span,
+                "`sync` outside of GPU code",
+                "the CPU thread has nothing to synchronize with",
+            );
+            return;
+        }
+        // `sync` alone synchronizes the innermost block (or warp).
+        let target_binder = match target {
+            Some(t) => match (&t.base, t.path.is_empty()) {
+                (ast::ExecBase::Var(id), true) => match self.binder_named(&id.name) {
+                    Some(b) => b,
+                    None => {
+                        self.resolve_exec(t);
+                        return;
+                    }
+                },
+                _ => {
+                    let text = exec_text(t);
+                    self.error(
+                        codes::INVALID_SYNC_TARGET,
+                        t.span,
+                        format!("cannot synchronize `{text}`"),
+                        "only a whole block or warp can be synchronized",
+                    );
+                    return;
+                }
+            },
+            None => {
+                let found = (0..self.binders.len()).rev().find(|&i| {
+                    self.binder_in_scope(&self.binders[i])
+                        && matches!(self.binders[i].exec.shape().map(|s| s.level), Ok(Level::Block | Level::Warp))
+                });
+                match found {
+                    Some(b) => b,
+                    None => {
+                        self.error(
+                            codes::INVALID_SYNC_TARGET,
+                            span,
+                            "nothing to synchronize",
+                            "`sync` must be inside a block or warp",
+                        );
+                        return;
+                    }
+                }
+            }
+        };
+        let tb = self.binders[target_binder].clone();
+        let level = tb.exec.shape().map(|s| s.level).unwrap_or(Level::Any);
+        if !matches!(level, Level::Block | Level::Warp) {
+            self.error(
+                codes::INVALID_SYNC_TARGET,
+                target.map_or(span, |t| t.span),
+                format!("cannot synchronize `{}`", tb.name),
+                format!("`{}` is {}; only a whole block or warp can be synchronized", tb.name, level.describe()),
+            );
+            return;
+        }
+        if !self.current.within(&tb.exec) {
+            self.error(
+                codes::WRONG_EXEC,
+                span,
+                format!("cannot synchronize `{}` from here", tb.name),
+                "this code is not executed by its threads",
+            );
+            return;
+        }
+        if !self.in_unsafe() {
+            // T-SYNC: every thread of the target must reach the barrier: no split or
+            // thread-dependent condition between the target and this point.
+            let start = self
+                .frames
+                .iter()
+                .position(|f| matches!(f, Frame::Sched(b) if *b == target_binder))
+                .map_or(0, |i| i + 1);
+            for f in self.frames[start..].iter().rev() {
+                match f {
+                    Frame::Arm { span: s, what, .. } => {
+                        let d = Diagnostic::error(
+                            codes::BARRIER_NOT_ALLOWED,
+                            "barrier not allowed here",
+                            span,
+                            format!("`sync` not performed by all threads in the {}", level_noun(level)),
+                        )
+                        .with_label(*s, format!("`{what}` is split here"));
+                        self.report(d);
+                        return;
+                    }
+                    Frame::Cond { span: s } => {
+                        let d = Diagnostic::error(
+                            codes::BARRIER_NOT_ALLOWED,
+                            "barrier not allowed here",
+                            span,
+                            format!("`sync` not performed by all threads in the {}", level_noun(level)),
+                        )
+                        .with_label(*s, "this condition depends on the executing thread");
+                        self.report(d);
+                        return;
+                    }
+                    Frame::Sched(_) => {}
+                }
+            }
+            if self.current.steps.iter().skip(tb.exec.steps.len()).any(|s| matches!(s, Step::Range(..))) {
+                self.error(
+                    codes::BARRIER_NOT_ALLOWED,
+                    span,
+                    "barrier not allowed here",
+                    "only part of the block executes this",
+                );
+                return;
+            }
+        }
+        self.release(&tb, target_binder);
+    }
+
+    /// After a barrier of `tb`, accesses made by its threads no longer conflict (removeSelectAfter).
+    fn release(&mut self, tb: &Binder, tb_id: usize) {
+        let chain = self.chain();
+        let depth_of_target = chain.iter().position(|b| *b == tb_id).map_or(0, |i| i + 1);
+        let vars = &self.vars;
+        self.accesses.retain_mut(|a| {
+            if let Some(i) = a.place.steps.iter().position(|s| matches!(s, PStep::Select(e, _) if *e == tb.exec)) {
+                a.place.steps.truncate(i + 1);
+                a.truncated = true;
+                return true;
+            }
+            let owned_below = match &vars[a.place.root].owner {
+                Owner::Exec(e) => e.within(&tb.exec),
+                Owner::Chain(k) => *k >= depth_of_target,
+            };
+            !owned_below
+        });
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Control flow
+
+    fn cond(&mut self, c: &ast::Expr) -> bool {
+        let saved = std::mem::replace(&mut self.varying, false);
+        let t = self.expr(c, Some(&Ty::BOOL));
+        if t != Ty::BOOL && !t.is_error() {
+            self.mismatch(c.span, &Ty::BOOL, &t);
+        }
+        let varying = self.varying && self.on_gpu();
+        self.varying = saved || varying;
+        varying
+    }
+
+    fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
+        let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
+        let saved_facts = self.facts.clone();
+        let v = Nat::var(&var.name);
+        let _ = self.facts.add_le(&a, &v);
+        let _ = self.facts.add_lt(&v, &b);
+        let trips = b.sub(&a).ok();
+        let one_or_less = trips.as_ref().is_some_and(|t| self.facts.le(t, &Nat::lit(1)) == Truth::Proven);
+        self.push_scope();
+        self.loop_nats.push(var.name.clone());
+        let level = self.level();
+        self.declare(Var {
+            name: var.name.clone(),
+            ty: Ty::Nat,
+            owner: Owner::Chain(self.chain().len()),
+            level,
+            mutable: false,
+            moved: None,
+            alias: None,
+            nat: Some(v),
+            span: var.span,
+            depth: self.scopes.len(),
+        });
+        // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
+        // most once has no next iteration.
+        let passes = if one_or_less { 1 } else { 2 };
+        for _ in 0..passes {
+            self.block(body, Some(&Ty::UNIT));
+        }
+        self.loop_nats.pop();
+        self.pop_scope();
+        self.facts = saved_facts;
+    }
+
+    fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
+        for _ in 0..2 {
+            let varying = self.cond(c);
+            if varying {
+                self.frames.push(Frame::Cond { span: c.span });
+            }
+            self.block(body, Some(&Ty::UNIT));
+            if varying {
+                self.frames.pop();
+            }
+        }
+    }
+
+    fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
+        let varying = self.cond(c);
+        if varying {
+            self.frames.push(Frame::Cond { span: c.span });
+        }
+        let t = self.block(then, expected);
+        let result = match els {
+            Some(e) => {
+                let et = self.expr(e, Some(&t));
+                if !self.compatible(&t, &et) {
+                    self.mismatch(e.span, &t, &et);
+                }
+                t
+            }
+            None => Ty::UNIT,
+        };
+        if varying {
+            self.frames.pop();
+        }
+        result
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Calls and launches
+
+    fn call(
+        &mut self,
+        func: &[ast::Ident],
+        generics: &[ast::GenericArg],
+        exec: Option<&ast::ExecExpr>,
+        launch: Option<&ast::Launch>,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Ty {
+        let path = func.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+        let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.as_str(), |(_, n)| n);
+        let fspan = func.first().map_or(span, |f| f.span.to(func.last().map_or(f.span, |l| l.span)));
+        let Some(sig) = self.prog.fns.get(name).cloned() else {
+            self.error(
+                codes::UNKNOWN_NAME,
+                fspan,
+                format!("cannot find function `{path}` in this scope"),
+                "not found in this scope",
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Error;
+        };
+        let kernel = matches!(sig.root, Root::Grid { .. });
+        let mut subst = Subst::default();
+        // Explicit generic arguments, in order.
+        let explicit: Vec<&(String, Kind)> = sig.generics.iter().collect();
+        if generics.len() > explicit.len() {
+            self.error(
+                codes::GENERIC_ARG_COUNT,
+                fspan,
+                format!("`{path}` takes {} generic arguments but {} were given", explicit.len(), generics.len()),
+                "too many generic arguments",
+            );
+        }
+        for (g, (gname, kind)) in generics.iter().zip(explicit) {
+            self.bind_generic(g, gname, *kind, &mut subst);
+        }
+        if let Some(l) = launch {
+            if self.level() != Level::Cpu {
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    "kernels are launched from the CPU",
+                    format!("this code is executed by {}", self.level().describe()),
+                );
+            }
+            let Root::Grid { blocks, threads } = &sig.root else {
+                self.error(
+                    codes::NOT_A_KERNEL,
+                    fspan,
+                    format!("`{path}` is not a kernel"),
+                    "only functions executed by a `gpu.grid` can be launched",
+                );
+                return Ty::Error;
+            };
+            let (gb, gt) = {
+                let mut lower = self.lower();
+                (lower.shape(&l.grid), lower.shape(&l.block))
+            };
+            self.unify_shape(blocks, &gb, &mut subst, l.grid.span, "blocks", &path);
+            self.unify_shape(threads, &gt, &mut subst, l.block.span, "threads", &path);
+        } else {
+            if kernel {
+                self.error(
+                    codes::NOT_A_KERNEL,
+                    fspan,
+                    format!("`{path}` is a kernel and must be launched"),
+                    format!("launch it: `{path}::<<<grid, block>>>(…)`"),
+                );
+            }
+            self.check_call_exec(&sig, exec, fspan, &path);
+        }
+        // Arguments: a launch allocates the shared-memory parameters itself.
+        let params: Vec<&crate::program::ParamSig> =
+            sig.params.iter().filter(|p| !(launch.is_some() && p.exec.is_some())).collect();
+        if params.len() != args.len() {
+            self.error(
+                codes::ARG_COUNT,
+                span,
+                format!(
+                    "`{path}` takes {} argument{} but {} were supplied",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                "wrong number of arguments",
+            );
+        }
+        let mut mismatches = Vec::new();
+        let mut arg_tys = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
+            let t = self.expr(a, expected.as_ref());
+            arg_tys.push(t.clone());
+            if let Some(p) = params.get(i) {
+                let before = subst.nats.len() + subst.tys.len() + subst.mems.len();
+                if !self.unify(&p.ty, &t, &mut subst, &sig) {
+                    mismatches.push((i, self.apply_subst(&p.ty, &subst), t, before));
+                }
+            }
+        }
+        // Two swapped arguments are one mistake: report it once.
+        if mismatches.len() == 2 && mismatches[1].0 == mismatches[0].0 + 1 {
+            let (i, ref want0, ref got0, _) = mismatches[0];
+            let (_, ref want1, ref got1, _) = mismatches[1];
+            if self.compatible(want0, got1) || self.compatible(want1, got0) || same_shape_refs(want0, got1) {
+                let (want0, got0) = (want0.clone(), got0.clone());
+                self.mismatch(args[i].span, &want0, &got0);
+                if let Some(d) = self.diags.last_mut() {
+                    d.notes.push("the two arguments appear to be swapped".into());
+                }
+                mismatches.clear();
+            }
+        }
+        for (i, want, got, _) in mismatches {
+            self.mismatch(args[i].span, &want, &got);
+        }
+        // `where` clauses instantiated at the call site.
+        for (a, op, b, _) in &sig.where_clauses {
+            let (a, b) = (self.subst_nat(a, &subst), self.subst_nat(b, &subst));
+            let truth = match op {
+                ast::CmpOp::Eq => self.facts.equal(&a, &b),
+                ast::CmpOp::Le => self.facts.le(&a, &b),
+                ast::CmpOp::Lt => self.facts.lt(&a, &b),
+                ast::CmpOp::Ge => self.facts.le(&b, &a),
+                ast::CmpOp::Gt => self.facts.lt(&b, &a),
+                ast::CmpOp::Ne => match self.facts.equal(&a, &b) {
+                    Truth::Proven => Truth::Disproven,
+                    Truth::Disproven => Truth::Proven,
+                    Truth::Unknown => Truth::Unknown,
+                },
+            };
+            if truth != Truth::Proven {
+                self.error(
+                    codes::SIZE_NOT_PROVEN,
+                    span,
+                    format!("cannot prove `{a} {} {b}` required by `{path}`", op.symbol()),
+                    "the `where` clause of the callee is not satisfied here",
+                );
+            }
+        }
+        if WARP_COLLECTIVES.contains(&name) {
+            self.check_collective(&path, span);
+        }
+        if matches!(sig.root, Root::Thread) && self.on_gpu() {
+            self.varying = true;
+        }
+        self.apply_subst(&sig.ret, &subst)
+    }
+
+    /// A warp collective needs every lane of one warp: a lane of a `sched` over a warp, with no
+    /// `split` or lane-dependent condition between the warp and the call.
+    fn check_collective(&mut self, path: &str, span: Span) {
+        if self.in_unsafe() || self.level() != Level::Thread {
+            return; // the call's execution resource is checked (and reported) separately
+        }
+        let warp_frame = self.frames.iter().rposition(|f| match f {
+            Frame::Sched(b) => self.binders[*b].exec.shape().is_ok_and(|s| s.level == Level::Warp),
+            _ => false,
+        });
+        let warp_is_fn = matches!(self.sig.root, Root::Warp);
+        let Some(start) = warp_frame.map(|i| i + 1).or(if warp_is_fn { Some(0) } else { None }) else {
+            self.error(
+                codes::COLLECTIVE_NOT_ALLOWED,
+                span,
+                "collective operation not allowed here",
+                format!("`{path}` must be executed by the lanes of a warp: schedule over `block.to_warps`, then over the warp's lanes"),
+            );
+            return;
+        };
+        for f in self.frames[start..].iter().rev() {
+            let (s, why) = match f {
+                Frame::Arm { span, what, .. } => (*span, format!("`{what}` is split here")),
+                Frame::Cond { span } => (*span, "this condition depends on the executing lane".to_string()),
+                Frame::Sched(_) => continue,
+            };
+            self.report(
+                Diagnostic::error(
+                    codes::COLLECTIVE_NOT_ALLOWED,
+                    "collective operation not allowed here",
+                    span,
+                    format!("`{path}` not performed by all lanes of the warp"),
+                )
+                .with_label(s, why),
+            );
+            return;
+        }
+    }
+
+    fn bind_generic(&mut self, g: &ast::GenericArg, name: &str, kind: Kind, s: &mut Subst) {
+        match (g, kind) {
+            (ast::GenericArg::Nat(n), Kind::Nat) => {
+                if let Some(v) = self.lower_nat(n) {
+                    s.nats.insert(name.to_string(), v);
+                }
+            }
+            (ast::GenericArg::Nat(n), Kind::DataTy) => {
+                // A bare identifier is parsed as a nat; here it names a type variable.
+                if let ast::NatKind::Var(id) = &n.kind {
+                    let t = self.lower_ty(&ast::Ty { kind: ast::TyKind::Var(id.clone()), span: n.span });
+                    s.tys.insert(name.to_string(), t);
+                } else {
+                    self.error(codes::KIND_MISMATCH, n.span, "expected a data type", "this is a natural number");
+                }
+            }
+            (ast::GenericArg::Nat(n), Kind::Mem) => {
+                if let ast::NatKind::Var(id) = &n.kind {
+                    let m = self.lower().mem(&ast::Mem { kind: ast::MemKind::Var(id.clone()), span: n.span });
+                    s.mems.insert(name.to_string(), m);
+                }
+            }
+            (ast::GenericArg::Ty(t), Kind::DataTy) => {
+                let t = self.lower_ty(t);
+                s.tys.insert(name.to_string(), t);
+            }
+            (ast::GenericArg::Mem(m), Kind::Mem) => {
+                let m = self.lower().mem(m);
+                s.mems.insert(name.to_string(), m);
+            }
+            (_, Kind::Prv) => {}
+            (g, k) => {
+                let span = match g {
+                    ast::GenericArg::Nat(n) => n.span,
+                    ast::GenericArg::Ty(t) => t.span,
+                    ast::GenericArg::Mem(m) => m.span,
+                };
+                self.error(
+                    codes::KIND_MISMATCH,
+                    span,
+                    format!("expected a `{}` for `{name}`", k.keyword()),
+                    "wrong kind of generic argument",
+                );
+            }
+        }
+    }
+
+    /// Who may call whom: CPU functions from the CPU, thread functions from one GPU thread, …
+    fn check_call_exec(&mut self, sig: &FnSig, exec: Option<&ast::ExecExpr>, span: Span, path: &str) {
+        if let Some(e) = exec {
+            self.resolve_exec(e);
+        }
+        let level = self.level();
+        let ok = match &sig.root {
+            Root::CpuThread => level == Level::Cpu,
+            Root::Thread => level == Level::Thread || (self.in_unsafe() && level != Level::Cpu),
+            Root::Warp => level == Level::Warp,
+            Root::Block { .. } => level == Level::Block,
+            Root::Any => true,
+            Root::Grid { .. } => true,
+        };
+        if !ok {
+            let needs = match &sig.root {
+                Root::CpuThread => Level::Cpu,
+                Root::Thread => Level::Thread,
+                Root::Warp => Level::Warp,
+                Root::Block { .. } => Level::Block,
+                _ => Level::Any,
+            };
+            let mut d = Diagnostic::error(
+                codes::WRONG_EXEC,
+                format!("`{path}` cannot be called here"),
+                span,
+                format!(
+                    "`{path}` must be executed by {}, but this code is executed by {}",
+                    needs.describe(),
+                    level.describe()
+                ),
+            );
+            if let Some((s, l)) = self.executed_by_label() {
+                d = d.with_label(s, l);
+            }
+            self.report(d);
+        }
+    }
+
+    fn unify_shape(
+        &mut self,
+        want: &[(DimName, Nat)],
+        got: &[(DimName, Nat)],
+        s: &mut Subst,
+        span: Span,
+        what: &str,
+        path: &str,
+    ) {
+        let names = |sh: &[(DimName, Nat)]| sh.iter().map(|(d, _)| d.letter()).collect::<String>();
+        if names(want) != names(got) {
+            self.error(
+                codes::LAUNCH_SHAPE,
+                span,
+                "launch shape does not match the kernel",
+                format!("`{path}` expects {what} along {}, the launch gives {}", names(want), names(got)),
+            );
+            return;
+        }
+        for ((_, w), (_, g)) in want.iter().zip(got) {
+            if !self.unify_nat(w, g, s) {
+                let w = self.subst_nat(w, s);
+                self.error(
+                    codes::LAUNCH_SHAPE,
+                    span,
+                    "launch shape does not match the kernel",
+                    format!("`{path}` expects {w} {what}, the launch gives {g}"),
+                );
+            }
+        }
+    }
+
+    fn unify_nat(&mut self, want: &Nat, got: &Nat, s: &mut Subst) -> bool {
+        if let Some(v) = want.as_var() {
+            if let Some(bound) = s.nats.get(v) {
+                return self.facts.equal(bound, got) == Truth::Proven;
+            }
+            if self.sig_generic_is_callee(v, s) {
+                s.nats.insert(v.to_string(), got.clone());
+                return true;
+            }
+        }
+        let w = self.subst_nat(want, s);
+        self.facts.equal(&w, got) == Truth::Proven
+    }
+
+    /// Callee generics are bound lazily; a variable is the callee's while it is unbound.
+    fn sig_generic_is_callee(&self, _v: &str, _s: &Subst) -> bool {
+        true
+    }
+
+    fn subst_nat(&self, n: &Nat, s: &Subst) -> Nat {
+        // Rename first so a callee variable named like a caller variable is not captured.
+        let mut out = n.clone();
+        for name in s.nats.keys() {
+            if let Ok(r) = out.subst(name, &Nat::var(&format!("\u{1}{name}"))) {
+                out = r;
+            }
+        }
+        for (name, v) in &s.nats {
+            if let Ok(r) = out.subst(&format!("\u{1}{name}"), v) {
+                out = r;
+            }
+        }
+        out
+    }
+
+    fn apply_subst(&self, t: &Ty, s: &Subst) -> Ty {
+        match t {
+            Ty::Var(v) => s.tys.get(v).cloned().unwrap_or_else(|| t.clone()),
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.apply_subst(t, s)).collect()),
+            Ty::Array(e, n) => Ty::Array(Box::new(self.apply_subst(e, s)), self.subst_nat(n, s)),
+            Ty::ViewArray(e, n) => Ty::ViewArray(Box::new(self.apply_subst(e, s)), self.subst_nat(n, s)),
+            Ty::Ref { own, mem, ty } => {
+                Ty::Ref { own: *own, mem: subst_mem(mem, s), ty: Box::new(self.apply_subst(ty, s)) }
+            }
+            Ty::At(e, m) => Ty::At(Box::new(self.apply_subst(e, s)), subst_mem(m, s)),
+            other => other.clone(),
+        }
+    }
+
+    /// Unifies a callee parameter type with an argument type, binding the callee's generics.
+    fn unify(&mut self, p: &Ty, a: &Ty, s: &mut Subst, sig: &FnSig) -> bool {
+        if a.is_error() || p.is_error() {
+            return true;
+        }
+        match (p, a) {
+            (Ty::Var(v), _) if sig.generics.iter().any(|(g, _)| g == v) => match s.tys.get(v).cloned() {
+                Some(bound) => self.compatible(&bound, a),
+                None => {
+                    s.tys.insert(v.clone(), a.defaulted());
+                    true
+                }
+            },
+            (Ty::Tuple(ps), Ty::Tuple(as_)) => {
+                ps.len() == as_.len() && ps.iter().zip(as_).all(|(p, a)| self.unify(p, a, s, sig))
+            }
+            (Ty::Array(pe, pn), Ty::Array(ae, an)) | (Ty::ViewArray(pe, pn), Ty::ViewArray(ae, an)) => {
+                self.unify(pe, ae, s, sig) && self.unify_nat(pn, an, s)
+            }
+            (Ty::Ref { own: po, mem: pm, ty: pt }, Ty::Ref { own: ao, mem: am, ty: at }) => {
+                let own_ok = *po == Ownership::Shrd || *ao == Ownership::Uniq;
+                let mem_ok = match pm {
+                    Mem::Var(v) if sig.generics.iter().any(|(g, _)| g == v) => match s.mems.get(v) {
+                        Some(m) => m == am,
+                        None => {
+                            s.mems.insert(v.clone(), am.clone());
+                            true
+                        }
+                    },
+                    m => m == am,
+                };
+                own_ok && mem_ok && self.unify(pt, at, s, sig)
+            }
+            (Ty::At(pt, pm), Ty::At(at, am)) => pm == am && self.unify(pt, at, s, sig),
+            _ => self.compatible(p, a),
+        }
+    }
+
+    /// `found` can be used where `expected` is required (no generics to bind).
+    fn compatible(&self, expected: &Ty, found: &Ty) -> bool {
+        match (expected, found) {
+            (Ty::Error, _) | (_, Ty::Error) => true,
+            (e, Ty::IntLit | Ty::Nat) => e.is_int(),
+            (Ty::IntLit | Ty::Nat, f) => f.is_int(),
+            (e, Ty::FloatLit) => e.is_float(),
+            (Ty::FloatLit, f) => f.is_float(),
+            (Ty::Scalar(a), Ty::Scalar(b)) => a == b,
+            (Ty::Var(a), Ty::Var(b)) => a == b,
+            (Ty::Tuple(a), Ty::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.compatible(x, y)),
+            (Ty::Array(a, n), Ty::Array(b, m)) | (Ty::ViewArray(a, n), Ty::ViewArray(b, m)) => {
+                self.compatible(a, b) && self.facts.equal(n, m) == Truth::Proven
+            }
+            (Ty::Ref { own: o1, mem: m1, ty: t1 }, Ty::Ref { own: o2, mem: m2, ty: t2 }) => {
+                (*o1 == Ownership::Shrd || *o2 == Ownership::Uniq) && m1 == m2 && self.compatible(t1, t2)
+            }
+            (Ty::At(a, m), Ty::At(b, n)) => m == n && self.compatible(a, b),
+            _ => false,
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Views
+
+    /// Applies a view to an array type; returns the new type and the basic views it expands to.
+    fn apply_view(&mut self, ty: &Ty, v: &ast::ViewRef, env: &HashMap<String, Nat>) -> Option<(Ty, Vec<ViewApp>)> {
+        let mut nats = Vec::new();
+        for n in &v.nat_args {
+            nats.push(self.view_nat(n, env)?);
+        }
+        let name = v.name.name.as_str();
+        let basic: Option<&'static str> = match name {
+            "group" | "grp" => Some("group"),
+            "take_left" => Some("take_left"),
+            "take_right" => Some("take_right"),
+            "transpose" | "transp" => Some("transpose"),
+            "reverse" | "rev" => Some("reverse"),
+            "map" => Some("map"),
+            "to_view" => Some("to_view"),
+            _ => None,
+        };
+        let Some(basic) = basic else {
+            return self.apply_named_view(ty, v, nats);
+        };
+        let want_nats = usize::from(matches!(basic, "group" | "take_left" | "take_right"));
+        if nats.len() != want_nats
+            || (basic == "map") != (v.view_args.len() == 1)
+            || (basic != "map" && !v.view_args.is_empty())
+        {
+            self.error(
+                codes::GENERIC_ARG_COUNT,
+                v.span,
+                format!("wrong arguments for view `{name}`"),
+                match basic {
+                    "group" | "take_left" | "take_right" => format!("write `{name}::<n>`"),
+                    "map" => "write `map(view)`".into(),
+                    _ => format!("`{name}` takes no arguments"),
+                },
+            );
+            return None;
+        }
+        let Some((elem, len)) = ty.as_array().map(|(t, n)| (t.clone(), n.clone())) else {
+            self.not_an_array(ty, v.span, "viewed");
+            return None;
+        };
+        let mut args = Vec::new();
+        let out = match basic {
+            "group" => {
+                let k = &nats[0];
+                let divides = self.facts.divides(k, &len) == Truth::Proven || pow2_divides(&self.facts, k, &len);
+                if self.facts.le(&Nat::lit(1), k) != Truth::Proven || !divides {
+                    self.error(
+                        codes::SIZE_NOT_PROVEN,
+                        v.span,
+                        "group size must divide the array length",
+                        format!("cannot prove that {k} divides {len}"),
+                    );
+                    return None;
+                }
+                let groups = len.div(k).ok()?;
+                Ty::ViewArray(Box::new(Ty::ViewArray(Box::new(elem), k.clone())), groups)
+            }
+            "take_left" | "take_right" => {
+                let k = &nats[0];
+                if self.facts.le(k, &len) != Truth::Proven {
+                    self.error(
+                        codes::TAKE_OUT_OF_BOUNDS,
+                        v.span,
+                        "split position out of bounds",
+                        format!("cannot prove `{k} <= {len}`"),
+                    );
+                    return None;
+                }
+                let n = if basic == "take_left" { k.clone() } else { len.sub(k).ok()? };
+                Ty::ViewArray(Box::new(elem), n)
+            }
+            "transpose" => {
+                let Some((inner, m)) = elem.as_array().map(|(t, n)| (t.clone(), n.clone())) else {
+                    self.error(
+                        codes::NOT_AN_ARRAY,
+                        v.span,
+                        "`transpose` needs a two-dimensional array",
+                        format!("the elements are `{elem}`"),
+                    );
+                    return None;
+                };
+                Ty::ViewArray(Box::new(Ty::ViewArray(Box::new(inner), len)), m)
+            }
+            "reverse" | "to_view" => Ty::ViewArray(Box::new(elem), len),
+            _ => {
+                let mut t = elem;
+                let mut chain = Vec::new();
+                for inner in &v.view_args[0] {
+                    let (nt, apps) = self.apply_view(&t, inner, env)?;
+                    t = nt;
+                    chain.extend(apps);
+                }
+                args.push(chain);
+                Ty::ViewArray(Box::new(t), len)
+            }
+        };
+        Some((out, vec![ViewApp { name: basic, nats, args }]))
+    }
+
+    fn apply_named_view(&mut self, ty: &Ty, v: &ast::ViewRef, nats: Vec<Nat>) -> Option<(Ty, Vec<ViewApp>)> {
+        let Some(def) = self.prog.views.get(&v.name.name).cloned() else {
+            self.error(codes::UNKNOWN_VIEW, v.name.span, format!("unknown view `{}`", v.name.name), "not a view");
+            return None;
+        };
+        if def.generics.len() != nats.len() || !v.view_args.is_empty() {
+            self.error(
+                codes::GENERIC_ARG_COUNT,
+                v.span,
+                format!(
+                    "view `{}` takes {} size arguments but {} were given",
+                    v.name.name,
+                    def.generics.len(),
+                    nats.len()
+                ),
+                "wrong number of arguments",
+            );
+            return None;
+        }
+        let env: HashMap<String, Nat> = def.generics.iter().cloned().zip(nats).collect();
+        let mut t = ty.clone();
+        let mut apps = Vec::new();
+        for step in &def.body {
+            // Errors inside a named view are reported at its use.
+            let mark = self.diags.len();
+            let r = self.apply_view(&t, step, &env);
+            for d in &mut self.diags[mark..] {
+                d.primary.span = v.span;
+            }
+            let (nt, a) = r?;
+            t = nt;
+            apps.extend(a);
+        }
+        Some((t, apps))
+    }
+
+    /// A view's size argument: view parameters first, then the function's sizes.
+    fn view_nat(&mut self, n: &ast::Nat, env: &HashMap<String, Nat>) -> Option<Nat> {
+        if env.is_empty() {
+            return self.lower_nat(n);
+        }
+        let mut lower = Lower {
+            consts: &self.prog.consts,
+            generics: env.keys().map(|k| (k.clone(), Kind::Nat)).collect(),
+            default_mem: Mem::GpuGlobal,
+            diags: &mut self.diags,
+        };
+        let raw = lower.nat_checked(n)?;
+        let mut out = raw;
+        for k in env.keys() {
+            out = out.subst(k, &Nat::var(&format!("\u{1}{k}"))).ok()?;
+        }
+        for (k, val) in env {
+            out = out.subst(&format!("\u{1}{k}"), val).ok()?;
+        }
+        Some(out)
+    }
+}
+
+/// The collection a resource belongs to: its path without trailing `forall`s and ranges.
+fn collection_key(e: &Exec) -> Exec {
+    let mut steps = e.steps.clone();
+    while matches!(steps.last(), Some(Step::Forall(_) | Step::Range(..))) {
+        steps.pop();
+    }
+    Exec { steps, ..e.clone() }
+}
+
+/// `c * 2^e` divides the constant `b` when the odd part of `c` divides `b` and the power of two
+/// in `c * 2^e` is at most the one in `b`: a linear question about `e` the facts can answer.
+fn pow2_divides(facts: &Facts, a: &Nat, b: &Nat) -> bool {
+    let Some(b) = b.as_const().filter(|b| *b > 0) else { return false };
+    let mut terms = a.terms();
+    let (Some((mono, coeff)), None) = (terms.next(), terms.next()) else { return false };
+    let mut factors = mono.factors();
+    let (Some((crate::nat::Atom::Pow(base, e), 1)), None) = (factors.next(), factors.next()) else { return false };
+    if base.as_const() != Some(2) || coeff <= 0 {
+        return false;
+    }
+    let (twos_b, odd_b) = (b.trailing_zeros() as i128, b >> b.trailing_zeros());
+    let (twos_c, odd_c) = (coeff.trailing_zeros() as i128, coeff >> coeff.trailing_zeros());
+    if odd_b % odd_c != 0 || twos_c > twos_b {
+        return false;
+    }
+    facts.le(e, &Nat::lit((twos_b - twos_c) as u64)) == Truth::Proven
+}
+
+fn subst_mem(m: &Mem, s: &Subst) -> Mem {
+    match m {
+        Mem::Var(v) => s.mems.get(v).cloned().unwrap_or_else(|| m.clone()),
+        other => other.clone(),
+    }
+}
+
+/// Does `t` still mention a generic of `sig` (so it cannot guide literal typing yet)?
+fn has_vars(t: &Ty, sig: &FnSig) -> bool {
+    match t {
+        Ty::Var(v) => sig.generics.iter().any(|(g, _)| g == v),
+        Ty::Tuple(ts) => ts.iter().any(|t| has_vars(t, sig)),
+        Ty::Array(e, n) | Ty::ViewArray(e, n) => {
+            has_vars(e, sig) || n.vars().iter().any(|v| sig.generics.iter().any(|(g, _)| **g == **v))
+        }
+        Ty::Ref { mem, ty, .. } => matches!(mem, Mem::Var(_)) || has_vars(ty, sig),
+        Ty::At(e, _) => has_vars(e, sig),
+        _ => false,
+    }
+}
+
+fn same_shape_refs(a: &Ty, b: &Ty) -> bool {
+    matches!((a, b), (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 == m2)
+}
+
+fn prefix_overlap(a: &[PStep], b: &[PStep]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+fn level_noun(l: Level) -> &'static str {
+    if l == Level::Warp {
+        "warp"
+    } else {
+        "block"
+    }
+}
+
+fn exec_text(e: &ast::ExecExpr) -> String {
+    let mut s = match &e.base {
+        ast::ExecBase::Var(id) => id.name.clone(),
+        ast::ExecBase::CpuThread => "cpu.thread".into(),
+        ast::ExecBase::Grid(..) => "gpu.grid".into(),
+    };
+    for step in &e.path {
+        s.push_str(match step {
+            ast::ExecStep::Blocks => ".blocks",
+            ast::ExecStep::Threads => ".threads",
+            ast::ExecStep::Warps => ".warps",
+            ast::ExecStep::Lanes => ".lanes",
+            ast::ExecStep::ToThreads => ".to_threads",
+            ast::ExecStep::ToWarps => ".to_warps",
+            ast::ExecStep::Forall(_) => ".forall(…)",
+            ast::ExecStep::Range(..) => "[…]",
+        });
+    }
+    s
+}

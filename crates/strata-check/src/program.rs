@@ -1,0 +1,382 @@
+//! The program environment: every function signature, named view and constant, with types
+//! lowered from the AST into the checker's representation.
+
+use crate::exec::{Root, Shape};
+use crate::nat::Nat;
+use crate::ty::{Mem, Ty};
+use std::collections::HashMap;
+use std::rc::Rc;
+use strata_diag::{codes, Diagnostic, FileId, Span};
+use strata_syntax::ast::{self, CmpOp, Kind, Ownership};
+
+/// The prelude's source, parsed before every program.
+pub const PRELUDE: &str = include_str!("prelude.strata");
+
+/// Prelude functions every lane of a warp must execute together.
+pub const WARP_COLLECTIVES: &[&str] = &["shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot"];
+
+/// Paths that name prelude functions: `CpuHeap::new(v)` calls `cpu_heap_new(v)`.
+pub const PATH_ALIASES: &[(&str, &str)] =
+    &[("CpuHeap::new", "cpu_heap_new"), ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy")];
+
+#[derive(Debug)]
+pub struct ParamSig {
+    pub name: String,
+    pub ty: Ty,
+    /// `[grid.blocks.forall(X)] tmp: …`: owned by each such sub-resource; allocated by the launch.
+    pub exec: Option<ast::ExecExpr>,
+    pub mutable: bool,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct FnSig {
+    pub name: String,
+    pub generics: Vec<(String, Kind)>,
+    pub params: Vec<ParamSig>,
+    pub exec_name: String,
+    pub root: Root,
+    pub ret: Ty,
+    pub where_clauses: Vec<(Nat, CmpOp, Nat, Span)>,
+    pub span: Span,
+    pub builtin: bool,
+}
+
+#[derive(Debug)]
+pub struct ViewDef {
+    pub generics: Vec<String>,
+    pub body: Vec<ast::ViewRef>,
+}
+
+#[derive(Default)]
+pub struct Program {
+    pub fns: HashMap<String, Rc<FnSig>>,
+    pub views: HashMap<String, Rc<ViewDef>>,
+    pub consts: HashMap<String, u64>,
+}
+
+/// Lowers AST types, nats and execution types under a set of generic parameters.
+pub struct Lower<'a> {
+    pub consts: &'a HashMap<String, u64>,
+    pub generics: HashMap<String, Kind>,
+    /// Memory space of a reference type written without one.
+    pub default_mem: Mem,
+    pub diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Lower<'_> {
+    fn unknown(&mut self, id: &ast::Ident, what: &str) {
+        self.diags.push(Diagnostic::error(
+            codes::UNKNOWN_NAME,
+            format!("cannot find {what} `{}` in this scope", id.name),
+            id.span,
+            "not found in this scope",
+        ));
+    }
+
+    fn wrong_kind(&mut self, id: &ast::Ident, want: Kind, got: Kind) {
+        self.diags.push(Diagnostic::error(
+            codes::KIND_MISMATCH,
+            format!("`{}` is a `{}`, expected a `{}`", id.name, got.keyword(), want.keyword()),
+            id.span,
+            format!("expected a `{}`", want.keyword()),
+        ));
+    }
+
+    pub fn nat(&mut self, n: &ast::Nat) -> Nat {
+        self.nat_checked(n).unwrap_or_else(|| Nat::lit(0))
+    }
+
+    /// Lowers a nat; `None` after reporting an error.
+    pub fn nat_checked(&mut self, n: &ast::Nat) -> Option<Nat> {
+        let r = match &n.kind {
+            ast::NatKind::Lit(v) => Ok(Nat::lit(*v)),
+            ast::NatKind::Var(id) => {
+                if let Some(k) = self.generics.get(&id.name) {
+                    if *k != Kind::Nat {
+                        self.wrong_kind(id, Kind::Nat, *k);
+                        return None;
+                    }
+                    Ok(Nat::var(&id.name))
+                } else if let Some(v) = self.consts.get(&id.name) {
+                    Ok(Nat::lit(*v))
+                } else {
+                    self.unknown(id, "size");
+                    return None;
+                }
+            }
+            ast::NatKind::Bin(op, a, b) => {
+                let a = self.nat_checked(a)?;
+                let b = self.nat_checked(b)?;
+                match op {
+                    ast::NatOp::Add => a.add(&b),
+                    ast::NatOp::Sub => a.sub(&b),
+                    ast::NatOp::Mul => a.mul(&b),
+                    ast::NatOp::Div => a.div(&b),
+                    ast::NatOp::Rem => a.rem(&b),
+                    ast::NatOp::Pow => a.pow(&b),
+                }
+            }
+            ast::NatKind::Call(f, args) => {
+                let mut out = Vec::new();
+                for a in args {
+                    out.push(self.nat_checked(a)?);
+                }
+                Ok(Nat::call(&f.name, out))
+            }
+        };
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.diags.push(Diagnostic::error(
+                    codes::SIZE_NOT_PROVEN,
+                    format!("invalid size: {e}"),
+                    n.span,
+                    e.to_string(),
+                ));
+                None
+            }
+        }
+    }
+
+    pub fn mem(&mut self, m: &ast::Mem) -> Mem {
+        match &m.kind {
+            ast::MemKind::CpuMem => Mem::CpuMem,
+            ast::MemKind::GpuGlobal => Mem::GpuGlobal,
+            ast::MemKind::GpuShared => Mem::GpuShared,
+            ast::MemKind::GpuLocal => Mem::GpuLocal,
+            ast::MemKind::Var(id) => match self.generics.get(&id.name) {
+                Some(Kind::Mem) => Mem::Var(id.name.clone()),
+                Some(k) => {
+                    let k = *k;
+                    self.wrong_kind(id, Kind::Mem, k);
+                    Mem::Var(id.name.clone())
+                }
+                None => {
+                    self.unknown(id, "memory space");
+                    Mem::Var(id.name.clone())
+                }
+            },
+        }
+    }
+
+    pub fn ty(&mut self, t: &ast::Ty) -> Ty {
+        match &t.kind {
+            ast::TyKind::Scalar(s) => Ty::Scalar(*s),
+            ast::TyKind::Var(id) => match self.generics.get(&id.name) {
+                Some(Kind::DataTy) => Ty::Var(id.name.clone()),
+                Some(k) => {
+                    let k = *k;
+                    self.wrong_kind(id, Kind::DataTy, k);
+                    Ty::Error
+                }
+                None => {
+                    self.unknown(id, "type");
+                    Ty::Error
+                }
+            },
+            ast::TyKind::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.ty(t)).collect()),
+            ast::TyKind::Array(t, n) => Ty::Array(Box::new(self.ty(t)), self.nat(n)),
+            ast::TyKind::ViewArray(t, n) => Ty::ViewArray(Box::new(self.ty(t)), self.nat(n)),
+            ast::TyKind::Ref(r) => {
+                if let Some(ast::Prv::Var(id)) = &r.prv {
+                    match self.generics.get(&id.name) {
+                        Some(Kind::Prv) => {}
+                        Some(k) => {
+                            let k = *k;
+                            self.wrong_kind(id, Kind::Prv, k);
+                        }
+                        None => self.unknown(id, "provenance"),
+                    }
+                }
+                let mem = match &r.mem {
+                    Some(m) => self.mem(m),
+                    None => self.default_mem.clone(),
+                };
+                Ty::Ref { own: r.own.unwrap_or(Ownership::Shrd), mem, ty: Box::new(self.ty(&r.ty)) }
+            }
+            ast::TyKind::At(t, m) => {
+                let m = self.mem(m);
+                Ty::At(Box::new(self.ty(t)), m)
+            }
+            ast::TyKind::Infer => Ty::Error,
+        }
+    }
+
+    pub fn shape(&mut self, d: &ast::Dim) -> Shape {
+        let mut s: Shape = d.dims.iter().map(|(n, v)| (*n, self.nat(v))).collect();
+        s.sort_by_key(|(n, _)| *n);
+        s
+    }
+
+    pub fn root(&mut self, e: &ast::ExecTy) -> Root {
+        match &e.kind {
+            ast::ExecTyKind::CpuThread => Root::CpuThread,
+            ast::ExecTyKind::Grid(b, t) | ast::ExecTyKind::BlockGrp(b, t) => {
+                Root::Grid { blocks: self.shape(b), threads: self.shape(t) }
+            }
+            ast::ExecTyKind::Block(t) | ast::ExecTyKind::ThreadGrp(t) => Root::Block { threads: self.shape(t) },
+            ast::ExecTyKind::WarpGrp(_) | ast::ExecTyKind::Warp => Root::Warp,
+            ast::ExecTyKind::Thread => Root::Thread,
+            ast::ExecTyKind::Any => Root::Any,
+        }
+    }
+}
+
+impl Program {
+    /// Collects the items of the prelude and of the user's module. `defines` override constants
+    /// (`strata run -D N=4096`).
+    pub fn collect(
+        prelude: &ast::Module,
+        module: &ast::Module,
+        defines: &[(String, u64)],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Program {
+        let mut prog = Program::default();
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        let item_name = |item: &ast::Item| match item {
+            ast::Item::Fn(f) => f.name.name.clone(),
+            ast::Item::Const(c) => c.name.name.clone(),
+            ast::Item::View(v) => v.name.name.clone(),
+        };
+        // A program may define an item the prelude also defines; its own definition wins.
+        let user_names: std::collections::HashSet<String> = module.items.iter().map(item_name).collect();
+        for (builtin, m) in [(true, prelude), (false, module)] {
+            for item in &m.items {
+                let (name, span) = match item {
+                    ast::Item::Fn(f) => (&f.name, f.span),
+                    ast::Item::Const(c) => (&c.name, c.span),
+                    ast::Item::View(v) => (&v.name, v.span),
+                };
+                if builtin && user_names.contains(&name.name) {
+                    continue;
+                }
+                if let Some(prev) = seen.get(&name.name) {
+                    diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE_DEFINITION,
+                            format!("`{}` is defined more than once", name.name),
+                            name.span,
+                            "defined again here",
+                        )
+                        .with_label(*prev, if builtin { "first defined here" } else { "previous definition here" }),
+                    );
+                    continue;
+                }
+                seen.insert(name.name.clone(), span);
+                match item {
+                    ast::Item::Const(c) => {
+                        let value = match defines.iter().find(|(n, _)| *n == c.name.name) {
+                            Some((_, v)) => *v,
+                            None => {
+                                let mut lower = Lower {
+                                    consts: &prog.consts,
+                                    generics: HashMap::new(),
+                                    default_mem: Mem::CpuMem,
+                                    diags,
+                                };
+                                let n = lower.nat(&c.value);
+                                match n.eval(&|_| None) {
+                                    Ok(v) => v,
+                                    Err(e) => {
+                                        diags.push(Diagnostic::error(
+                                            codes::SIZE_NOT_PROVEN,
+                                            format!(
+                                                "constant `{}` must be a natural number known at compile time",
+                                                c.name.name
+                                            ),
+                                            c.value.span,
+                                            e.to_string(),
+                                        ));
+                                        0
+                                    }
+                                }
+                            }
+                        };
+                        prog.consts.insert(c.name.name.clone(), value);
+                    }
+                    ast::Item::View(v) => {
+                        let generics = v.generics.iter().map(|g| g.name.name.clone()).collect();
+                        prog.views.insert(v.name.name.clone(), Rc::new(ViewDef { generics, body: v.body.clone() }));
+                    }
+                    ast::Item::Fn(_) => {}
+                }
+            }
+        }
+        for (builtin, m) in [(true, prelude), (false, module)] {
+            for item in &m.items {
+                if let ast::Item::Fn(f) = item {
+                    if prog.fns.contains_key(&f.name.name) || (builtin && user_names.contains(&f.name.name)) {
+                        continue;
+                    }
+                    let sig = Self::signature(f, builtin, &prog.consts, diags);
+                    prog.fns.insert(f.name.name.clone(), Rc::new(sig));
+                }
+            }
+        }
+        prog
+    }
+
+    fn signature(f: &ast::FnDecl, builtin: bool, consts: &HashMap<String, u64>, diags: &mut Vec<Diagnostic>) -> FnSig {
+        let mut generics = HashMap::new();
+        let mut list = Vec::new();
+        for g in &f.generics {
+            if generics.insert(g.name.name.clone(), g.kind).is_some() {
+                diags.push(Diagnostic::error(
+                    codes::DUPLICATE_DEFINITION,
+                    format!("generic parameter `{}` is declared twice", g.name.name),
+                    g.name.span,
+                    "declared again here",
+                ));
+            }
+            list.push((g.name.name.clone(), g.kind));
+        }
+        let on_gpu = !matches!(f.exec.as_ref().map(|e| &e.ty.kind), None | Some(ast::ExecTyKind::CpuThread));
+        let mut lower =
+            Lower { consts, generics, default_mem: if on_gpu { Mem::GpuGlobal } else { Mem::CpuMem }, diags };
+        let root = f.exec.as_ref().map_or(Root::CpuThread, |e| lower.root(&e.ty));
+        let exec_name = f.exec.as_ref().map_or_else(|| "t".to_string(), |e| e.name.name.clone());
+        let mut params: Vec<ParamSig> = Vec::new();
+        for p in &f.params {
+            if params.iter().any(|q| q.name == p.name.name) {
+                lower.diags.push(Diagnostic::error(
+                    codes::DUPLICATE_DEFINITION,
+                    format!("parameter `{}` is declared twice", p.name.name),
+                    p.name.span,
+                    "declared again here",
+                ));
+            }
+            let ty = lower.ty(&p.ty);
+            params.push(ParamSig {
+                name: p.name.name.clone(),
+                ty,
+                exec: p.exec.clone(),
+                mutable: p.mutable,
+                span: p.span,
+            });
+        }
+        let ret = f.ret.as_ref().map_or(Ty::UNIT, |t| lower.ty(t));
+        let mut where_clauses = Vec::new();
+        for c in &f.where_clauses {
+            if let (Some(a), Some(b)) = (lower.nat_checked(&c.lhs), lower.nat_checked(&c.rhs)) {
+                where_clauses.push((a, c.op, b, c.span));
+            }
+        }
+        FnSig {
+            name: f.name.name.clone(),
+            generics: list,
+            params,
+            exec_name,
+            root,
+            ret,
+            where_clauses,
+            span: f.name.span,
+            builtin,
+        }
+    }
+}
+
+/// Parses the prelude; it is part of the compiler, so an error in it is a bug caught by tests.
+pub fn parse_prelude(file: FileId) -> ast::Module {
+    strata_syntax::parse(file, PRELUDE).module
+}
