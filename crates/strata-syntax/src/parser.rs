@@ -1307,7 +1307,7 @@ impl<'a> Parser<'a> {
         // On a new line the `;` was most likely just forgotten: go on with the next statement.
         // On the same line the statement is garbled: skip the rest of it.
         let same_line = self.src.get(at.hi as usize..t.span.lo as usize).is_some_and(|gap| !gap.contains('\n'));
-        if same_line && !self.erase {
+        if same_line {
             self.recover_stmt();
         }
         Ok(Some(Stmt::Expr { expr, semi: true }))

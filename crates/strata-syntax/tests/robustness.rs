@@ -308,9 +308,9 @@ fn excerpt(src: &str) -> String {
 
 /// Runs `check` over `inputs` on one thread with a 2 MiB stack, with a watchdog against hangs.
 /// Returns the failures: (label, excerpt of the input, what went wrong).
-fn run_on_small_stack<F>(inputs: Vec<(String, String)>, check: F) -> Vec<(String, String, String)>
+fn run_on_small_stack<F>(inputs: Vec<(String, String)>, mut check: F) -> Vec<(String, String, String)>
 where
-    F: Fn(&str, &str) -> Option<String> + Send + 'static,
+    F: FnMut(&str, &str) -> Option<String> + Send + 'static,
 {
     let current = Arc::new(Mutex::new(None::<(String, String)>));
     let (tx, rx) = mpsc::channel::<Option<(String, String, String)>>();
@@ -387,14 +387,20 @@ fn mutants_never_panic_or_hang() {
     let start = Instant::now();
     let slowest = Arc::new(Mutex::new((Duration::ZERO, String::new())));
     let slowest_w = Arc::clone(&slowest);
-    let failures = run_on_small_stack(inputs, move |label, src| match parse_guarded(src) {
-        Err(panic) => Some(format!("panicked: {panic}")),
-        Ok((_, t)) => {
-            let mut s = slowest_w.lock().unwrap_or_else(|e| e.into_inner());
-            if t > s.0 {
-                *s = (t, label.to_string());
+    let mut count = 0usize;
+    let failures = run_on_small_stack(inputs, move |label, src| {
+        count += 1;
+        match parse_guarded(src) {
+            Err(panic) => Some(format!("panicked: {panic}")),
+            Ok((_, t)) if t > PER_INPUT_LIMIT => Some(format!("took {t:?} (limit {PER_INPUT_LIMIT:?})")),
+            Ok((codes, t)) => {
+                let mut s = slowest_w.lock().unwrap_or_else(|e| e.into_inner());
+                if t > s.0 {
+                    *s = (t, label.to_string());
+                }
+                // Every 4th input (to keep the test fast): the erased parse must agree.
+                (count % 4 == 0).then(|| erased_disagrees(src, codes)).flatten()
             }
-            (t > PER_INPUT_LIMIT).then(|| format!("took {t:?} (limit {PER_INPUT_LIMIT:?})"))
         }
     });
     let slowest = slowest.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -408,6 +414,32 @@ fn mutants_never_panic_or_hang() {
         slowest.1
     );
     report(&failures);
+}
+
+/// `parse_erased` must report the same diagnostics as `parse` (only spans may differ): the
+/// formatter's round-trip tests compare erased trees. `codes` are those of the normal parse.
+fn erased_disagrees(src: &str, mut codes: Vec<String>) -> Option<String> {
+    let erased = panic::catch_unwind(AssertUnwindSafe(|| strata_syntax::parse_erased(src)));
+    let Ok(erased) = erased else {
+        return Some("parse_erased panicked".into());
+    };
+    let mut erased_codes: Vec<String> = erased.diagnostics.iter().map(|d| d.code.as_str().to_string()).collect();
+    codes.sort();
+    erased_codes.sort();
+    (codes != erased_codes).then(|| format!("parse reports {codes:?} but parse_erased {erased_codes:?}"))
+}
+
+/// Found by the fuzzer: on a statement missing its `;` with more on the same line, the erased
+/// parse did not skip the rest of the statement and reported one error per remaining token.
+#[test]
+fn erased_parse_recovers_like_the_normal_parse() {
+    for src in [
+        "fn f() { a b c }",
+        "//@ \nfn main() -[t: cpu.thread]-> () {\n    let mut x = 5;&uniq\n    \n1 =~ E 2   let mut x = 06\n}\n",
+    ] {
+        let (codes, _) = parse_guarded(src).expect("no panic");
+        assert_eq!(erased_disagrees(src, codes), None, "on {src:?}");
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
