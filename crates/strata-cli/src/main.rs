@@ -3,6 +3,8 @@
 //! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
 //! errors. A panic is always a bug.
 
+mod fmt_cmd;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +32,18 @@ enum Command {
         define: Vec<(String, u64)>,
         /// The `.strata` files to check.
         #[arg(required_unless_present = "phases")]
+        files: Vec<PathBuf>,
+    },
+    /// Format programs in the canonical style (to stdout unless `--check` or `--write`).
+    Fmt {
+        /// Change nothing; list the files that are not formatted and exit with 1 if there are any.
+        #[arg(long, conflicts_with = "write")]
+        check: bool,
+        /// Rewrite the files that are not formatted in place.
+        #[arg(long)]
+        write: bool,
+        /// The `.strata` files to format.
+        #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
@@ -78,6 +92,7 @@ fn run(cli: Cli) -> u8 {
             }
             check(&files, format, &define)
         }
+        Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
     }
 }

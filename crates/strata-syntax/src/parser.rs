@@ -1750,9 +1750,38 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// At a `(` in a generic argument list: true if it starts a nat such as `(n + 1) * 2` rather
+    /// than a type — a nat operator or an integer inside it (outside brackets), or a nat
+    /// operator right after its `)`. Types contain neither.
+    fn paren_starts_nat(&self) -> bool {
+        let is_op = |k: Tok| matches!(k, Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Percent | Tok::Caret);
+        let (mut parens, mut brackets) = (0usize, 0usize);
+        let mut i = 0;
+        loop {
+            let k = self.nth(i).kind;
+            match k {
+                Tok::LParen => parens += 1,
+                Tok::RParen => {
+                    parens = parens.saturating_sub(1);
+                    if parens == 0 {
+                        return is_op(self.nth(i + 1).kind);
+                    }
+                }
+                Tok::LBracket => brackets += 1,
+                Tok::RBracket => brackets = brackets.saturating_sub(1),
+                Tok::Int if brackets == 0 => return true,
+                _ if is_op(k) && brackets == 0 => return true,
+                Tok::Eof | Tok::Semi | Tok::LBrace | Tok::RBrace => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
     fn generic_arg(&mut self) -> PResult<GenericArg> {
         let t = self.tok();
         match t.kind {
+            Tok::LParen if self.paren_starts_nat() => Ok(GenericArg::Nat(self.nat()?)),
             Tok::LBracket | Tok::LParen | Tok::Amp => Ok(GenericArg::Ty(self.ty()?)),
             Tok::Ident => {
                 let text = self.text();

@@ -1,0 +1,79 @@
+//! `strata fmt [--check | --write] FILE…`: formats programs in the canonical style.
+//!
+//! Without a flag the formatted text of each file goes to stdout. `--write` rewrites the files
+//! that are not formatted (and leaves the others untouched). `--check` changes nothing: it prints
+//! the name of every file that is not formatted. Exit status: 2 if a file cannot be read or
+//! written, else 1 if a file has syntax errors (which are reported; such a file is not formatted)
+//! or, with `--check`, if a file is not formatted, else 0.
+
+use std::path::{Path, PathBuf};
+use strata_diag::SourceMap;
+
+const EXIT_NOT_FORMATTED: u8 = 1;
+const EXIT_SYNTAX_ERRORS: u8 = 1;
+const EXIT_IO: u8 = 2;
+
+/// What to do with the formatted text.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Print,
+    Check,
+    Write,
+}
+
+/// Runs `strata fmt`; returns the exit status.
+pub fn run(check: bool, write: bool, files: &[PathBuf]) -> u8 {
+    let mode = if check {
+        Mode::Check
+    } else if write {
+        Mode::Write
+    } else {
+        Mode::Print
+    };
+    let mut sources = SourceMap::new();
+    let mut status = 0;
+    for path in files {
+        let code = format_file(path, mode, &mut sources);
+        status = status.max(code);
+    }
+    status
+}
+
+fn format_file(path: &Path, mode: Mode, sources: &mut SourceMap) -> u8 {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", path.display());
+            return EXIT_IO;
+        }
+    };
+    let id = sources.add(path.display().to_string(), text);
+    let source = sources.source(id);
+    let formatted = match strata_syntax::format_source(id, source) {
+        Ok(formatted) => formatted,
+        Err(diags) => {
+            strata_diag::render(&diags, sources);
+            return EXIT_SYNTAX_ERRORS;
+        }
+    };
+    let changed = formatted != source;
+    match mode {
+        Mode::Print => {
+            print!("{formatted}");
+            0
+        }
+        Mode::Check if changed => {
+            println!("{}", path.display());
+            EXIT_NOT_FORMATTED
+        }
+        Mode::Check => 0,
+        Mode::Write if changed => match std::fs::write(path, formatted) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+                EXIT_IO
+            }
+        },
+        Mode::Write => 0,
+    }
+}
