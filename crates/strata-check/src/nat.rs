@@ -69,10 +69,14 @@
 //!   and to `p/g + floor(c0/g) >= 0` when `g` divides every non-constant coefficient.
 //!   `p` is proven non-negative when it is a non-negative constant, when all its
 //!   coefficients are non-negative (every atom is `>= 0`), or when `p - f` has that form
-//!   for a fact `f >= 0`. Otherwise a bounded depth-first search replaces one factor `x`
+//!   for a fact `f >= 0`. Otherwise a bounded best-first search replaces one factor `x`
 //!   of one term `c*x*rest` by a bound: an upper bound `s*x <= B` when `c < 0`, a lower
-//!   bound `s*x >= B` when `c > 0` (the goal is first scaled by `s`). Each step yields a
-//!   goal that implies the previous one, so a success is a proof. Bounds come from the
+//!   bound `s*x >= B` when `c > 0` (the goal is first scaled by `s`), i.e. it subtracts
+//!   `c*rest*(B - s*x)` resp. `c*rest*(s*x - B)`, a non-negative quantity. Each step
+//!   yields a goal that implies the previous one, so a success is a proof. Goals with
+//!   fewer negative terms are expanded first (substituting a variable's upper bound into
+//!   its negative occurrences is what eliminates them; lower bounds of positive terms pay
+//!   for a negative constant, as in `2*k - 1 >= 0` from `k >= 1`). Bounds come from the
 //!   facts and from the atoms themselves: `k*(a/k) <= a`, `k*(a/k) >= a - (k - 1)`,
 //!   `a%k <= k - 1`, `a%k <= a`, `b^e >= e + 1` for a constant `b >= 2`. If the search
 //!   fails, the same search on `-p - 1 >= 0` may show `Disproven`; otherwise `Unknown`.
@@ -86,8 +90,9 @@
 //! Everything else, including nonlinear reasoning the search does not find, products of
 //! inequalities, case splits and the meaning of `f(..)` calls, is `Unknown`, which the
 //! checker reports as "cannot prove". Nothing is ever decided by enumerating values: the
-//! search has a fixed depth ([`SEARCH_DEPTH`]) and node budget ([`SEARCH_BUDGET`]), so
-//! the cost depends only on the size of the expressions and facts.
+//! search has a fixed depth ([`SEARCH_DEPTH`]) and expands at most [`SEARCH_BUDGET`] goals
+//! (each expansion tries every term × factor × bound once), so the cost depends only on
+//! the size of the expressions and facts, never on the values of constants in them.
 
 use std::cmp::Ordering;
 use std::cmp::Reverse;
@@ -97,7 +102,7 @@ use std::rc::Rc;
 
 /// The most terms a normalised polynomial may have; larger results are [`NatError::TooLarge`].
 pub const MAX_TERMS: usize = 512;
-/// The depth of the bound-substitution search in [`Facts::le`].
+/// The most bound substitutions in one proof found by [`Facts::le`] and friends.
 pub const SEARCH_DEPTH: u32 = 8;
 /// The number of goals the bound-substitution search may expand per query.
 pub const SEARCH_BUDGET: usize = 40;
@@ -651,7 +656,7 @@ impl Nat {
                 }
                 // floor(g*a / (g*b)) = floor(a / b): cancel a common constant factor, so that
                 // 16 / (2 * 2^k) and 8 / 2^k are the same atom.
-                let g = self.terms.iter().chain(&divisor.terms).fold(0, |g, (_, c)| gcd(g, c.abs()));
+                let g = self.terms.iter().chain(&divisor.terms).fold(0, |g, (_, c)| gcd(g, *c));
                 if g > 1 {
                     return self.exact_scale_down(g).div(&divisor.exact_scale_down(g));
                 }
@@ -734,6 +739,11 @@ impl Nat {
                 }
                 if self.exact_div(divisor).is_some() {
                     return Ok(Nat::zero());
+                }
+                // (g*a) % (g*b) = g*(a % b)
+                let g = self.terms.iter().chain(&divisor.terms).fold(0, |g, (_, c)| gcd(g, *c));
+                if g > 1 {
+                    return self.exact_scale_down(g).rem(&divisor.exact_scale_down(g))?.scale(g);
                 }
                 if let Some(Atom::Rem(_, d)) = self.as_atom() {
                     if **d == *divisor {

@@ -95,6 +95,9 @@ fn division_rules() {
     assert_eq!(div(&Nat::zero(), &m), Nat::zero());
     assert_eq!(div(&div(&n, &m), &v("k")), div(&n, &mul(&m, &v("k"))));
     assert_eq!(s(&div(&n, &m)), "n/m");
+    let two_m = mul(&l(2), &m);
+    assert_eq!(div(&mul(&l(4), &n), &two_m), div(&mul(&l(2), &n), &m));
+    assert_eq!(rem(&mul(&l(4), &n), &two_m), mul(&l(2), &rem(&mul(&l(2), &n), &m)));
 }
 
 #[test]
