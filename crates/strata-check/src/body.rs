@@ -955,7 +955,7 @@ impl<'p> FnCx<'p> {
                         self.not_an_array(&ty, inner.span, "selected");
                         return None;
                     };
-                    if self.facts.equal(&len, size) != Truth::Proven {
+                    if !self.nat_eq(&len, size) {
                         self.report(
                             Diagnostic::error(
                                 codes::SELECT_SIZE_MISMATCH,
@@ -997,6 +997,11 @@ impl<'p> FnCx<'p> {
                 None
             }
         }
+    }
+
+    /// Size equality: the nat engine, then power-of-two forms.
+    fn nat_eq(&self, a: &Nat, b: &Nat) -> bool {
+        self.facts.equal(a, b) == Truth::Proven || crate::pow2::equal(&self.facts, a, b)
     }
 
     fn not_an_array(&mut self, ty: &Ty, span: Span, what: &str) {
@@ -2210,7 +2215,7 @@ impl<'p> FnCx<'p> {
             (Ty::Var(a), Ty::Var(b)) => a == b,
             (Ty::Tuple(a), Ty::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.compatible(x, y)),
             (Ty::Array(a, n), Ty::Array(b, m)) | (Ty::ViewArray(a, n), Ty::ViewArray(b, m)) => {
-                self.compatible(a, b) && self.facts.equal(n, m) == Truth::Proven
+                self.compatible(a, b) && self.nat_eq(n, m)
             }
             (Ty::Ref { own: o1, mem: m1, ty: t1 }, Ty::Ref { own: o2, mem: m2, ty: t2 }) => {
                 (*o1 == Ownership::Shrd || *o2 == Ownership::Uniq) && m1 == m2 && self.compatible(t1, t2)
@@ -2268,8 +2273,19 @@ impl<'p> FnCx<'p> {
         let out = match basic {
             "group" => {
                 let k = &nats[0];
-                let divides = self.facts.divides(k, &len) == Truth::Proven || pow2_divides(&self.facts, k, &len);
-                if self.facts.le(&Nat::lit(1), k) != Truth::Proven || !divides {
+                let divides =
+                    self.facts.divides(k, &len) == Truth::Proven || crate::pow2::divides(&self.facts, k, &len);
+                let positive = self.facts.le(&Nat::lit(1), k) == Truth::Proven || crate::pow2::positive(&self.facts, k);
+                if !positive {
+                    self.error(
+                        codes::SIZE_NOT_PROVEN,
+                        v.span,
+                        "group size must be at least 1",
+                        format!("cannot prove `{k} >= 1`"),
+                    );
+                    return None;
+                }
+                if !divides {
                     self.error(
                         codes::SIZE_NOT_PROVEN,
                         v.span,
@@ -2278,7 +2294,7 @@ impl<'p> FnCx<'p> {
                     );
                     return None;
                 }
-                let groups = len.div(k).ok()?;
+                let groups = crate::pow2::simplify(&len.div(k).ok()?, &self.facts);
                 Ty::ViewArray(Box::new(Ty::ViewArray(Box::new(elem), k.clone())), groups)
             }
             "take_left" | "take_right" => {
@@ -2389,25 +2405,6 @@ fn collection_key(e: &Exec) -> Exec {
         steps.pop();
     }
     Exec { steps, ..e.clone() }
-}
-
-/// `c * 2^e` divides the constant `b` when the odd part of `c` divides `b` and the power of two
-/// in `c * 2^e` is at most the one in `b`: a linear question about `e` the facts can answer.
-fn pow2_divides(facts: &Facts, a: &Nat, b: &Nat) -> bool {
-    let Some(b) = b.as_const().filter(|b| *b > 0) else { return false };
-    let mut terms = a.terms();
-    let (Some((mono, coeff)), None) = (terms.next(), terms.next()) else { return false };
-    let mut factors = mono.factors();
-    let (Some((crate::nat::Atom::Pow(base, e), 1)), None) = (factors.next(), factors.next()) else { return false };
-    if base.as_const() != Some(2) || coeff <= 0 {
-        return false;
-    }
-    let (twos_b, odd_b) = (b.trailing_zeros() as i128, b >> b.trailing_zeros());
-    let (twos_c, odd_c) = (coeff.trailing_zeros() as i128, coeff >> coeff.trailing_zeros());
-    if odd_b % odd_c != 0 || twos_c > twos_b {
-        return false;
-    }
-    facts.le(e, &Nat::lit((twos_b - twos_c) as u64)) == Truth::Proven
 }
 
 fn subst_mem(m: &Mem, s: &Subst) -> Mem {

@@ -8,6 +8,7 @@ mod body;
 pub mod exec;
 pub mod nat;
 pub mod place;
+pub mod pow2;
 pub mod program;
 pub mod ty;
 

@@ -1142,6 +1142,16 @@ impl Prepared {
                     Some(k) if k > 0 => self.add_div(k, x),
                     Some(_) => Ok(()),
                     None => {
+                        // a | v + rest (rest >= 0, a without v): v := a*q - rest, q fresh.
+                        if let Some((v, _)) = solvable_var(&x, |c| c == 1) {
+                            let rest = x.sub(&Nat::var(&v))?;
+                            if rest.all_nonneg() && !k.mentions(&v) {
+                                self.fresh += 1;
+                                let q = Nat::var(&format!("?{}{}", v, self.fresh));
+                                let val = k.mul(&q)?.sub(&rest)?;
+                                return self.add_subst(v, val);
+                            }
+                        }
                         self.sym_divs.push((k, x));
                         Ok(())
                     }

@@ -44,6 +44,8 @@ pub struct Access {
     /// After `sync(block)`, a record is cut back to the block's own selection: it then stands for
     /// "this block touched its part", which no later access of the same block conflicts with.
     pub truncated: bool,
+    /// A conflict with this access was reported: later ones against it are the same mistake.
+    pub reported: bool,
 }
 
 /// Decides whether a new access conflicts with a remembered one.

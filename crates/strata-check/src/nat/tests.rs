@@ -311,6 +311,23 @@ fn divides_rules() {
     h.add_divides(&n, &m).unwrap();
     assert_eq!(h.divides(&n, &m), Truth::Proven);
     assert_eq!(h.divides(&n, &mul(&l(3), &m)), Truth::Proven);
+    // m := n*q makes m/n and m%n exact
+    assert_eq!(h.equal(&mul(&div(&m, &n), &n), &m), Truth::Proven);
+    assert_eq!(h.equal(&rem(&m, &n), &l(0)), Truth::Proven);
+    assert_eq!(h.divides(&n, &add(&m, &l(1))), Truth::Unknown);
+    // 2^k | n
+    let p2 = pow(&l(2), &v("k"));
+    let mut p = Facts::new();
+    p.add_divides(&p2, &n).unwrap();
+    p.add_le(&n, &l(1024)).unwrap();
+    assert_eq!(p.equal(&mul(&div(&n, &p2), &p2), &n), Truth::Proven);
+    assert_eq!(p.le(&n, &l(2048)), Truth::Proven);
+    // a residual symbolic fact: n | m*k + 1 cannot be solved for a variable
+    let mut r = Facts::new();
+    let mk1 = add(&mul(&m, &v("k")), &l(1));
+    r.add_divides(&n, &mk1).unwrap();
+    assert_eq!(r.divides(&n, &mk1), Truth::Proven);
+    assert_eq!(r.divides(&n, &mul(&l(2), &mk1)), Truth::Proven);
 }
 
 #[test]
