@@ -1367,26 +1367,30 @@ impl<'p> FnCx<'p> {
         if !shared {
             return;
         }
-        let clash =
-            self.accesses.iter().find(|a| conflicts(&info.place, write, a, &self.facts)).map(|a| (a.span, a.write));
-        if let Some((prior, prior_write)) = clash {
-            let what = if prior_write { "a conflicting prior write" } else { "a conflicting prior read" };
-            self.report(
-                Diagnostic::error(
-                    codes::CONFLICTING_ACCESS,
-                    "conflicting memory access",
-                    span,
-                    "cannot access this memory",
-                )
-                .with_label(prior, format!("cannot select memory because of {what} here"))
-                .with_note(
-                    "two threads may touch the same memory between barriers; add a `sync` or select disjoint parts",
-                ),
-            );
+        let clash = self.accesses.iter().position(|a| conflicts(&info.place, write, a, &self.facts));
+        if let Some(i) = clash {
+            let (prior, prior_write, reported) =
+                (self.accesses[i].span, self.accesses[i].write, self.accesses[i].reported);
+            self.accesses[i].reported = true;
+            if !reported {
+                let what = if prior_write { "a conflicting prior write" } else { "a conflicting prior read" };
+                self.report(
+                    Diagnostic::error(
+                        codes::CONFLICTING_ACCESS,
+                        "conflicting memory access",
+                        span,
+                        "cannot access this memory",
+                    )
+                    .with_label(prior, format!("cannot select memory because of {what} here"))
+                    .with_note(
+                        "two threads may touch the same memory between barriers; add a `sync` or select disjoint parts",
+                    ),
+                );
+            }
         }
         // A borrow bound to a variable is not an access: the accesses through it are recorded.
         if !(self.binding_alias && matches!(mode, Mode::Borrow(_))) {
-            self.accesses.push(Access { place: info.place.clone(), write, span, truncated: false });
+            self.accesses.push(Access { place: info.place.clone(), write, span, truncated: false, reported: false });
         }
     }
 

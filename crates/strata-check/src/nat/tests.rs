@@ -725,6 +725,7 @@ enum FactChoice {
     Order(usize, usize, u64),
     Offset(usize, usize),
     Div(usize, u64),
+    SymDiv(usize, usize, u64),
     TreeLe(Tree, Tree),
 }
 
@@ -735,6 +736,7 @@ fn fact_choice() -> impl Strategy<Value = FactChoice> {
         (0usize..3, 0usize..3, 0u64..3).prop_map(|(i, j, c)| FactChoice::Order(i, j, c)),
         (0usize..3, 0usize..3).prop_map(|(i, j)| FactChoice::Offset(i, j)),
         (0usize..3, 2u64..5).prop_map(|(i, k)| FactChoice::Div(i, k)),
+        (0usize..3, 0usize..3, 0u64..3).prop_map(|(i, j, c)| FactChoice::SymDiv(i, j, c)),
         (tree(), tree()).prop_map(|(a, b)| FactChoice::TreeLe(a, b)),
     ]
 }
@@ -759,6 +761,16 @@ fn build_facts(choices: &[FactChoice], vals: &[u64; 3]) -> Facts {
             FactChoice::Div(i, k) => {
                 let k = if vals[*i].checked_rem(*k) == Some(0) { *k } else { 1 };
                 f.add_divides(&Nat::lit(k), &var(*i))
+            }
+            FactChoice::SymDiv(i, j, c) => {
+                // var(j) | var(i) + c, when it holds
+                let x = vals[*i] + c;
+                let ok = if vals[*j] == 0 { x == 0 } else { x % vals[*j] == 0 };
+                if ok && i != j {
+                    f.add_divides(&var(*j), &var(*i).add(&Nat::lit(*c)).unwrap())
+                } else {
+                    Ok(())
+                }
             }
             FactChoice::TreeLe(a, b) => match (a.eval(vals), b.eval(vals), a.to_nat(), b.to_nat()) {
                 (Some(x), Some(y), Ok(an), Ok(bn)) => {
