@@ -1765,7 +1765,15 @@ impl<'p> FnCx<'p> {
         // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
         // most once has no next iteration.
         let passes = if one_or_less { 1 } else { 2 };
-        for _ in 0..passes {
+        for pass in 0..passes {
+            if pass == 1 {
+                // The first pass's accesses belong to an earlier iteration: its loop variable is
+                // another value than the current one, so give it another, unknown, name.
+                let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
+                for a in &mut self.accesses {
+                    crate::place::rename_nat(&mut a.place, &var.name, &earlier);
+                }
+            }
             self.block(body, Some(&Ty::UNIT));
         }
         self.loop_nats.pop();
@@ -1823,6 +1831,19 @@ impl<'p> FnCx<'p> {
         let path = func.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.as_str(), |(_, n)| n);
         let fspan = func.first().map_or(span, |f| f.span.to(func.last().map_or(f.span, |l| l.span)));
+        if func.len() == 1 && self.lookup(name).is_some() {
+            let ty = self.lookup(name).map(|id| self.vars[id].ty.clone()).unwrap_or(Ty::Error);
+            self.error(
+                codes::NOT_CALLABLE,
+                fspan,
+                format!("`{path}` is not a function"),
+                format!("`{path}` is a value of type `{ty}`"),
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Error;
+        }
         let Some(sig) = self.prog.fns.get(name).cloned() else {
             self.error(
                 codes::UNKNOWN_NAME,
@@ -1836,6 +1857,7 @@ impl<'p> FnCx<'p> {
             return Ty::Error;
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
+        let mut launch_shapes = None;
         let mut subst = Subst::default();
         // Explicit generic arguments, in order.
         let explicit: Vec<&(String, Kind)> = sig.generics.iter().collect();
@@ -1872,8 +1894,11 @@ impl<'p> FnCx<'p> {
                 let mut lower = self.lower();
                 (lower.shape(&l.grid), lower.shape(&l.block))
             };
-            self.unify_shape(blocks, &gb, &mut subst, l.grid.span, "blocks", &path);
-            self.unify_shape(threads, &gt, &mut subst, l.block.span, "threads", &path);
+            // Sizes the launch gives directly (`X<n>`) bind `n` now; the others (`X<n / 32>`) are
+            // checked once the arguments have bound what they mention.
+            self.unify_shape(blocks, &gb, &mut subst, l.grid.span, "blocks", &path, true);
+            self.unify_shape(threads, &gt, &mut subst, l.block.span, "threads", &path, true);
+            launch_shapes = Some((blocks.clone(), gb, l.grid.span, threads.clone(), gt, l.block.span));
         } else {
             if kernel {
                 self.error(
@@ -1929,6 +1954,10 @@ impl<'p> FnCx<'p> {
         }
         for (i, want, got, _) in mismatches {
             self.mismatch(args[i].span, &want, &got);
+        }
+        if let Some((blocks, gb, bspan, threads, gt, tspan)) = launch_shapes {
+            self.unify_shape(&blocks, &gb, &mut subst, bspan, "blocks", &path, false);
+            self.unify_shape(&threads, &gt, &mut subst, tspan, "threads", &path, false);
         }
         // `where` clauses instantiated at the call site.
         for (a, op, b, _) in &sig.where_clauses {
@@ -2088,6 +2117,7 @@ impl<'p> FnCx<'p> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn unify_shape(
         &mut self,
         want: &[(DimName, Nat)],
@@ -2096,8 +2126,19 @@ impl<'p> FnCx<'p> {
         span: Span,
         what: &str,
         path: &str,
+        bind_only: bool,
     ) {
         let names = |sh: &[(DimName, Nat)]| sh.iter().map(|(d, _)| d.letter()).collect::<String>();
+        if bind_only {
+            for ((_, w), (_, g)) in want.iter().zip(got) {
+                if let Some(v) = w.as_var() {
+                    if !s.nats.contains_key(v) && names(want) == names(got) {
+                        s.nats.insert(v.to_string(), g.clone());
+                    }
+                }
+            }
+            return;
+        }
         if names(want) != names(got) {
             self.error(
                 codes::LAUNCH_SHAPE,

@@ -48,6 +48,40 @@ pub struct Access {
     pub reported: bool,
 }
 
+/// Replaces the nat variable `name` by `to` everywhere in `place` (indices, view sizes, ranges).
+pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
+    let ren = |n: &mut Nat| {
+        if n.mentions(name) {
+            if let Ok(r) = n.subst(name, to) {
+                *n = r;
+            }
+        }
+    };
+    fn views(apps: &mut [ViewApp], ren: &dyn Fn(&mut Nat)) {
+        for a in apps {
+            a.nats.iter_mut().for_each(ren);
+            for chain in &mut a.args {
+                views(chain, ren);
+            }
+        }
+    }
+    for step in &mut place.steps {
+        match step {
+            PStep::Index(Some(n)) => ren(n),
+            PStep::View(v) => views(std::slice::from_mut(v), &ren),
+            PStep::Select(e, _) => {
+                for s in &mut e.steps {
+                    if let crate::exec::Step::Range(a, b, _) = s {
+                        ren(a);
+                        ren(b);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Decides whether a new access conflicts with a remembered one.
 ///
 /// Two accesses are apart when, walking their common prefix, a selection narrows both to the same

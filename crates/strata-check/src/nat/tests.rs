@@ -765,7 +765,7 @@ fn build_facts(choices: &[FactChoice], vals: &[u64; 3]) -> Facts {
             FactChoice::SymDiv(i, j, c) => {
                 // var(j) | var(i) + c, when it holds
                 let x = vals[*i] + c;
-                let ok = if vals[*j] == 0 { x == 0 } else { x % vals[*j] == 0 };
+                let ok = x.checked_rem(vals[*j]).map_or(x == 0, |r| r == 0);
                 if ok && i != j {
                     f.add_divides(&var(*j), &var(*i).add(&Nat::lit(*c)).unwrap())
                 } else {
