@@ -77,15 +77,11 @@ fn parse_here(file: FileId, src: &str, erase: bool, stack_budget: Option<usize>)
     let mut diagnostics = lexed.diagnostics;
     // An unterminated string or comment swallows the rest of the file; what the parser then
     // misses at the end of the file is a consequence, not a second error.
-    let runs_to_end = diagnostics
-        .iter()
-        .any(|d| d.code == strata_diag::codes::UNTERMINATED_STRING || d.code == strata_diag::codes::UNTERMINATED_COMMENT);
+    let runs_to_end = diagnostics.iter().any(|d| {
+        d.code == strata_diag::codes::UNTERMINATED_STRING || d.code == strata_diag::codes::UNTERMINATED_COMMENT
+    });
     let end = src.len() as u32;
     diagnostics.extend(p.diags.into_iter().filter(|d| !(runs_to_end && d.primary.span.lo >= end)));
     diagnostics.sort_by_key(|d| (d.primary.span.lo, d.primary.span.hi));
-    Some(Parsed {
-        module,
-        diagnostics,
-        comments: lexed.comments,
-    })
+    Some(Parsed { module, diagnostics, comments: lexed.comments })
 }

@@ -111,19 +111,14 @@ impl<'a> Parser<'a> {
 
     /// True if the next `n` tokens are all `k` and touch each other (`<<<`, `[[`, `]]`).
     fn at_glued(&self, k: Tok, n: usize) -> bool {
-        (0..n).all(|i| self.nth(i).kind == k)
-            && (1..n).all(|i| self.nth(i - 1).touches(&self.nth(i)))
+        (0..n).all(|i| self.nth(i).kind == k) && (1..n).all(|i| self.nth(i - 1).touches(&self.nth(i)))
     }
 
     fn span_from(&self, lo: Span) -> Span {
         if self.erase {
             return Span::DUMMY;
         }
-        let prev = if self.pos == 0 {
-            lo
-        } else {
-            self.toks[self.pos - 1].span
-        };
+        let prev = if self.pos == 0 { lo } else { self.toks[self.pos - 1].span };
         Span::new(self.file, lo.lo, prev.hi.max(lo.lo))
     }
 
@@ -136,10 +131,7 @@ impl<'a> Parser<'a> {
     }
 
     fn ident_from(&self, t: Token) -> Ident {
-        Ident {
-            name: self.text_of(t).to_string(),
-            span: self.sp(t.span),
-        }
+        Ident { name: self.text_of(t).to_string(), span: self.sp(t.span) }
     }
 
     // --------------------------------------------------------------------------------------------
@@ -148,19 +140,14 @@ impl<'a> Parser<'a> {
     fn error_at(&mut self, code: Code, span: Span, message: String, label: String) -> Fail {
         if self.last_error_at != Some(self.pos) {
             self.last_error_at = Some(self.pos);
-            self.diags
-                .push(Diagnostic::error(code, message, span, label));
+            self.diags.push(Diagnostic::error(code, message, span, label));
         }
         Fail
     }
 
     fn unexpected(&mut self, expected: &str) -> Fail {
         let t = self.tok();
-        let found = if t.kind == Tok::Eof {
-            "end of file".to_string()
-        } else {
-            format!("`{}`", self.text_of(t))
-        };
+        let found = if t.kind == Tok::Eof { "end of file".to_string() } else { format!("`{}`", self.text_of(t)) };
         self.error_at(
             codes::UNEXPECTED_TOKEN,
             t.span,
@@ -190,10 +177,7 @@ impl<'a> Parser<'a> {
                 open.span,
                 "this delimiter is never closed",
             )
-            .with_label(
-                at,
-                format!("expected {} before the end of the file", close.describe()),
-            );
+            .with_label(at, format!("expected {} before the end of the file", close.describe()));
             if self.last_error_at != Some(self.pos) {
                 self.last_error_at = Some(self.pos);
                 self.diags.push(d);
@@ -327,10 +311,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Module {
-            items,
-            span: self.span_from(lo),
-        }
+        Module { items, span: self.span_from(lo) }
     }
 
     fn item(&mut self) -> PResult<Item> {
@@ -359,11 +340,7 @@ impl<'a> Parser<'a> {
     fn fn_decl(&mut self) -> PResult<FnDecl> {
         let lo = self.expect(Tok::Fn)?.span;
         let name = self.expect_ident("a function name")?;
-        let generics = if self.at(Tok::Lt) {
-            self.generic_params()?
-        } else {
-            Vec::new()
-        };
+        let generics = if self.at(Tok::Lt) { self.generic_params()? } else { Vec::new() };
         let open = self.expect(Tok::LParen)?;
         let mut params = Vec::new();
         while !self.at(Tok::RParen) && !self.at(Tok::Eof) {
@@ -383,11 +360,7 @@ impl<'a> Parser<'a> {
             let ty = self.exec_ty()?;
             self.expect(Tok::RBracket)?;
             self.expect(Tok::Arrow)?;
-            exec = Some(ExecDecl {
-                name: ename,
-                ty,
-                span: self.span_from(elo),
-            });
+            exec = Some(ExecDecl { name: ename, ty, span: self.span_from(elo) });
             ret = Some(self.ty()?);
         } else if self.eat(Tok::Arrow) {
             ret = Some(self.ty()?);
@@ -401,21 +374,8 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let body = if self.eat(Tok::Semi) {
-            None
-        } else {
-            Some(self.block()?)
-        };
-        Ok(FnDecl {
-            name,
-            generics,
-            params,
-            exec,
-            ret,
-            where_clauses,
-            body,
-            span: self.span_from(lo),
-        })
+        let body = if self.eat(Tok::Semi) { None } else { Some(self.block()?) };
+        Ok(FnDecl { name, generics, params, exec, ret, where_clauses, body, span: self.span_from(lo) })
     }
 
     fn const_decl(&mut self) -> PResult<ConstDecl> {
@@ -427,30 +387,17 @@ impl<'a> Parser<'a> {
         self.expect(Tok::Eq)?;
         let value = self.nat()?;
         self.expect(Tok::Semi)?;
-        Ok(ConstDecl {
-            name,
-            value,
-            span: self.span_from(lo),
-        })
+        Ok(ConstDecl { name, value, span: self.span_from(lo) })
     }
 
     fn view_decl(&mut self) -> PResult<ViewDecl> {
         let lo = self.expect(Tok::View)?.span;
         let name = self.expect_ident("a view name")?;
-        let generics = if self.at(Tok::Lt) {
-            self.generic_params()?
-        } else {
-            Vec::new()
-        };
+        let generics = if self.at(Tok::Lt) { self.generic_params()? } else { Vec::new() };
         self.expect(Tok::Eq)?;
         let body = self.view_chain()?;
         self.expect(Tok::Semi)?;
-        Ok(ViewDecl {
-            name,
-            generics,
-            body,
-            span: self.span_from(lo),
-        })
+        Ok(ViewDecl { name, generics, body, span: self.span_from(lo) })
     }
 
     fn generic_params(&mut self) -> PResult<Vec<GenericParam>> {
@@ -476,11 +423,7 @@ impl<'a> Parser<'a> {
                     ));
                 }
             };
-            out.push(GenericParam {
-                name,
-                kind,
-                span: self.span_from(lo),
-            });
+            out.push(GenericParam { name, kind, span: self.span_from(lo) });
             if !self.eat(Tok::Comma) {
                 break;
             }
@@ -503,13 +446,7 @@ impl<'a> Parser<'a> {
         let name = self.expect_ident("a parameter name")?;
         self.expect(Tok::Colon)?;
         let ty = self.ty()?;
-        Ok(Param {
-            exec,
-            mutable,
-            name,
-            ty,
-            span: self.span_from(lo),
-        })
+        Ok(Param { exec, mutable, name, ty, span: self.span_from(lo) })
     }
 
     fn nat_constraint(&mut self) -> PResult<NatConstraint> {
@@ -526,12 +463,7 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let rhs = self.nat()?;
-        Ok(NatConstraint {
-            lhs,
-            op,
-            rhs,
-            span: self.span_from(lo),
-        })
+        Ok(NatConstraint { lhs, op, rhs, span: self.span_from(lo) })
     }
 
     // --------------------------------------------------------------------------------------------
@@ -563,15 +495,9 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             // `^` is right-associative; the others are left-associative.
-            let rhs = if op == NatOp::Pow {
-                self.nested(|p| p.nat_bp(prec - 1))?
-            } else {
-                self.nested(|p| p.nat_bp(prec))?
-            };
-            lhs = Nat {
-                kind: NatKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(lo),
-            };
+            let rhs =
+                if op == NatOp::Pow { self.nested(|p| p.nat_bp(prec - 1))? } else { self.nested(|p| p.nat_bp(prec))? };
+            lhs = Nat { kind: NatKind::Bin(op, Box::new(lhs), Box::new(rhs)), span: self.span_from(lo) };
             // Each link of a left-deep chain is one more level of tree depth.
             self.enter().inspect_err(|_| self.depth -= chain)?;
             chain += 1;
@@ -594,10 +520,7 @@ impl<'a> Parser<'a> {
                         "does not fit in 64 bits".into(),
                     ));
                 };
-                Ok(Nat {
-                    kind: NatKind::Lit(v),
-                    span: self.sp(t.span),
-                })
+                Ok(Nat { kind: NatKind::Lit(v), span: self.sp(t.span) })
             }
             Tok::Ident => {
                 let t = self.bump();
@@ -612,15 +535,9 @@ impl<'a> Parser<'a> {
                         }
                     }
                     self.expect_close(Tok::RParen, open)?;
-                    return Ok(Nat {
-                        kind: NatKind::Call(name, args),
-                        span: self.span_from(lo),
-                    });
+                    return Ok(Nat { kind: NatKind::Call(name, args), span: self.span_from(lo) });
                 }
-                Ok(Nat {
-                    kind: NatKind::Var(name),
-                    span: self.sp(t.span),
-                })
+                Ok(Nat { kind: NatKind::Var(name), span: self.sp(t.span) })
             }
             Tok::LParen => {
                 let open = self.bump();
@@ -636,9 +553,7 @@ impl<'a> Parser<'a> {
     /// Parses the text of an integer token: value and optional type suffix.
     fn int_value(&mut self, t: Token, allow_suffix: bool) -> PResult<(u128, Option<ScalarTy>)> {
         let text = self.text_of(t);
-        let digits_end = text
-            .find(|c: char| !c.is_ascii_digit() && c != '_')
-            .unwrap_or(text.len());
+        let digits_end = text.find(|c: char| !c.is_ascii_digit() && c != '_').unwrap_or(text.len());
         let (digits, suffix) = text.split_at(digits_end);
         let suffix = self.literal_suffix(t, suffix, allow_suffix, false)?;
         let clean: String = digits.chars().filter(|&c| c != '_').collect();
@@ -653,23 +568,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn literal_suffix(
-        &mut self,
-        t: Token,
-        suffix: &str,
-        allow: bool,
-        float: bool,
-    ) -> PResult<Option<ScalarTy>> {
+    fn literal_suffix(&mut self, t: Token, suffix: &str, allow: bool, float: bool) -> PResult<Option<ScalarTy>> {
         if suffix.is_empty() {
             return Ok(None);
         }
         let ty = ScalarTy::from_name(suffix).filter(|ty| {
             matches!(ty, ScalarTy::F32 | ScalarTy::F64)
-                || (!float
-                    && matches!(
-                        ty,
-                        ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64
-                    ))
+                || (!float && matches!(ty, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64))
         });
         match ty {
             Some(ty) if allow => Ok(Some(ty)),
@@ -749,20 +654,14 @@ impl<'a> Parser<'a> {
             dims.push((*name, self.nat()?));
         }
         self.expect_gt()?;
-        Ok(Dim {
-            dims,
-            span: self.span_from(lo),
-        })
+        Ok(Dim { dims, span: self.span_from(lo) })
     }
 
     fn exec_ty(&mut self) -> PResult<ExecTy> {
         let lo = self.tok().span;
         if self.at_word("Any") {
             self.bump();
-            return Ok(ExecTy {
-                kind: ExecTyKind::Any,
-                span: self.span_from(lo),
-            });
+            return Ok(ExecTy { kind: ExecTyKind::Any, span: self.span_from(lo) });
         }
         let ns = self.expect(Tok::Ident)?;
         let ns_text = self.text_of(ns);
@@ -793,10 +692,7 @@ impl<'a> Parser<'a> {
             ("gpu", "Thread" | "thread") => ExecTyKind::Thread,
             _ => return Err(self.unknown_exec_ty(t, lo)),
         };
-        Ok(ExecTy {
-            kind,
-            span: self.span_from(lo),
-        })
+        Ok(ExecTy { kind, span: self.span_from(lo) })
     }
 
     fn unknown_exec_ty(&mut self, t: Token, lo: Span) -> Fail {
@@ -806,8 +702,7 @@ impl<'a> Parser<'a> {
             codes::UNKNOWN_EXEC_TYPE,
             span,
             format!("unknown execution resource type `{text}`"),
-            "expected `cpu.thread`, `gpu.grid<…>`, `gpu.Block<…>`, `gpu.Warp`, `gpu.Thread`, …"
-                .into(),
+            "expected `cpu.thread`, `gpu.grid<…>`, `gpu.Block<…>`, `gpu.Warp`, `gpu.Thread`, …".into(),
         )
     }
 
@@ -874,10 +769,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 path.push(step);
-            } else if self.at(Tok::LBracket)
-                && !self.at_glued(Tok::LBracket, 2)
-                && self.range_follows()
-            {
+            } else if self.at(Tok::LBracket) && !self.at_glued(Tok::LBracket, 2) && self.range_follows() {
                 let open = self.bump();
                 let a = self.nat()?;
                 self.expect(Tok::DotDot)?;
@@ -912,11 +804,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(ExecExpr {
-            base,
-            path,
-            span: self.span_from(lo),
-        })
+        Ok(ExecExpr { base, path, span: self.span_from(lo) })
     }
 
     /// Looks past `[` for a `..` before the matching `]`, telling `e[0..n]_X` from `p[i]`.
@@ -965,10 +853,7 @@ impl<'a> Parser<'a> {
         let mut ty = self.ty_atom()?;
         while self.eat(Tok::At) {
             let mem = self.mem()?;
-            ty = Ty {
-                kind: TyKind::At(Box::new(ty), mem),
-                span: self.span_from(lo),
-            };
+            ty = Ty { kind: TyKind::At(Box::new(ty), mem), span: self.span_from(lo) };
         }
         Ok(ty)
     }
@@ -1016,10 +901,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected("a type")),
         };
-        Ok(Ty {
-            kind,
-            span: self.span_from(lo),
-        })
+        Ok(Ty { kind, span: self.span_from(lo) })
     }
 
     /// `[T; n]`, `[[T; n]]` (a view array) and `[[T; n]; m]` (an array of arrays, as in Listing 2).
@@ -1035,31 +917,19 @@ impl<'a> Parser<'a> {
             let close = self.expect_close(Tok::RBracket, inner_open)?;
             if self.at(Tok::RBracket) && close.touches(&self.tok()) {
                 self.bump();
-                return Ok(Ty {
-                    kind: TyKind::ViewArray(Box::new(elem), n),
-                    span: self.span_from(lo),
-                });
+                return Ok(Ty { kind: TyKind::ViewArray(Box::new(elem), n), span: self.span_from(lo) });
             }
-            let inner = Ty {
-                kind: TyKind::Array(Box::new(elem), n),
-                span: self.span_from(inner_open.span),
-            };
+            let inner = Ty { kind: TyKind::Array(Box::new(elem), n), span: self.span_from(inner_open.span) };
             self.expect(Tok::Semi)?;
             let m = self.nat()?;
             self.expect_close(Tok::RBracket, outer)?;
-            return Ok(Ty {
-                kind: TyKind::Array(Box::new(inner), m),
-                span: self.span_from(lo),
-            });
+            return Ok(Ty { kind: TyKind::Array(Box::new(inner), m), span: self.span_from(lo) });
         }
         let elem = self.ty()?;
         self.expect(Tok::Semi)?;
         let n = self.nat()?;
         self.expect_close(Tok::RBracket, outer)?;
-        Ok(Ty {
-            kind: TyKind::Array(Box::new(elem), n),
-            span: self.span_from(lo),
-        })
+        Ok(Ty { kind: TyKind::Array(Box::new(elem), n), span: self.span_from(lo) })
     }
 
     fn starts_ty(&self, t: Token) -> bool {
@@ -1076,10 +946,7 @@ impl<'a> Parser<'a> {
         if self.at(Tok::Lifetime) {
             let t = self.bump();
             prv = Some(Prv::Region(self.ident_from(t)));
-        } else if self.at(Tok::Ident)
-            && !self.is_ownership_word(self.tok())
-            && self.is_ownership_word(self.nth(1))
-        {
+        } else if self.at(Tok::Ident) && !self.is_ownership_word(self.tok()) && self.is_ownership_word(self.nth(1)) {
             let t = self.bump();
             prv = Some(Prv::Var(self.ident_from(t)));
         }
@@ -1092,21 +959,9 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let mem = if self.at_mem_start() {
-            Some(self.mem()?)
-        } else {
-            None
-        };
+        let mem = if self.at_mem_start() { Some(self.mem()?) } else { None };
         let ty = self.ty()?;
-        Ok(Ty {
-            kind: TyKind::Ref(RefTy {
-                prv,
-                own,
-                mem,
-                ty: Box::new(ty),
-            }),
-            span: self.span_from(lo),
-        })
+        Ok(Ty { kind: TyKind::Ref(RefTy { prv, own, mem, ty: Box::new(ty) }), span: self.span_from(lo) })
     }
 
     /// A memory space comes next: `cpu.`/`gpu.`, or a variable followed by the start of a type.
@@ -1144,15 +999,9 @@ impl<'a> Parser<'a> {
                     ));
                 }
             };
-            return Ok(Mem {
-                kind,
-                span: self.span_from(lo),
-            });
+            return Ok(Mem { kind, span: self.span_from(lo) });
         }
-        Ok(Mem {
-            kind: MemKind::Var(self.ident_from(t)),
-            span: self.span_from(lo),
-        })
+        Ok(Mem { kind: MemKind::Var(self.ident_from(t)), span: self.span_from(lo) })
     }
 
     // --------------------------------------------------------------------------------------------
@@ -1195,12 +1044,7 @@ impl<'a> Parser<'a> {
                 }
                 p.expect_close(Tok::RParen, open)?;
             }
-            Ok(ViewRef {
-                name,
-                nat_args,
-                view_args,
-                span: p.span_from(lo),
-            })
+            Ok(ViewRef { name, nat_args, view_args, span: p.span_from(lo) })
         })
     }
 
@@ -1247,11 +1091,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect_close(Tok::RBrace, open)?;
-        Ok(Block {
-            regions,
-            stmts,
-            span: self.span_from(lo),
-        })
+        Ok(Block { regions, stmts, span: self.span_from(lo) })
     }
 
     fn stmt(&mut self) -> PResult<Option<Stmt>> {
@@ -1282,16 +1122,8 @@ impl<'a> Parser<'a> {
         }
         // Report the missing `;` but keep the statement: the next one may be fine.
         let t = self.tok();
-        let found = if t.kind == Tok::Eof {
-            "end of file".to_string()
-        } else {
-            format!("`{}`", self.text_of(t))
-        };
-        let at = if self.pos > 0 {
-            self.toks[self.pos - 1].span.end()
-        } else {
-            t.span
-        };
+        let found = if t.kind == Tok::Eof { "end of file".to_string() } else { format!("`{}`", self.text_of(t)) };
+        let at = if self.pos > 0 { self.toks[self.pos - 1].span.end() } else { t.span };
         if self.last_error_at != Some(self.pos) {
             self.last_error_at = Some(self.pos);
             self.diags.push(
@@ -1327,11 +1159,7 @@ impl<'a> Parser<'a> {
         // `let [e] x: T;` (or the paper's `let(e) x: T;`) declares x for a sub-resource.
         let exec = if self.at(Tok::LBracket) || self.at(Tok::LParen) {
             let open = self.bump();
-            let close = if open.kind == Tok::LBracket {
-                Tok::RBracket
-            } else {
-                Tok::RParen
-            };
+            let close = if open.kind == Tok::LBracket { Tok::RBracket } else { Tok::RParen };
             let e = self.exec_expr()?;
             self.expect_close(close, open)?;
             Some(e)
@@ -1340,25 +1168,10 @@ impl<'a> Parser<'a> {
         };
         let mutable = self.eat(Tok::Mut);
         let name = self.expect_ident("a variable name")?;
-        let ty = if self.eat(Tok::Colon) {
-            Some(self.ty()?)
-        } else {
-            None
-        };
-        let init = if self.eat(Tok::Eq) {
-            Some(self.expr()?)
-        } else {
-            None
-        };
+        let ty = if self.eat(Tok::Colon) { Some(self.ty()?) } else { None };
+        let init = if self.eat(Tok::Eq) { Some(self.expr()?) } else { None };
         self.expect(Tok::Semi)?;
-        Ok(LetStmt {
-            exec,
-            mutable,
-            name,
-            ty,
-            init,
-            span: self.span_from(lo),
-        })
+        Ok(LetStmt { exec, mutable, name, ty, init, span: self.span_from(lo) })
     }
 
     // --------------------------------------------------------------------------------------------
@@ -1394,10 +1207,7 @@ impl<'a> Parser<'a> {
             None => ExprKind::Assign(Box::new(lhs), Box::new(rhs)),
             Some(op) => ExprKind::CompoundAssign(op, Box::new(lhs), Box::new(rhs)),
         };
-        Ok(Expr {
-            kind,
-            span: self.span_from(lo),
-        })
+        Ok(Expr { kind, span: self.span_from(lo) })
     }
 
     /// The binary operator at the cursor and how many tokens it spans (`<<` is two `<`).
@@ -1444,10 +1254,7 @@ impl<'a> Parser<'a> {
                 Ok(r) => r,
                 Err(f) => break Err(f),
             };
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(lo),
-            };
+            lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span: self.span_from(lo) };
             if let Err(f) = self.enter() {
                 self.depth -= 1;
                 break Err(f);
@@ -1470,10 +1277,7 @@ impl<'a> Parser<'a> {
                     return Err(f);
                 }
             };
-            e = Expr {
-                kind: ExprKind::Cast(Box::new(e), ty),
-                span: self.span_from(lo),
-            };
+            e = Expr { kind: ExprKind::Cast(Box::new(e), ty), span: self.span_from(lo) };
             if let Err(f) = self.enter() {
                 self.depth -= chain + 1;
                 return Err(f);
@@ -1518,11 +1322,7 @@ impl<'a> Parser<'a> {
                     Ownership::Shrd
                 };
                 let place = self.nested(|p| p.unary_expr())?;
-                ExprKind::Borrow {
-                    prv,
-                    own,
-                    place: Box::new(place),
-                }
+                ExprKind::Borrow { prv, own, place: Box::new(place) }
             }
             Tok::Unsafe if self.nth(1).kind != Tok::LBrace => {
                 self.bump();
@@ -1530,10 +1330,7 @@ impl<'a> Parser<'a> {
             }
             _ => return self.postfix_expr(),
         };
-        Ok(Expr {
-            kind,
-            span: self.span_from(lo),
-        })
+        Ok(Expr { kind, span: self.span_from(lo) })
     }
 
     fn postfix_expr(&mut self) -> PResult<Expr> {
@@ -1564,38 +1361,20 @@ impl<'a> Parser<'a> {
         let is_path = matches!(e.kind, ExprKind::Path(_));
         let kind = match self.peek() {
             Tok::LParen if is_path => {
-                let ExprKind::Path(func) = e.kind else {
-                    unreachable_path()
-                };
+                let ExprKind::Path(func) = e.kind else { unreachable_path() };
                 let args = self.call_args()?;
-                ExprKind::Call {
-                    func,
-                    generics: Vec::new(),
-                    exec: None,
-                    launch: None,
-                    args,
-                }
+                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: None, args }
             }
             Tok::ColonColon if is_path && self.nth(1).kind == Tok::Lt => {
-                let ExprKind::Path(func) = e.kind else {
-                    unreachable_path()
-                };
+                let ExprKind::Path(func) = e.kind else { unreachable_path() };
                 self.call_with_generics(func)?
             }
             Tok::Lt if is_path && self.at_glued(Tok::Lt, 3) => {
                 // The paper's error example writes launches without `::`: `f<<<X<1>, X<n>>>>(v)`.
-                let ExprKind::Path(func) = e.kind else {
-                    unreachable_path()
-                };
+                let ExprKind::Path(func) = e.kind else { unreachable_path() };
                 let launch = self.launch_config()?;
                 let args = self.call_args()?;
-                ExprKind::Call {
-                    func,
-                    generics: Vec::new(),
-                    exec: None,
-                    launch: Some(launch),
-                    args,
-                }
+                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: Some(launch), args }
             }
             Tok::LBracket if self.at_glued(Tok::LBracket, 2) => {
                 let open = self.bump();
@@ -1654,13 +1433,7 @@ impl<'a> Parser<'a> {
             },
             _ => return Ok((e, false)),
         };
-        Ok((
-            Expr {
-                kind,
-                span: self.span_from(lo),
-            },
-            true,
-        ))
+        Ok((Expr { kind, span: self.span_from(lo) }, true))
     }
 
     fn call_args(&mut self) -> PResult<Vec<Expr>> {
@@ -1706,13 +1479,7 @@ impl<'a> Parser<'a> {
             }
         }
         let args = self.call_args()?;
-        Ok(ExprKind::Call {
-            func,
-            generics,
-            exec,
-            launch,
-            args,
-        })
+        Ok(ExprKind::Call { func, generics, exec, launch, args })
     }
 
     /// `<<<grid-dim, block-dim; shared types>>>`.
@@ -1743,11 +1510,7 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.unexpected("`>>>`"));
         }
-        Ok(Launch {
-            grid,
-            block,
-            shared,
-        })
+        Ok(Launch { grid, block, shared })
     }
 
     /// At a `(` in a generic argument list: true if it starts a nat such as `(n + 1) * 2` rather
@@ -1787,10 +1550,7 @@ impl<'a> Parser<'a> {
                 let text = self.text();
                 if (text == "cpu" || text == "gpu") && self.nth(1).kind == Tok::Dot {
                     Ok(GenericArg::Mem(self.mem()?))
-                } else if text == "_"
-                    || ScalarTy::from_name(text).is_some()
-                    || self.nth(1).kind == Tok::At
-                {
+                } else if text == "_" || ScalarTy::from_name(text).is_some() || self.nth(1).kind == Tok::At {
                     Ok(GenericArg::Ty(self.ty()?))
                 } else {
                     Ok(GenericArg::Nat(self.nat()?))
@@ -1821,7 +1581,8 @@ impl<'a> Parser<'a> {
                 let t = self.bump();
                 let raw = self.text_of(t);
                 let inner = raw.strip_prefix('"').unwrap_or(raw);
-                let inner = inner.strip_suffix('"').filter(|_| inner.len() + 1 == raw.len() && raw.len() >= 2).unwrap_or(inner);
+                let inner =
+                    inner.strip_suffix('"').filter(|_| inner.len() + 1 == raw.len() && raw.len() >= 2).unwrap_or(inner);
                 ExprKind::Lit(Lit::Str(unescape(inner)))
             }
             Tok::True => {
@@ -1892,20 +1653,14 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let b = self.block()?;
                 let span = b.span;
-                ExprKind::Unsafe(Box::new(Expr {
-                    kind: ExprKind::Block(b),
-                    span,
-                }))
+                ExprKind::Unsafe(Box::new(Expr { kind: ExprKind::Block(b), span }))
             }
             Tok::If => return self.if_expr(),
             Tok::While => {
                 self.bump();
                 let cond = self.expr()?;
                 let body = self.block()?;
-                ExprKind::While {
-                    cond: Box::new(cond),
-                    body,
-                }
+                ExprKind::While { cond: Box::new(cond), body }
             }
             Tok::For => {
                 self.bump();
@@ -1915,12 +1670,7 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::DotDot)?;
                 let end = self.nat()?;
                 let body = self.block()?;
-                ExprKind::For {
-                    var,
-                    start,
-                    end,
-                    body,
-                }
+                ExprKind::For { var, start, end, body }
             }
             Tok::Sched => {
                 self.bump();
@@ -1934,12 +1684,7 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::In)?;
                 let exec = self.exec_expr()?;
                 let body = self.block()?;
-                ExprKind::Sched {
-                    dims,
-                    var,
-                    exec,
-                    body,
-                }
+                ExprKind::Sched { dims, var, exec, body }
             }
             Tok::Split => self.split_expr()?,
             Tok::Sync => {
@@ -1955,7 +1700,8 @@ impl<'a> Parser<'a> {
             }
             Tok::Return => {
                 self.bump();
-                if matches!(self.peek(), Tok::Semi | Tok::RBrace) {
+                // Nothing to return before a token that cannot start an expression: `f(return)`.
+                if matches!(self.peek(), Tok::Semi | Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Comma) {
                     ExprKind::Return(None)
                 } else {
                     ExprKind::Return(Some(Box::new(self.expr()?)))
@@ -1963,10 +1709,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected("an expression")),
         };
-        Ok(Expr {
-            kind,
-            span: self.span_from(lo),
-        })
+        Ok(Expr { kind, span: self.span_from(lo) })
     }
 
     fn if_expr(&mut self) -> PResult<Expr> {
@@ -1979,22 +1722,12 @@ impl<'a> Parser<'a> {
             } else {
                 let b = self.block()?;
                 let span = b.span;
-                Some(Box::new(Expr {
-                    kind: ExprKind::Block(b),
-                    span,
-                }))
+                Some(Box::new(Expr { kind: ExprKind::Block(b), span }))
             }
         } else {
             None
         };
-        Ok(Expr {
-            kind: ExprKind::If {
-                cond: Box::new(cond),
-                then,
-                els,
-            },
-            span: self.span_from(lo),
-        })
+        Ok(Expr { kind: ExprKind::If { cond: Box::new(cond), then, els }, span: self.span_from(lo) })
     }
 
     /// `split(X) block.threads at 32 { fst => e, snd => e }`
@@ -2012,12 +1745,7 @@ impl<'a> Parser<'a> {
         let second = self.split_arm()?;
         self.eat(Tok::Comma);
         self.expect_close(Tok::RBrace, brace)?;
-        Ok(ExprKind::Split {
-            dim,
-            exec,
-            at,
-            arms: Box::new([first, second]),
-        })
+        Ok(ExprKind::Split { dim, exec, at, arms: Box::new([first, second]) })
     }
 
     fn split_arm(&mut self) -> PResult<SplitArm> {
@@ -2075,9 +1803,7 @@ fn float_digits_end(text: &str) -> usize {
         let c = bytes[i];
         let exp_sign = (c == b'+' || c == b'-') && i > 0 && matches!(bytes[i - 1], b'e' | b'E');
         let exp = (c == b'e' || c == b'E')
-            && bytes
-                .get(i + 1)
-                .is_some_and(|n| n.is_ascii_digit() || *n == b'+' || *n == b'-');
+            && bytes.get(i + 1).is_some_and(|n| n.is_ascii_digit() || *n == b'+' || *n == b'-');
         if c.is_ascii_digit() || c == b'.' || c == b'_' || exp || exp_sign {
             i += 1;
         } else {
