@@ -875,6 +875,8 @@ fn generic_params(gs: &[GenericParam]) -> String {
 fn generic_arg(g: &GenericArg) -> String {
     match g {
         GenericArg::Nat(n) => nat(n),
+        // A bare `T` would read as a nat; `(T)` reads as a type.
+        GenericArg::Ty(t) if matches!(t.kind, TyKind::Var(_)) => format!("({})", ty(t)),
         GenericArg::Ty(t) => ty(t),
         GenericArg::Mem(m) => mem(m).to_string(),
     }
