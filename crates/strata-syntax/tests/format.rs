@@ -867,10 +867,8 @@ fn deep_nesting_formats_on_a_small_stack() {
     let nats = format!("const N: nat = {}1{};", "(2 ^ ".repeat(depth / 2), ")".repeat(depth / 2));
     for src in [parens, chain, blocks, nats] {
         // Test threads have 2 MiB of stack: formatting must fit where parsing does.
-        let result = std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(move || check_source(&src))
-            .map(|h| h.join());
+        let result =
+            std::thread::Builder::new().stack_size(2 << 20).spawn(move || check_source(&src)).map(|h| h.join());
         match result {
             Ok(Ok(Ok(()))) => {}
             Ok(Ok(Err(e))) => panic!("{e}"),
