@@ -829,6 +829,15 @@ proptest! {
     fn random_trees_round_trip(m in module()) {
         check_tree(&m)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        // Each case formats and parses twice: 256 by default, or `PROPTEST_CASES`.
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
+        max_shrink_iters: 2000,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_comments_survive(
