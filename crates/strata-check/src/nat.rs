@@ -1165,6 +1165,9 @@ impl Prepared {
             // 0 == 0 says nothing; a contradiction is ignored.
             return Ok(());
         }
+        // e == 0 iff e/g == 0 for the gcd g of all coefficients.
+        let g = e.terms.iter().fold(0, |g, (_, c)| gcd(g, *c));
+        let e = if g > 1 { e.exact_scale_down(g) } else { e };
         if let [(m, _)] = e.terms.as_slice() {
             if let Some(Atom::Rem(x, k)) = m.single() {
                 if let Some(k) = Atom::const_divisor(k) {

@@ -255,6 +255,17 @@ fn equal_with_equation_fact() {
     assert_eq!(f.equal(&mul(&div(&n, &l(32)), &l(32)), &n), Truth::Proven);
     assert_eq!(f.equal(&div(&n, &l(2)), &mul(&l(32), &m)), Truth::Proven);
     assert_eq!(f.equal(&n, &add(&m, &l(1))), Truth::Unknown);
+    // after n := 32*q, `n == 64*m` reads 32*q == 64*m, i.e. q := 2*m
+    let mut g = Facts::new();
+    g.add_divides(&l(32), &n).unwrap();
+    g.add_eq(&n, &mul(&l(64), &m)).unwrap();
+    assert_eq!(g.divides(&l(64), &n), Truth::Proven);
+    assert_eq!(g.equal(&div(&n, &l(64)), &m), Truth::Proven);
+    // 2*n == m + 1 gives m := 2*n - 1, which also says n >= 1
+    let mut h = Facts::new();
+    h.add_eq(&mul(&l(2), &n), &add(&m, &l(1))).unwrap();
+    assert_eq!(h.le(&l(1), &n), Truth::Proven);
+    assert_eq!(h.divides(&l(2), &m), Truth::Disproven);
 }
 
 #[test]
@@ -441,6 +452,15 @@ fn checker_shaped_goals() {
     g.add_lt(&i, &div(&n, &l(2))).unwrap();
     assert_eq!(g.lt(&add(&mul(&l(2), &i), &l(1)), &n), Truth::Proven);
     assert_eq!(g.lt(&add(&mul(&l(2), &i), &l(2)), &n), Truth::Unknown);
+    // the last element of a 32-wide chunk, with and without 32 | n
+    let mut c = Facts::new();
+    c.add_lt(&i, &div(&n, &l(32))).unwrap();
+    let last = add(&mul(&i, &l(32)), &l(31));
+    assert_eq!(c.lt(&last, &n), Truth::Proven);
+    assert_eq!(c.lt(&add(&last, &l(1)), &n), Truth::Unknown);
+    c.add_divides(&l(32), &n).unwrap();
+    assert_eq!(c.lt(&last, &n), Truth::Proven);
+    assert_eq!(c.le(&add(&last, &l(1)), &n), Truth::Proven);
     // monotonicity of division, halves
     let e = Facts::new();
     assert_eq!(e.le(&div(&n, &l(32)), &div(&n, &l(16))), Truth::Proven);
