@@ -1148,7 +1148,9 @@ impl<'a> Parser<'a> {
     fn at_block_like_start(&self) -> bool {
         match self.peek() {
             Tok::For | Tok::While | Tok::If | Tok::Sched | Tok::Split | Tok::LBrace => true,
-            Tok::Unsafe => self.nth(1).kind == Tok::LBrace,
+            Tok::Unsafe => {
+                self.nth(1).kind == Tok::LBrace || (self.nth(1).kind == Tok::Lt && self.nth(2).kind == Tok::Lifetime)
+            }
             Tok::Lt => self.nth(1).kind == Tok::Lifetime,
             _ => false,
         }

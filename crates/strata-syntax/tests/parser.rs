@@ -250,3 +250,10 @@ fn unclosed_delimiters_point_at_the_opener() {
     assert!(parsed.diagnostics.iter().any(|d| d.code.as_str() == "E0011" || d.code.as_str() == "E0010"));
     assert_eq!(codes("fn f() { { }"), vec!["E0011"]);
 }
+
+#[test]
+fn unsafe_block_with_regions_ends_the_statement() {
+    let stmts = body("unsafe <'a> { x = 1; } *p = 2;");
+    assert_eq!(stmts.len(), 2);
+    assert!(matches!(&stmts[1], Stmt::Expr { expr: Expr { kind: ExprKind::Assign(..), .. }, semi: true }));
+}
