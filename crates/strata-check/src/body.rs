@@ -105,7 +105,20 @@ struct Subst {
     mems: HashMap<String, Mem>,
 }
 
+/// What the checker inferred that later phases need: the types it chose where the program did not
+/// write them, and the size arguments of every call.
+#[derive(Debug, Default)]
+pub struct TypeTable {
+    /// The type of every `let`-bound variable, by the span of its name.
+    pub lets: HashMap<Span, Ty>,
+    /// The type of every numeric literal, by its span.
+    pub literals: HashMap<Span, Ty>,
+    /// The callee's size (`nat`) arguments at every call and launch, by the call's span.
+    pub call_nats: HashMap<Span, Vec<(String, Nat)>>,
+}
+
 pub struct FnCx<'p> {
+    types: TypeTable,
     prog: &'p Program,
     sig: &'p FnSig,
     generics: HashMap<String, Kind>,
@@ -163,6 +176,7 @@ impl<'p> FnCx<'p> {
             key: current.clone(),
         };
         FnCx {
+            types: TypeTable::default(),
             prog,
             sig,
             generics,
@@ -184,7 +198,7 @@ impl<'p> FnCx<'p> {
     }
 
     /// Checks the function body and returns the diagnostics.
-    pub fn check(mut self, f: &ast::FnDecl) -> Vec<Diagnostic> {
+    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable) {
         let level = self.level();
         for (i, p) in self.sig.params.iter().enumerate() {
             if f.params[i].exec.is_some() && !matches!(&p.ty, Ty::Ref { own: Ownership::Uniq, mem: Mem::GpuShared, .. })
@@ -245,7 +259,7 @@ impl<'p> FnCx<'p> {
                 self.mismatch(tail_span, &ret, &ty);
             }
         }
-        self.diags
+        (self.diags, self.types)
     }
 
     // --------------------------------------------------------------------------------------------
@@ -470,6 +484,7 @@ impl<'p> FnCx<'p> {
             Some(e) => Owner::Exec(e),
             None => Owner::Chain(self.chain().len()),
         };
+        self.types.lets.insert(l.name.span, ty.defaulted());
         let var = Var {
             name: l.name.name.clone(),
             ty,
@@ -490,7 +505,11 @@ impl<'p> FnCx<'p> {
 
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
         match &e.kind {
-            ExprKind::Lit(lit) => self.literal(lit, expected, e.span),
+            ExprKind::Lit(lit) => {
+                let t = self.literal(lit, expected, e.span);
+                self.types.literals.insert(e.span, t.defaulted());
+                t
+            }
             ExprKind::Path(segs) if segs.len() == 1 => {
                 let name = &segs[0];
                 match self.lookup(&name.name) {
@@ -730,11 +749,28 @@ impl<'p> FnCx<'p> {
     }
 
     /// A literal on the left adopts the type of the right operand (`2.0 * x` with `x: f32`).
-    fn expr_type_again(&mut self, _l: &ast::Expr, rt: &Ty, lt: Ty) -> Ty {
-        match (&lt, rt) {
+    fn expr_type_again(&mut self, l: &ast::Expr, rt: &Ty, lt: Ty) -> Ty {
+        let t = match (&lt, rt) {
             (Ty::IntLit | Ty::Nat, t) if t.is_int() => t.clone(),
             (Ty::FloatLit, t) if t.is_float() => t.clone(),
-            _ => lt,
+            _ => return lt,
+        };
+        self.retype_literals(l, &t);
+        t
+    }
+
+    /// Records `ty` for the literals an operand is made of (`2.0`, `-(1)`), once its type is known.
+    fn retype_literals(&mut self, e: &ast::Expr, ty: &Ty) {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(_, None) | ast::Lit::Float(_, None)) => {
+                self.types.literals.insert(e.span, ty.clone());
+            }
+            ExprKind::Paren(x) | ExprKind::Unary(_, x) => self.retype_literals(x, ty),
+            ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                self.retype_literals(a, ty);
+                self.retype_literals(b, ty);
+            }
+            _ => {}
         }
     }
 
@@ -1989,6 +2025,13 @@ impl<'p> FnCx<'p> {
         if matches!(sig.root, Root::Thread) && self.on_gpu() {
             self.varying = true;
         }
+        let nats = sig
+            .generics
+            .iter()
+            .filter(|(_, k)| *k == Kind::Nat)
+            .map(|(g, _)| (g.clone(), subst.nats.get(g).cloned().unwrap_or_else(|| Nat::var(g))))
+            .collect();
+        self.types.call_nats.insert(span, nats);
         self.apply_subst(&sig.ret, &subst)
     }
 

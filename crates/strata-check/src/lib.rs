@@ -15,14 +15,31 @@ pub mod ty;
 use strata_diag::{Diagnostic, FileId};
 use strata_syntax::ast;
 
+pub use body::TypeTable;
+
+/// The result of checking a module.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Every error found, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What lowering needs to know about the checked program.
+    pub types: TypeTable,
+}
+
 /// Checks `module` and returns every error found, in source order.
 ///
 /// `prelude_file` is the [`FileId`] under which the caller registered [`program::PRELUDE`], so
 /// diagnostics that point into the prelude can be rendered. `defines` override `const` items.
 pub fn check_module(module: &ast::Module, prelude_file: FileId, defines: &[(String, u64)]) -> Vec<Diagnostic> {
+    check_program(module, prelude_file, defines).diagnostics
+}
+
+/// Like [`check_module`], also returning the inferred types.
+pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(String, u64)]) -> Checked {
     let prelude = program::parse_prelude(prelude_file);
     let mut diags = Vec::new();
     let prog = program::Program::collect(&prelude, module, defines, &mut diags);
+    let mut types = TypeTable::default();
     for item in &module.items {
         if let ast::Item::Fn(f) = item {
             if f.body.is_none() {
@@ -32,12 +49,22 @@ pub fn check_module(module: &ast::Module, prelude_file: FileId, defines: &[(Stri
                 if sig.span != f.name.span {
                     continue; // a duplicate, already reported
                 }
-                diags.extend(body::FnCx::new(&prog, sig).check(f));
+                let (d, t) = body::FnCx::new(&prog, sig).check(f);
+                diags.extend(d);
+                types.lets.extend(t.lets);
+                types.literals.extend(t.literals);
+                types.call_nats.extend(t.call_nats);
             }
         }
     }
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.lo));
-    diags
+    Checked { diagnostics: diags, types }
+}
+
+/// The checker's program environment (signatures, views, constants) for later phases.
+pub fn program_env(module: &ast::Module, prelude: &ast::Module, defines: &[(String, u64)]) -> program::Program {
+    let mut diags = Vec::new();
+    program::Program::collect(prelude, module, defines, &mut diags)
 }
 
 #[cfg(test)]

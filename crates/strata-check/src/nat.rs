@@ -210,23 +210,17 @@ impl Atom {
         match self {
             Atom::Var(v) => env(v).map(i128::from).ok_or_else(|| NatError::Unbound(v.to_string())),
             Atom::Div(a, b) => {
-                let (a, b) = (a.eval(env)?, b.eval(env)?);
-                if b == 0 {
-                    return Err(NatError::DivisionByZero);
-                }
-                Ok(i128::from(a / b))
+                let (a, b) = (a.eval_nat(env)?, b.eval_nat(env)?);
+                a.checked_div(b).ok_or(NatError::DivisionByZero)
             }
             Atom::Rem(a, b) => {
-                let (a, b) = (a.eval(env)?, b.eval(env)?);
-                if b == 0 {
-                    return Err(NatError::DivisionByZero);
-                }
-                Ok(i128::from(a % b))
+                let (a, b) = (a.eval_nat(env)?, b.eval_nat(env)?);
+                a.checked_rem(b).ok_or(NatError::DivisionByZero)
             }
             Atom::Pow(a, b) => {
-                let (a, b) = (a.eval(env)?, b.eval(env)?);
+                let (a, b) = (a.eval_nat(env)?, b.eval_nat(env)?);
                 let b = u32::try_from(b).map_err(|_| NatError::Overflow)?;
-                a.checked_pow(b).map(i128::from).ok_or(NatError::Overflow)
+                a.checked_pow(b).ok_or(NatError::Overflow)
             }
             Atom::Call(f, _) => Err(NatError::UnknownCall(f.to_string())),
         }
@@ -906,8 +900,14 @@ impl Nat {
 
     /// Evaluates with natural-number semantics: every variable must be bound, every
     /// divisor non-zero, the value of the whole expression and of every argument of an
-    /// opaque term must be a natural number that fits `u64`.
+    /// opaque term must be a natural number; the result must fit `u64`.
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<u64>) -> Result<u64, NatError> {
+        u64::try_from(self.eval_nat(env)?).map_err(|_| NatError::Overflow)
+    }
+
+    /// The value as a natural number; intermediate values (the arguments of opaque terms
+    /// in normal form may exceed the original's) only need to fit `i128`.
+    fn eval_nat(&self, env: &dyn Fn(&str) -> Option<u64>) -> Result<i128, NatError> {
         let mut total: i128 = 0;
         for (m, c) in &self.terms {
             let mut t = *c;
@@ -920,7 +920,7 @@ impl Nat {
         if total < 0 {
             return Err(NatError::Negative);
         }
-        u64::try_from(total).map_err(|_| NatError::Overflow)
+        Ok(total)
     }
 
     /// Integer tightening of `self >= 0`: divides the non-constant part by the gcd `g` of
