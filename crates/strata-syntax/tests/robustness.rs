@@ -524,7 +524,9 @@ fn deep_cases() -> Vec<(String, String)> {
 
 #[test]
 fn deep_nesting_reports_e0012() {
-    let failures = run_on_small_stack(deep_cases(), |_, src| {
+    let cases = deep_cases();
+    println!("deep nesting: {} cases", cases.len());
+    let failures = run_on_small_stack(cases, |_, src| {
         let start = Instant::now();
         let parsed = panic::catch_unwind(AssertUnwindSafe(|| parse(FileId(0), src)));
         let t = start.elapsed();
@@ -589,6 +591,7 @@ fn degenerate_inputs_are_handled() {
         ("many unclosed syncs", "fn f() { sync(a[ ( ".repeat(10_000), true),
         ("many `>=` splits", format!("fn f() {{ {} }}", "k::<1>=".repeat(10_000)), true),
     ];
+    println!("degenerate inputs: {} cases", cases.len());
     let inputs = cases.iter().map(|(label, src, diag)| (format!("{label}|{diag}"), src.clone())).collect();
     let failures = run_on_small_stack(inputs, |label, src| {
         let expect_diags = label.ends_with("|true");
