@@ -14,6 +14,9 @@
 //! Explicit adversarial programs (deep views, huge sizes, shadowing, recursion, deep nesting) and
 //! the minimal reproducers of every failure found so far are checked the same way.
 //!
+//! If the test process dies (a stack overflow cannot be caught), the mutant being checked is in
+//! `target/tmp/check_robustness_current.strata`.
+//!
 //! About [`MUTANTS`] mutants are generated in all; `STRATA_ROBUSTNESS_MUTANTS=n` asks for `n` per
 //! file instead, `STRATA_ROBUSTNESS_SEED=n` changes the seed.
 
@@ -27,7 +30,7 @@ use strata_syntax::lexer::{self, Tok};
 /// Hang detector: one `check_module` call may take at most this long (debug build).
 const TIME_LIMIT: Duration = Duration::from_secs(2);
 /// Mutants generated in all, spread evenly over the corpus files.
-const MUTANTS: usize = 8000;
+const MUTANTS: usize = 12000;
 /// The same stack the `strata` command runs the checker on.
 const CHECK_STACK: usize = 256 << 20;
 const PROGRAM: FileId = FileId(0);
@@ -452,6 +455,7 @@ fn mutated_corpus_never_panics_or_hangs() {
     // About MUTANTS in all, however many files the corpus has (at least 20 per file).
     let per_file = env_usize("STRATA_ROBUSTNESS_MUTANTS").map_or((MUTANTS / files.len()).max(20), |n| n as usize);
     let seed = env_usize("STRATA_ROBUSTNESS_SEED").unwrap_or(0x5eed_c0de);
+    let current = Path::new(env!("CARGO_TARGET_TMPDIR")).join("check_robustness_current.strata");
     let start = Instant::now();
     let (mut generated, mut checked, mut rejected) = (0usize, 0usize, 0usize);
     let mut slowest = (Duration::ZERO, String::new());
@@ -486,6 +490,9 @@ fn mutated_corpus_never_panics_or_hangs() {
             }
             checked += 1;
             let origin = format!("{rel}, mutant {n}: {}", applied.join(", "));
+            // A crash that cannot be caught (a stack overflow aborts the process) leaves the
+            // program that caused it here.
+            let _ = std::fs::write(&current, format!("// {origin}\n{mutant}"));
             match check(parsed.module, defines.clone()) {
                 Outcome::Ok(d, t) => {
                     diagnostics += d;
