@@ -905,14 +905,19 @@ impl Nat {
         u64::try_from(self.eval_nat(env)?).map_err(|_| NatError::Overflow)
     }
 
-    /// The value as a natural number; intermediate values (the arguments of opaque terms
-    /// in normal form may exceed the original's) only need to fit `i128`.
+    /// The value as a natural number; intermediate values only need to fit `i128` (the
+    /// terms of a normal form can exceed the values of the expression it came from, so an
+    /// extreme input may give `Overflow` where the unnormalised expression would not).
     fn eval_nat(&self, env: &dyn Fn(&str) -> Option<u64>) -> Result<i128, NatError> {
         let mut total: i128 = 0;
         for (m, c) in &self.terms {
+            let values = m.0.iter().map(|(a, _)| a.eval(env)).collect::<Result<Vec<_>, _>>()?;
+            if values.contains(&0) {
+                continue;
+            }
             let mut t = *c;
-            for (a, e) in &m.0 {
-                let v = a.eval(env)?.checked_pow(*e).ok_or(NatError::Overflow)?;
+            for (v, (_, e)) in values.iter().zip(&m.0) {
+                let v = v.checked_pow(*e).ok_or(NatError::Overflow)?;
                 t = t.checked_mul(v).ok_or(NatError::Overflow)?;
             }
             total = total.checked_add(t).ok_or(NatError::Overflow)?;

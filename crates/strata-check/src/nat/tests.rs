@@ -147,6 +147,14 @@ fn overflow_is_an_error() {
     let e = v("n");
     assert_eq!(e.eval(&|_| Some(u64::MAX)), Ok(u64::MAX));
     assert_eq!(add(&e, &l(1)).eval(&|_| Some(u64::MAX)), Err(NatError::Overflow));
+    // normal forms may have larger intermediate values than the original; they are
+    // evaluated in i128, and a zero factor makes a term zero without computing the rest
+    let k = 194_176_253_407_468_965u64;
+    let q = div(&sub(&l(95), &v("m")), &l(k)); // -m + ((k-1)*m + 95)/k
+    assert_eq!(q.eval(&env(&[("m", 99)])), Err(NatError::Negative));
+    assert_eq!(q.eval(&env(&[("m", 95)])), Ok(0));
+    let z = pow(&mul(&div(&v("m"), &l(7)), &v("n")), &l(2));
+    assert_eq!(z.eval(&env(&[("m", 3), ("n", u64::MAX)])), Ok(0));
     // huge expansions are refused, not computed
     let sum = add(&add(&v("a"), &v("b")), &add(&v("c"), &v("d")));
     assert_eq!(sum.pow(&l(30)), Err(NatError::TooLarge));
