@@ -628,6 +628,28 @@ fn regression_recursive_named_view() {
     );
 }
 
+/// Found by this test: one bounds query costs ~0.6 s in a debug build (~90 ms in release) when
+/// the index is a product of many size variables and the length a large polynomial: the
+/// bound-substitution search of `nat.rs` expands its whole budget, each step on polynomials of
+/// dozens of terms. Eight such indices take ~5 s; the checker should stay far below the limit.
+#[test]
+fn regression_slow_size_queries() {
+    let body: String = (0..8).map(|i| format!("    let v{i} = x[a * b * c * d * e * f * g * h + {i}];\n")).collect();
+    let src = format!(
+        "fn f<a: nat, b: nat, c: nat, d: nat, e: nat, f: nat, g: nat, h: nat>(\n    \
+         x: &shrd gpu.global [f32; (a + b + c + d + e + f)^3 + 1]\n) -[t: gpu.thread]-> () where a >= 1, b >= 1 {{\n\
+         {body}}}\n"
+    );
+    // In-process, so that the limit applies to the check alone (no stack overflow to fear here).
+    let parsed = strata_syntax::parse(PROGRAM, &src);
+    assert!(!strata_diag::has_errors(&parsed.diagnostics), "does not parse");
+    match check(parsed.module, Vec::new()) {
+        Outcome::Ok(..) => {}
+        Outcome::Panic(msg) => panic!("the checker panicked: {msg}\n{src}"),
+        Outcome::Hang => panic!("the checker took more than {TIME_LIMIT:?}\n{src}"),
+    }
+}
+
 #[test]
 fn huge_sizes() {
     for (name, ty) in [
