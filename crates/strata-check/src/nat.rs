@@ -14,7 +14,9 @@
 //!
 //! All arithmetic is checked: coefficient overflow, a result of more than
 //! [`MAX_TERMS`] terms, a division by a literal zero or an opaque operation applied to a
-//! negative constant is an [`NatError`], never a panic or a wrap-around.
+//! negative constant is an [`NatError`], never a panic or a wrap-around. [`Nat::eval`]
+//! has natural-number semantics: a negative value of the expression or of an argument of
+//! an opaque term, or a zero divisor, is an error.
 //!
 //! Opaque operations are simplified when they are built (every rule holds for all
 //! assignments under which the original expression is defined, i.e. every divisor is
@@ -29,7 +31,8 @@
 //!   `(n + 5)%4 = (n + 1)%4`), then `R%k = g*((R/g)%(k/g))`, `(x%j)%k = x%j` when `j <= k`
 //!   and `x%k` when `k | j`;
 //! * `x/1 = x`, `x%1 = 0`, `0/x = 0`, `0%x = 0`, exact polynomial quotients
-//!   (`(n*m)/m = n`, `(n*m)%m = 0`), `(x/a)/b = x/(a*b)`;
+//!   (`(n*m)/m = n`, `(n*m)%m = 0`), `(x/a)/b = x/(a*b)`, common constant factors
+//!   `(g*a)/(g*b) = a/b` and `(g*a)%(g*b) = g*(a%b)`;
 //! * powers: `x^0 = 1`, `x^1 = x`, a constant exponent expands to a product (`(n+1)^2`),
 //!   `1^e = 1`, `(b^e)^f = b^(e*f)`; a symbolic exponent whose coefficients are all
 //!   non-negative is split term by term, `b^(c0 + c1*m1 + ..) = b^c0 * (b^m1)^c1 * ..`,
@@ -42,14 +45,16 @@
 //! inequalities, divisibilities; every variable and every atom is `>= 0` by kind. When a
 //! fact is added, all facts are *prepared*:
 //!
-//! * an equality `e == 0` in which some variable `v` occurs only as the linear term `±v`
-//!   becomes a substitution `v := ...` (so `n == 64*m` rewrites `n` everywhere);
+//! * an equality `e == 0` (divided by the gcd of its coefficients) in which some variable
+//!   `v` occurs only as the linear term `±v` becomes a substitution `v := ...` (so
+//!   `n == 64*m` rewrites `n` everywhere);
 //! * `c * (x % k) == 0` is read as `k | x`;
 //! * a divisibility `k | e` is reduced (coefficients modulo `k`, common factors cancelled);
 //!   if some variable `v` then occurs only as the linear term `v` (or `-v`), `v` is
 //!   replaced by `k*q - rest` with a fresh variable `q` standing for `e/k` (for `32 | n`
 //!   that is `n := 32*q`, so `n/32` becomes `q`, `n%32` becomes `0` and `32*(n/32) == n`);
-//!   otherwise it is kept for syntactic matching;
+//!   otherwise it is kept for syntactic matching; a symbolic `a | v + rest` (`rest` with
+//!   non-negative coefficients, `a` without `v`) likewise becomes `v := a*q - rest`;
 //! * each substitution `v := p` also records `p >= 0` (what `v >= 0` said);
 //! * every other fact becomes an inequality `f >= 0` (an equality gives two), tightened
 //!   over the integers (`2*k - 1 >= 0` becomes `k - 1 >= 0`); from each inequality in
@@ -1059,7 +1064,13 @@ impl fmt::Display for Monomial {
 #[derive(Clone, Debug)]
 enum Fact {
     Eq(Nat, Nat),
-    Le(Nat, Nat),
+    /// `lhs - rhs >= slack` (`<=`: 0, `<`: 1), remembered as written for display.
+    Le {
+        lhs: Nat,
+        rhs: Nat,
+        strict: bool,
+        flipped: bool,
+    },
     Divides(Nat, Nat),
 }
 
@@ -1134,8 +1145,8 @@ impl Prepared {
                 let e = self.apply(&l.sub(r)?)?;
                 self.add_eq(e)
             }
-            Fact::Le(l, r) => {
-                let e = self.apply(&r.sub(l)?)?;
+            Fact::Le { lhs, rhs, strict, .. } => {
+                let e = self.apply(&rhs.sub(lhs)?.add_const(-i128::from(*strict))?)?;
                 self.push_ineq(e);
                 Ok(())
             }
@@ -1507,6 +1518,39 @@ pub struct Facts {
     prepared: Prepared,
 }
 
+impl fmt::Display for Facts {
+    /// The facts as stated, e.g. `n >= 1, k <= n, 32 | n` (empty when there are none).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, fact) in self.raw.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            match fact {
+                Fact::Eq(l, r) => write!(f, "{l} == {r}")?,
+                Fact::Le { lhs, rhs, strict, flipped } => {
+                    let op = match (strict, flipped) {
+                        (false, false) => "<=",
+                        (true, false) => "<",
+                        (false, true) => ">=",
+                        (true, true) => ">",
+                    };
+                    if *flipped {
+                        write!(f, "{rhs} {op} {lhs}")?;
+                    } else {
+                        write!(f, "{lhs} {op} {rhs}")?;
+                    }
+                }
+                Fact::Divides(k, x) => {
+                    write_operand(f, k, is_primary(k))?;
+                    write!(f, " | ")?;
+                    write!(f, "{x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Facts {
     /// No facts beyond `x >= 0` for every variable.
     pub fn new() -> Facts {
@@ -1527,19 +1571,29 @@ impl Facts {
 
     /// States `lhs <= rhs`.
     pub fn add_le(&mut self, lhs: &Nat, rhs: &Nat) -> Result<(), NatError> {
-        rhs.sub(lhs)?;
-        self.push(Fact::Le(lhs.clone(), rhs.clone()));
+        self.add_cmp(lhs, rhs, false, false)
+    }
+
+    /// `lhs <= rhs` or `lhs < rhs`, written the other way round when `flipped`.
+    fn add_cmp(&mut self, lhs: &Nat, rhs: &Nat, strict: bool, flipped: bool) -> Result<(), NatError> {
+        rhs.sub(lhs)?.add_const(-1)?;
+        self.push(Fact::Le { lhs: lhs.clone(), rhs: rhs.clone(), strict, flipped });
         Ok(())
     }
 
     /// States `lhs < rhs`.
     pub fn add_lt(&mut self, lhs: &Nat, rhs: &Nat) -> Result<(), NatError> {
-        self.add_le(&lhs.add(&Nat::lit(1))?, rhs)
+        self.add_cmp(lhs, rhs, true, false)
     }
 
     /// States `lhs >= rhs` (e.g. a lower bound `n >= 1`).
     pub fn add_ge(&mut self, lhs: &Nat, rhs: &Nat) -> Result<(), NatError> {
-        self.add_le(rhs, lhs)
+        self.add_cmp(rhs, lhs, false, true)
+    }
+
+    /// States `lhs > rhs`.
+    pub fn add_gt(&mut self, lhs: &Nat, rhs: &Nat) -> Result<(), NatError> {
+        self.add_cmp(rhs, lhs, true, true)
     }
 
     /// States `divisor | dividend`, i.e. `dividend % divisor == 0`.

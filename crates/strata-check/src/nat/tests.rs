@@ -497,6 +497,21 @@ fn checker_shaped_goals() {
 }
 
 #[test]
+fn facts_display() {
+    let mut f = Facts::new();
+    assert_eq!(f.to_string(), "");
+    f.add_ge(&v("n"), &l(1)).unwrap();
+    f.add_lt(&v("k"), &v("n")).unwrap();
+    f.add_divides(&l(32), &v("n")).unwrap();
+    f.add_divides(&mul(&l(2), &v("m")), &v("n")).unwrap();
+    f.add_eq(&v("m"), &add(&v("k"), &l(1))).unwrap();
+    f.add_gt(&v("n"), &v("m")).unwrap();
+    assert_eq!(f.to_string(), "n >= 1, k < n, 32 | n, (2*m) | n, m == k + 1, n > m");
+    assert_eq!(f.lt(&v("m"), &v("n")), Truth::Proven);
+    assert_eq!(f.le(&add(&v("k"), &l(2)), &v("n")), Truth::Proven);
+}
+
+#[test]
 fn equal_by_two_inequalities() {
     let n = v("n");
     let k = v("k");
