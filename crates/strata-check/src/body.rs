@@ -1964,6 +1964,10 @@ impl<'p> FnCx<'p> {
         }
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
+        // `println` only reads its argument, like Rust's `println!`: nothing is moved.
+        let reads_only = name == "println";
+        let moved_before: Vec<Option<Span>> =
+            if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
             let t = self.expr(a, expected.as_ref());
@@ -1973,6 +1977,11 @@ impl<'p> FnCx<'p> {
                 if !self.unify(&p.ty, &t, &mut subst, &sig) {
                     mismatches.push((i, self.apply_subst(&p.ty, &subst), t, before));
                 }
+            }
+        }
+        if reads_only {
+            for (v, m) in self.vars.iter_mut().zip(moved_before) {
+                v.moved = m;
             }
         }
         // Two swapped arguments are one mistake: report it once.

@@ -46,11 +46,48 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a program's `main`.
+    Run {
+        /// The device to run on. `sim` is the checked reference semantics.
+        #[arg(long, value_enum, default_value_t = Device::Sim)]
+        device: Device,
+        /// Override a `const` item: `-D N=4096`.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        define: Vec<(String, u64)>,
+        /// Thread steps after which `sim` stops a runaway program.
+        #[arg(long, default_value_t = 200_000_000)]
+        max_steps: u64,
+        /// Order in which `sim` runs blocks and threads.
+        #[arg(long, value_enum, default_value_t = Schedule::Deterministic)]
+        schedule: Schedule,
+        /// Seed for `--schedule random`.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// The `.strata` file to run.
+        file: PathBuf,
+    },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
         /// The code, e.g. `E0501`.
         code: String,
     },
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Device {
+    /// The simulator: reference semantics with race, divergence and memory checks.
+    Sim,
+    /// Native code on all CPU cores (not built yet).
+    Cpu,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Schedule {
+    Deterministic,
+    Random,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -94,6 +131,10 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
+        Command::Run { device, define, max_steps, schedule, seed, format, file } => {
+            let opts = strata_sim::Options { max_steps, random_seed: (schedule == Schedule::Random).then_some(seed) };
+            run_file(&file, device, &define, &opts, format)
+        }
     }
 }
 
@@ -151,6 +192,54 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
         EXIT_PROGRAM_ERRORS
     } else {
         0
+    }
+}
+
+/// Checks, lowers and runs one program.
+fn run_file(
+    file: &PathBuf,
+    device: Device,
+    defines: &[(String, u64)],
+    opts: &strata_sim::Options,
+    format: Format,
+) -> u8 {
+    if device == Device::Cpu {
+        eprintln!("error: the `cpu` device is not built yet; run with `--device sim`");
+        return EXIT_USAGE;
+    }
+    let mut sources = SourceMap::new();
+    let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return EXIT_USAGE };
+    let id = ids[0];
+    let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
+    let parsed = strata_syntax::parse(id, sources.source(id));
+    if strata_diag::has_errors(&parsed.diagnostics) {
+        report(&parsed.diagnostics, &sources, format);
+        return EXIT_PROGRAM_ERRORS;
+    }
+    let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
+    if strata_diag::has_errors(&checked.diagnostics) {
+        report(&checked.diagnostics, &sources, format);
+        return EXIT_PROGRAM_ERRORS;
+    }
+    let prelude = strata_check::program::parse_prelude(prelude_id);
+    let env = strata_check::program_env(&parsed.module, &prelude, defines);
+    let program = match strata_ir::lower(&parsed.module, &env, &checked.types) {
+        Ok(p) => p,
+        Err(diags) => {
+            report(&diags, &sources, format);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match strata_sim::run(&program, opts, &mut out) {
+        Ok(_) => 0,
+        Err(d) => {
+            use std::io::Write;
+            let _ = out.flush();
+            report(&[*d], &sources, format);
+            EXIT_PROGRAM_ERRORS
+        }
     }
 }
 

@@ -28,6 +28,8 @@ impl std::fmt::Display for Code {
 pub enum Phase {
     Syntax,
     Check,
+    /// Found by running the program on the `sim` device.
+    Run,
 }
 
 /// One registry entry.
@@ -107,6 +109,18 @@ registry! {
     // --- kernel launches ---
     LAUNCH_SHAPE = "E0701", Check, "launch shape does not match the kernel";
     NOT_A_KERNEL = "E0702", Check, "not a kernel";
+    // --- lowering (strata-ir) ---
+    UNSUPPORTED = "E0801", Check, "not supported by the IR yet";
+    // --- run time (the sim device) ---
+    RUN_DATA_RACE = "E0901", Run, "data race";
+    RUN_BARRIER_DIVERGENCE = "E0902", Run, "barrier divergence";
+    RUN_OUT_OF_BOUNDS = "E0903", Run, "out-of-bounds access";
+    RUN_UNINIT = "E0904", Run, "read of uninitialised memory";
+    RUN_MEMORY_SPACE = "E0905", Run, "access to memory of the wrong device";
+    RUN_USE_AFTER_FREE = "E0906", Run, "use after free";
+    RUN_STEP_LIMIT = "E0907", Run, "step limit reached";
+    RUN_ASSERTION = "E0908", Run, "assertion failed";
+    RUN_ARITHMETIC = "E0909", Run, "arithmetic error";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.

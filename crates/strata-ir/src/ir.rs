@@ -1,0 +1,316 @@
+//! The Strata IR: the one representation the simulator and every backend consume.
+//!
+//! The IR is structured (loops and conditionals stay loops and conditionals) and explicit:
+//!
+//! * **No views, no selections.** Every memory access is a [`Place`]: a root variable, a path of
+//!   tuple fields and dereferences, and one flat element offset written as index arithmetic
+//!   ([`IExpr`]) over block and thread coordinates, loop counters and size parameters. The
+//!   lowering composes the views of a place expression (last view first, as in the paper's §5)
+//!   into that offset.
+//! * **No `sched`, no `split`.** A kernel body is *block-level* code, executed uniformly by every
+//!   thread of a block (uniform loops, conditions and barriers), containing *thread regions*
+//!   ([`Stmt::Threads`]) that each thread of a set runs with its own coordinates. A `split` of
+//!   threads becomes two regions with complementary thread sets; inside a region it becomes an
+//!   `if` on the coordinate.
+//! * **Barriers are statements** ([`Stmt::Sync`]) scoped to a block or a warp. In checked safe
+//!   code they stand only where every thread of their scope reaches them; `unsafe` code can put
+//!   them anywhere, which is why the simulator checks barrier divergence.
+//! * **Types are resolved.** Literals carry their scalar type; arrays are flat with their element
+//!   type and length; sizes are [`IExpr`]s over the function's size parameters.
+//!
+//! Host functions are sequential code that allocates, copies, launches kernels and prints.
+
+use std::fmt;
+use strata_diag::Span;
+pub use strata_syntax::ast::{BinOp, DimName, ScalarTy, UnOp};
+
+pub type LocalId = usize;
+pub type FnId = usize;
+
+/// Index arithmetic on natural numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IExpr {
+    Const(u64),
+    /// A size parameter of the enclosing function (bound at its call or launch).
+    Param(String),
+    /// The current value of a `for` counter.
+    Counter(LocalId),
+    BlockIdx(DimName),
+    ThreadIdx(DimName),
+    BlockDim(DimName),
+    GridDim(DimName),
+    Add(Box<IExpr>, Box<IExpr>),
+    Sub(Box<IExpr>, Box<IExpr>),
+    Mul(Box<IExpr>, Box<IExpr>),
+    Div(Box<IExpr>, Box<IExpr>),
+    Rem(Box<IExpr>, Box<IExpr>),
+    Pow(Box<IExpr>, Box<IExpr>),
+    /// A run-time integer (an index only `unsafe` code may use), converted to a natural number.
+    Value(Box<Expr>),
+}
+
+// Constructors that fold constants and drop neutral elements, so lowered index arithmetic
+// stays readable (`i * 1 + 0` is `i`).
+impl std::ops::Add for IExpr {
+    type Output = IExpr;
+    fn add(self, b: IExpr) -> IExpr {
+        match (&self, &b) {
+            (IExpr::Const(0), _) => b,
+            (_, IExpr::Const(0)) => self,
+            (IExpr::Const(x), IExpr::Const(y)) => {
+                x.checked_add(*y).map_or(IExpr::Add(Box::new(self.clone()), Box::new(b.clone())), IExpr::Const)
+            }
+            _ => IExpr::Add(Box::new(self), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Sub for IExpr {
+    type Output = IExpr;
+    fn sub(self, b: IExpr) -> IExpr {
+        match (&self, &b) {
+            (_, IExpr::Const(0)) => self,
+            (IExpr::Const(x), IExpr::Const(y)) if x >= y => IExpr::Const(x - y),
+            _ => IExpr::Sub(Box::new(self), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Mul for IExpr {
+    type Output = IExpr;
+    fn mul(self, b: IExpr) -> IExpr {
+        match (&self, &b) {
+            (IExpr::Const(0), _) | (_, IExpr::Const(0)) => IExpr::Const(0),
+            (IExpr::Const(1), _) => b,
+            (_, IExpr::Const(1)) => self,
+            (IExpr::Const(x), IExpr::Const(y)) => {
+                x.checked_mul(*y).map_or(IExpr::Mul(Box::new(self.clone()), Box::new(b.clone())), IExpr::Const)
+            }
+            _ => IExpr::Mul(Box::new(self), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Div for IExpr {
+    type Output = IExpr;
+    fn div(self, b: IExpr) -> IExpr {
+        match (&self, &b) {
+            (_, IExpr::Const(1)) => self,
+            (IExpr::Const(x), IExpr::Const(y)) if *y != 0 => IExpr::Const(x / y),
+            _ => IExpr::Div(Box::new(self), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Rem for IExpr {
+    type Output = IExpr;
+    fn rem(self, b: IExpr) -> IExpr {
+        match (&self, &b) {
+            (_, IExpr::Const(1)) => IExpr::Const(0),
+            (IExpr::Const(x), IExpr::Const(y)) if *y != 0 => IExpr::Const(x % y),
+            _ => IExpr::Rem(Box::new(self), Box::new(b)),
+        }
+    }
+}
+
+impl fmt::Display for IExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IExpr::Const(c) => write!(f, "{c}"),
+            IExpr::Param(p) => write!(f, "{p}"),
+            IExpr::Counter(l) => write!(f, "%{l}"),
+            IExpr::BlockIdx(d) => write!(f, "blockIdx.{}", d.letter().to_ascii_lowercase()),
+            IExpr::ThreadIdx(d) => write!(f, "threadIdx.{}", d.letter().to_ascii_lowercase()),
+            IExpr::BlockDim(d) => write!(f, "blockDim.{}", d.letter().to_ascii_lowercase()),
+            IExpr::GridDim(d) => write!(f, "gridDim.{}", d.letter().to_ascii_lowercase()),
+            IExpr::Add(a, b) => write!(f, "({a} + {b})"),
+            IExpr::Sub(a, b) => write!(f, "({a} - {b})"),
+            IExpr::Mul(a, b) => write!(f, "({a} * {b})"),
+            IExpr::Div(a, b) => write!(f, "({a} / {b})"),
+            IExpr::Rem(a, b) => write!(f, "({a} % {b})"),
+            IExpr::Pow(a, b) => write!(f, "({a} ^ {b})"),
+            IExpr::Value(_) => write!(f, "<value>"),
+        }
+    }
+}
+
+/// A resolved data type: scalars, flat arrays, tuples, references and owning pointers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    Scalar(ScalarTy),
+    /// `len` elements of `elem`, contiguous; nested arrays are flattened by the lowering.
+    Array {
+        elem: Box<Ty>,
+        len: IExpr,
+    },
+    Tuple(Vec<Ty>),
+    Ref(Box<Ty>),
+    /// An owning pointer (`T @ m`).
+    Owned(Box<Ty>),
+    /// A natural number used as a value.
+    Nat,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lit {
+    Bool(bool),
+    Int(u128, ScalarTy),
+    Float(f64, ScalarTy),
+    Unit,
+}
+
+/// A step from a root variable towards the accessed memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathStep {
+    /// Follow a reference or owning pointer.
+    Deref,
+    Field(u32),
+    /// The element at this flat offset of an array.
+    Elem(IExpr),
+}
+
+/// A memory location (or, with a partial path, a contiguous sub-array).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Place {
+    pub root: LocalId,
+    pub path: Vec<PathStep>,
+    /// Bounds the program did not prove statically (`unsafe` run-time indices): `index < bound`.
+    pub checks: Vec<(IExpr, IExpr)>,
+    pub span: Span,
+}
+
+/// The prelude functions the IR knows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    HeapNew,
+    GlobalAllocCopy,
+    CopyToHost,
+    CopyToGpu,
+    AtomicFetchAdd,
+    AtomicFetchAddAt,
+    AtomicLoad,
+    AtomicStore,
+    Print,
+    Assert,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Lit(Lit),
+    Nat(IExpr),
+    Load(Place),
+    /// A reference to a place (`&uniq p`, `&shrd p`).
+    Ref(Place),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Cast(Box<Expr>, ScalarTy),
+    Tuple(Vec<Expr>),
+    ArrayList(Vec<Expr>),
+    ArrayRepeat(Box<Expr>, IExpr),
+    Builtin(Builtin, Vec<Expr>, Span),
+    Call {
+        func: FnId,
+        nats: Vec<IExpr>,
+        args: Vec<Expr>,
+        span: Span,
+    },
+}
+
+/// Which threads of the block run a region: those whose coordinate `on` lies in `lo..hi`, for
+/// every constraint.
+pub type ThreadSet = Vec<(IExpr, IExpr, IExpr)>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Let {
+        local: LocalId,
+        init: Option<Expr>,
+    },
+    Store {
+        place: Place,
+        value: Expr,
+    },
+    Eval(Expr),
+    For {
+        counter: LocalId,
+        lo: IExpr,
+        hi: IExpr,
+        body: Vec<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// Each thread of the block in `set` runs `body` with its own locals.
+    Threads {
+        set: ThreadSet,
+        body: Vec<Stmt>,
+    },
+    /// A barrier for the block (`warp == false`) or the executing thread's warp.
+    Sync {
+        warp: bool,
+        span: Span,
+    },
+    Launch {
+        kernel: FnId,
+        nats: Vec<IExpr>,
+        grid: [IExpr; 3],
+        block: [IExpr; 3],
+        args: Vec<Expr>,
+        span: Span,
+    },
+    Return(Option<Expr>),
+}
+
+/// Where a local lives: host code, block-level code (one per block) or per thread.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Level {
+    Host,
+    Block,
+    Thread,
+}
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: Ty,
+    pub level: Level,
+}
+
+#[derive(Clone, Debug)]
+pub enum FnKind {
+    Host,
+    /// Launched on a grid; `shared` lists the per-block buffers the launch allocates.
+    Kernel {
+        grid: [IExpr; 3],
+        block: [IExpr; 3],
+        shared: Vec<(LocalId, ScalarTy, IExpr)>,
+    },
+    /// Called by one GPU thread.
+    Device,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FnKind,
+    /// Size parameters, bound by value at each call or launch.
+    pub nat_params: Vec<String>,
+    /// Parameters passed by the caller, in order (a kernel's shared buffers are not among them).
+    pub params: Vec<LocalId>,
+    pub locals: Vec<Local>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    /// `main`, if the program has one.
+    pub entry: Option<FnId>,
+}

@@ -1,0 +1,1174 @@
+//! Lowering from checked syntax to the IR ([`crate::ir`]).
+//!
+//! The checker has proven the program safe; lowering only makes it explicit. Places become a
+//! root, a path and one flat offset: each view contributes an *inverse index function* (from the
+//! indices of the view to those of what it views) and the functions are composed, the last view
+//! applied first, exactly once for every backend. `sched` binds coordinates (`blockIdx`,
+//! `threadIdx` minus the start of a `split` part, warp and lane numbers); a selection consumes
+//! them as indices. A `let` bound to a borrow is an alias: its place is substituted where it is
+//! used, as the checker does.
+
+use crate::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Local, LocalId, PathStep, Place, Stmt, ThreadSet, Ty};
+use std::collections::HashMap;
+use std::ops::{Add, Div, Mul, Rem, Sub};
+use std::rc::Rc;
+use strata_check::exec::Root;
+use strata_check::nat::{Atom, Nat};
+use strata_check::program::{Program as Env, PATH_ALIASES};
+use strata_check::ty as cty;
+use strata_check::TypeTable;
+use strata_diag::{codes, Diagnostic, Span};
+use strata_syntax::ast::{self, DimName, ExprKind, ScalarTy};
+
+type Inv = Rc<dyn Fn(Vec<IExpr>) -> Vec<IExpr>>;
+/// A dimension of a collection: its name, the coordinate of the executing resource, the size.
+type Coord = (DimName, IExpr, IExpr);
+
+/// Which collection a `sched` binder distributes over; selections consume the dimensions of one
+/// collection in the order they were scheduled.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Coll {
+    Blocks,
+    Threads,
+    GridThreads,
+    Warps,
+    Lanes,
+}
+
+/// An execution resource in scope: its coordinates and sizes along its dimensions.
+#[derive(Clone, Debug)]
+struct ExecB {
+    name: String,
+    coll: Option<Coll>,
+    /// Dimensions this binder scheduled (in order), with coordinate and size.
+    scheduled: Vec<(DimName, IExpr, IExpr)>,
+    /// For a collection: dimensions still to schedule.
+    remaining: Vec<(DimName, IExpr, IExpr)>,
+    /// A collection's kind when `remaining` is not empty, or the kind of the single resource.
+    what: What,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum What {
+    Grid,
+    Block,
+    Warp,
+    Thread,
+    Collection,
+}
+
+#[derive(Clone)]
+enum Binding {
+    Local(LocalId),
+    Counter(LocalId),
+    Alias(Rc<ast::Expr>),
+    Exec(usize),
+}
+
+/// The view machinery while lowering one place.
+#[derive(Clone)]
+struct ArrState {
+    base_dims: Vec<IExpr>,
+    dims: Vec<IExpr>,
+    fixed: Vec<IExpr>,
+    inv: Inv,
+    leaf: Ty,
+    viewed: bool,
+}
+
+struct PState {
+    root: LocalId,
+    path: Vec<PathStep>,
+    arr: Option<ArrState>,
+    ty: Ty,
+    checks: Vec<(IExpr, IExpr)>,
+}
+
+pub struct Lowering<'a> {
+    env: &'a Env,
+    types: &'a TypeTable,
+    fn_ids: HashMap<String, usize>,
+    module: &'a ast::Module,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// Lowers a checked module. Errors are constructs the IR cannot express yet (E0801).
+pub fn lower(module: &ast::Module, env: &Env, types: &TypeTable) -> Result<ir::Program, Vec<Diagnostic>> {
+    let mut fn_ids = HashMap::new();
+    let mut fns = Vec::new();
+    for item in &module.items {
+        if let ast::Item::Fn(f) = item {
+            if f.body.is_some() {
+                fn_ids.insert(f.name.name.clone(), fns.len());
+                fns.push(f);
+            }
+        }
+    }
+    let mut l = Lowering { env, types, fn_ids, module, errors: Vec::new() };
+    let mut program = ir::Program::default();
+    for f in fns {
+        let func = l.function(f);
+        if f.name.name == "main" {
+            program.entry = Some(program.functions.len());
+        }
+        program.functions.push(func);
+    }
+    let _ = l.module;
+    if l.errors.is_empty() {
+        Ok(program)
+    } else {
+        Err(l.errors)
+    }
+}
+
+fn unsupported(span: Span, what: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNSUPPORTED,
+        format!("not supported by the IR yet: {}", what.into()),
+        span,
+        "cannot be lowered yet",
+    )
+}
+
+struct FnLower<'l, 'a> {
+    l: &'l mut Lowering<'a>,
+    locals: Vec<Local>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    level: Level,
+    set: ThreadSet,
+    binders: Vec<ExecB>,
+    /// Threads of one block and blocks of the grid, as the signature states them.
+    block_shape: Vec<(DimName, IExpr)>,
+    grid_shape: Vec<(DimName, IExpr)>,
+    /// Thread regions cannot nest: true inside one.
+    in_region: bool,
+}
+
+impl<'a> Lowering<'a> {
+    fn function(&mut self, f: &ast::FnDecl) -> ir::Function {
+        let sig = self.env.fns.get(&f.name.name).cloned();
+        let Some(sig) = sig else {
+            self.errors.push(unsupported(f.name.span, "a function without a signature"));
+            return ir::Function {
+                name: f.name.name.clone(),
+                kind: FnKind::Host,
+                nat_params: vec![],
+                params: vec![],
+                locals: vec![],
+                body: vec![],
+                span: f.span,
+            };
+        };
+        let nat_params: Vec<String> =
+            sig.generics.iter().filter(|(_, k)| *k == ast::Kind::Nat).map(|(n, _)| n.clone()).collect();
+        let level = match sig.root {
+            Root::CpuThread => Level::Host,
+            Root::Grid { .. } | Root::Block { .. } => Level::Block,
+            _ => Level::Thread,
+        };
+        let mut fl = FnLower {
+            l: self,
+            locals: Vec::new(),
+            scopes: vec![Vec::new()],
+            level,
+            set: Vec::new(),
+            binders: Vec::new(),
+            block_shape: Vec::new(),
+            grid_shape: Vec::new(),
+            in_region: level == Level::Thread,
+        };
+        match &sig.root {
+            Root::Grid { blocks, threads } => {
+                fl.grid_shape = blocks.iter().map(|(d, n)| (*d, fl.nat(n))).collect();
+                fl.block_shape = threads.iter().map(|(d, n)| (*d, fl.nat(n))).collect();
+            }
+            Root::Block { threads } => fl.block_shape = threads.iter().map(|(d, n)| (*d, fl.nat(n))).collect(),
+            _ => {}
+        }
+        let mut kind = FnKind::Host;
+        if let Root::Grid { blocks, threads } = &sig.root {
+            let grid = fl.shape3(blocks);
+            let block = fl.shape3(threads);
+            let dims = |shape: &[(DimName, Nat)], fl: &mut FnLower, idx: fn(DimName) -> IExpr| {
+                shape.iter().map(|(d, n)| (*d, idx(*d), fl.nat(n))).collect::<Vec<_>>()
+            };
+            let blocks_dims = dims(blocks, &mut fl, IExpr::BlockIdx);
+            let _ = threads;
+            fl.binders.push(ExecB {
+                name: sig.exec_name.clone(),
+                coll: None,
+                scheduled: vec![],
+                remaining: blocks_dims,
+                what: What::Grid,
+            });
+            fl.bind(&sig.exec_name, Binding::Exec(0));
+            kind = FnKind::Kernel { grid, block, shared: Vec::new() };
+        } else if let Root::Block { threads } = &sig.root {
+            let dims = threads.iter().map(|(d, n)| (*d, IExpr::ThreadIdx(*d), fl.nat(n))).collect();
+            fl.binders.push(ExecB {
+                name: sig.exec_name.clone(),
+                coll: None,
+                scheduled: vec![],
+                remaining: dims,
+                what: What::Block,
+            });
+            fl.bind(&sig.exec_name, Binding::Exec(0));
+            kind = FnKind::Device;
+        } else if level == Level::Thread {
+            fl.binders.push(ExecB {
+                name: sig.exec_name.clone(),
+                coll: None,
+                scheduled: vec![],
+                remaining: vec![],
+                what: What::Thread,
+            });
+            fl.bind(&sig.exec_name, Binding::Exec(0));
+            kind = FnKind::Device;
+        }
+        let mut params = Vec::new();
+        let mut shared = Vec::new();
+        for (p, ps) in f.params.iter().zip(&sig.params) {
+            let ty = fl.ty(&ps.ty, p.span);
+            let local =
+                fl.new_local(&ps.name, ty.clone(), if level == Level::Host { Level::Host } else { Level::Block });
+            fl.bind(&ps.name, Binding::Local(local));
+            if p.exec.is_some() {
+                // A shared-memory buffer the launch allocates for each block.
+                match &ty {
+                    Ty::Ref(inner) => {
+                        let (len, scalar) = flat_len(inner);
+                        match scalar {
+                            Some(s) => shared.push((local, s, len)),
+                            None => fl.l.errors.push(unsupported(p.span, "shared memory of non-scalar elements")),
+                        }
+                    }
+                    _ => fl.l.errors.push(unsupported(p.span, "a shared parameter that is not a reference")),
+                }
+            } else {
+                params.push(local);
+            }
+        }
+        if let FnKind::Kernel { shared: s, .. } = &mut kind {
+            *s = shared;
+        }
+        let body = match &f.body {
+            Some(b) => fl.block(b),
+            None => Vec::new(),
+        };
+        ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, span: f.span }
+    }
+}
+
+/// Total scalar count and scalar element type of a (nested) array type.
+fn flat_len(t: &Ty) -> (IExpr, Option<ScalarTy>) {
+    match t {
+        Ty::Array { elem, len } => {
+            let (inner, s) = flat_len(elem);
+            (IExpr::mul(len.clone(), inner), s)
+        }
+        Ty::Scalar(s) => (IExpr::Const(1), Some(*s)),
+        _ => (IExpr::Const(1), None),
+    }
+}
+
+impl FnLower<'_, '_> {
+    fn err(&mut self, span: Span, what: impl Into<String>) {
+        self.l.errors.push(unsupported(span, what));
+    }
+
+    fn bind(&mut self, name: &str, b: Binding) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((name.to_string(), b));
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, b)| b.clone())
+    }
+
+    fn new_local(&mut self, name: &str, ty: Ty, level: Level) -> LocalId {
+        self.locals.push(Local { name: name.to_string(), ty, level });
+        self.locals.len() - 1
+    }
+
+    fn local_level(&self) -> Level {
+        if self.in_region {
+            Level::Thread
+        } else {
+            self.level
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Sizes and types
+
+    fn name_to_iexpr(&self, name: &str) -> IExpr {
+        match self.lookup(name) {
+            Some(Binding::Counter(c)) => IExpr::Counter(c),
+            _ => {
+                if let Some(v) = self.l.env.consts.get(name) {
+                    IExpr::Const(*v)
+                } else {
+                    IExpr::Param(name.to_string())
+                }
+            }
+        }
+    }
+
+    /// A checker nat (a polynomial) as index arithmetic.
+    fn nat(&self, n: &Nat) -> IExpr {
+        let mut pos = IExpr::Const(0);
+        let mut neg = IExpr::Const(0);
+        for (mono, coeff) in n.terms() {
+            let mut term = IExpr::Const(coeff.unsigned_abs() as u64);
+            for (atom, power) in mono.factors() {
+                let a = match atom {
+                    Atom::Var(v) => self.name_to_iexpr(v),
+                    Atom::Div(x, y) => IExpr::div(self.nat(x), self.nat(y)),
+                    Atom::Rem(x, y) => IExpr::rem(self.nat(x), self.nat(y)),
+                    Atom::Pow(x, y) => IExpr::Pow(Box::new(self.nat(x)), Box::new(self.nat(y))),
+                    Atom::Call(..) => IExpr::Const(0),
+                };
+                for _ in 0..power {
+                    term = IExpr::mul(term, a.clone());
+                }
+            }
+            if coeff >= 0 {
+                pos = IExpr::add(pos, term);
+            } else {
+                neg = IExpr::add(neg, term);
+            }
+        }
+        IExpr::sub(pos, neg)
+    }
+
+    /// An AST nat with extra names (a named view's parameters).
+    fn ast_nat(&mut self, n: &ast::Nat, env: &HashMap<String, IExpr>) -> IExpr {
+        match &n.kind {
+            ast::NatKind::Lit(v) => IExpr::Const(*v),
+            ast::NatKind::Var(id) => env.get(&id.name).cloned().unwrap_or_else(|| self.name_to_iexpr(&id.name)),
+            ast::NatKind::Bin(op, a, b) => {
+                let (a, b) = (self.ast_nat(a, env), self.ast_nat(b, env));
+                match op {
+                    ast::NatOp::Add => IExpr::add(a, b),
+                    ast::NatOp::Sub => IExpr::sub(a, b),
+                    ast::NatOp::Mul => IExpr::mul(a, b),
+                    ast::NatOp::Div => IExpr::div(a, b),
+                    ast::NatOp::Rem => IExpr::rem(a, b),
+                    ast::NatOp::Pow => match (&a, &b) {
+                        (IExpr::Const(x), IExpr::Const(y)) if *y < 64 => x
+                            .checked_pow(*y as u32)
+                            .map_or(IExpr::Pow(Box::new(a.clone()), Box::new(b.clone())), IExpr::Const),
+                        _ => IExpr::Pow(Box::new(a), Box::new(b)),
+                    },
+                }
+            }
+            ast::NatKind::Call(f, _) => {
+                self.err(f.span, "size functions");
+                IExpr::Const(0)
+            }
+        }
+    }
+
+    fn shape3(&self, shape: &[(DimName, Nat)]) -> [IExpr; 3] {
+        let get = |d| shape.iter().find(|(n, _)| *n == d).map_or(IExpr::Const(1), |(_, s)| self.nat(s));
+        [get(DimName::X), get(DimName::Y), get(DimName::Z)]
+    }
+
+    fn ty(&mut self, t: &cty::Ty, span: Span) -> Ty {
+        match t {
+            cty::Ty::Scalar(s) => Ty::Scalar(*s),
+            cty::Ty::IntLit => Ty::Scalar(ScalarTy::I32),
+            cty::Ty::FloatLit => Ty::Scalar(ScalarTy::F64),
+            cty::Ty::Nat => Ty::Nat,
+            cty::Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.ty(t, span)).collect()),
+            cty::Ty::Array(e, n) | cty::Ty::ViewArray(e, n) => {
+                Ty::Array { elem: Box::new(self.ty(e, span)), len: self.nat(n) }
+            }
+            cty::Ty::Ref { ty, .. } => Ty::Ref(Box::new(self.ty(ty, span))),
+            cty::Ty::At(ty, _) => Ty::Owned(Box::new(self.ty(ty, span))),
+            cty::Ty::Var(_) | cty::Ty::Error => {
+                self.err(span, "generic data types");
+                Ty::Scalar(ScalarTy::Unit)
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Statements
+
+    fn block(&mut self, b: &ast::Block) -> Vec<Stmt> {
+        self.scopes.push(Vec::new());
+        let mut out = Vec::new();
+        for s in &b.stmts {
+            match s {
+                ast::Stmt::Let(l) => self.let_stmt(l, &mut out),
+                ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, &mut out),
+            }
+        }
+        self.scopes.pop();
+        out
+    }
+
+    fn let_stmt(&mut self, l: &ast::LetStmt, out: &mut Vec<Stmt>) {
+        if let Some(init) = &l.init {
+            if let ExprKind::Borrow { place, .. } = &init.kind {
+                // An alias: uses of the variable are uses of the borrowed place.
+                self.bind(&l.name.name, Binding::Alias(Rc::new((**place).clone())));
+                return;
+            }
+        }
+        let cty = self.l.types.lets.get(&l.name.span).cloned().unwrap_or(cty::Ty::Error);
+        let ty = self.ty(&cty, l.name.span);
+        if l.exec.is_some() {
+            self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`)");
+        }
+        let local = self.new_local(&l.name.name, ty, self.local_level());
+        let init = l.init.as_ref().map(|e| self.expr(e));
+        self.bind(&l.name.name, Binding::Local(local));
+        out.push(Stmt::Let { local, init });
+    }
+
+    fn stmt_expr(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) {
+        match &e.kind {
+            ExprKind::Assign(lhs, rhs) => {
+                if let Some(place) = self.place(lhs) {
+                    let value = self.expr(rhs);
+                    out.push(Stmt::Store { place, value });
+                }
+            }
+            ExprKind::CompoundAssign(op, lhs, rhs) => {
+                if let Some(place) = self.place(lhs) {
+                    let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(self.expr(rhs)));
+                    out.push(Stmt::Store { place, value });
+                }
+            }
+            ExprKind::Block(b) => {
+                let body = self.block(b);
+                out.extend(body);
+            }
+            ExprKind::Unsafe(inner) | ExprKind::Paren(inner) => self.stmt_expr(inner, out),
+            ExprKind::For { var, start, end, body } => {
+                let lo = self.ast_nat(start, &HashMap::new());
+                let hi = self.ast_nat(end, &HashMap::new());
+                let counter = self.new_local(&var.name, Ty::Nat, self.local_level());
+                self.scopes.push(vec![(var.name.clone(), Binding::Counter(counter))]);
+                let body = self.block(body);
+                self.scopes.pop();
+                out.push(Stmt::For { counter, lo, hi, body });
+            }
+            ExprKind::While { cond, body } => {
+                let cond = self.expr(cond);
+                let body = self.block(body);
+                out.push(Stmt::While { cond, body });
+            }
+            ExprKind::If { cond, then, els } => {
+                let cond = self.expr(cond);
+                let then = self.block(then);
+                let mut e2 = Vec::new();
+                if let Some(x) = els {
+                    self.stmt_expr(x, &mut e2);
+                }
+                out.push(Stmt::If { cond, then, els: e2 });
+            }
+            ExprKind::Sched { dims, var, exec, body } => self.sched(dims, var, exec, body, e.span, out),
+            ExprKind::Split { dim, exec, at, arms } => self.split(*dim, exec, at, arms, e.span, out),
+            ExprKind::Sync(target) => {
+                let warp = target.as_ref().is_some_and(|t| self.exec_is_warp(t));
+                if self.level == Level::Host {
+                    return;
+                }
+                if !self.in_region && !self.set.is_empty() {
+                    // A barrier that only part of the block reaches (only `unsafe` code can say this).
+                    out.push(Stmt::Threads { set: self.set.clone(), body: vec![Stmt::Sync { warp, span: e.span }] });
+                } else {
+                    out.push(Stmt::Sync { warp, span: e.span });
+                }
+            }
+            ExprKind::Return(v) => {
+                let v = v.as_ref().map(|x| self.expr(x));
+                out.push(Stmt::Return(v));
+            }
+            ExprKind::Call { launch: Some(l), func, args, .. } => self.launch(func, l, args, e.span, out),
+            _ => {
+                let x = self.expr(e);
+                out.push(Stmt::Eval(x));
+            }
+        }
+    }
+
+    fn exec_is_warp(&self, t: &ast::ExecExpr) -> bool {
+        match (&t.base, t.path.is_empty()) {
+            (ast::ExecBase::Var(id), true) => match self.lookup(&id.name) {
+                Some(Binding::Exec(b)) => self.binders[b].what == What::Warp,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // sched and split
+
+    /// The collection an execution-resource expression denotes for `sched`/`split`.
+    fn domain(&mut self, e: &ast::ExecExpr) -> Option<(Coll, Vec<Coord>, ThreadSet)> {
+        let ast::ExecBase::Var(id) = &e.base else {
+            self.err(e.span, "literal execution resources");
+            return None;
+        };
+        let Some(Binding::Exec(b)) = self.lookup(&id.name) else {
+            self.err(e.span, "this execution resource");
+            return None;
+        };
+        let b = self.binders[b].clone();
+        let mut set = Vec::new();
+        let lin = || {
+            // Linear thread number within the block.
+            IExpr::add(
+                IExpr::ThreadIdx(DimName::X),
+                IExpr::mul(
+                    IExpr::BlockDim(DimName::X),
+                    IExpr::add(
+                        IExpr::ThreadIdx(DimName::Y),
+                        IExpr::mul(IExpr::BlockDim(DimName::Y), IExpr::ThreadIdx(DimName::Z)),
+                    ),
+                ),
+            )
+        };
+        let (mut coll, mut dims) = match (b.what, b.coll) {
+            (What::Grid, _) => (Coll::Blocks, b.remaining.clone()),
+            (What::Block, _) => (Coll::Threads, self.block_threads()),
+            (What::Warp, _) => (Coll::Lanes, vec![(DimName::X, IExpr::rem(lin(), IExpr::Const(32)), IExpr::Const(32))]),
+            (What::Collection, Some(c)) => (c, b.remaining.clone()),
+            _ => {
+                self.err(e.span, "scheduling over a single thread");
+                return None;
+            }
+        };
+        for step in &e.path {
+            match step {
+                ast::ExecStep::Blocks if b.what == What::Grid => {}
+                ast::ExecStep::Threads if b.what == What::Block => {}
+                ast::ExecStep::Lanes if b.what == What::Warp => {}
+                ast::ExecStep::ToThreads if b.what == What::Grid => {
+                    coll = Coll::GridThreads;
+                    dims = self.grid_threads();
+                }
+                ast::ExecStep::Warps | ast::ExecStep::ToWarps if b.what == What::Block => {
+                    coll = Coll::Warps;
+                    let total =
+                        self.block_threads().iter().fold(IExpr::Const(1), |acc, (_, _, s)| IExpr::mul(acc, s.clone()));
+                    dims = vec![(DimName::X, IExpr::div(lin(), IExpr::Const(32)), IExpr::div(total, IExpr::Const(32)))];
+                }
+                ast::ExecStep::Range(a, z, d) => {
+                    let (a, z) = (self.ast_nat(a, &HashMap::new()), self.ast_nat(z, &HashMap::new()));
+                    if let Some(slot) = dims.iter_mut().find(|(n, _, _)| n == d) {
+                        set.push((slot.1.clone(), a.clone(), z.clone()));
+                        slot.1 = IExpr::sub(slot.1.clone(), a.clone());
+                        slot.2 = IExpr::sub(z, a);
+                    }
+                }
+                _ => {
+                    self.err(e.span, "this execution resource path");
+                    return None;
+                }
+            }
+        }
+        Some((coll, dims, set))
+    }
+
+    /// The threads of one block, along the dimensions the signature gives the block.
+    fn block_threads(&self) -> Vec<(DimName, IExpr, IExpr)> {
+        self.block_shape.iter().map(|(d, n)| (*d, IExpr::ThreadIdx(*d), n.clone())).collect()
+    }
+
+    /// All threads of the grid (`to_threads`): along each dimension, blocks times threads.
+    fn grid_threads(&self) -> Vec<(DimName, IExpr, IExpr)> {
+        [DimName::X, DimName::Y, DimName::Z]
+            .iter()
+            .filter_map(|d| {
+                let g = self.grid_shape.iter().find(|(n, _)| n == d).map(|(_, s)| s.clone());
+                let b = self.block_shape.iter().find(|(n, _)| n == d).map(|(_, s)| s.clone());
+                if g.is_none() && b.is_none() {
+                    return None;
+                }
+                let coord = IExpr::add(IExpr::mul(IExpr::BlockIdx(*d), IExpr::BlockDim(*d)), IExpr::ThreadIdx(*d));
+                Some((*d, coord, IExpr::mul(g.unwrap_or(IExpr::Const(1)), b.unwrap_or(IExpr::Const(1)))))
+            })
+            .collect()
+    }
+
+    fn sched(
+        &mut self,
+        dims: &[DimName],
+        var: &ast::Ident,
+        exec: &ast::ExecExpr,
+        body: &ast::Block,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        if self.level == Level::Host {
+            self.err(span, "`sched` in host code");
+            return;
+        }
+        let Some((coll, mut avail, extra_set)) = self.domain(exec) else { return };
+        let mut scheduled = Vec::new();
+        for d in dims {
+            match avail.iter().position(|(n, _, _)| n == d) {
+                Some(i) => scheduled.push(avail.remove(i)),
+                None => {
+                    self.err(span, format!("scheduling over dimension {}", d.letter()));
+                    return;
+                }
+            }
+        }
+        let single = avail.is_empty();
+        let what = match (coll, single) {
+            (_, false) => What::Collection,
+            (Coll::Blocks, true) => What::Block,
+            (Coll::Warps, true) => What::Warp,
+            _ => What::Thread,
+        };
+        let b = self.binders.len();
+        self.binders.push(ExecB { name: var.name.clone(), coll: Some(coll), scheduled, remaining: avail, what });
+        let enters_region = !self.in_region && matches!(coll, Coll::Threads | Coll::GridThreads | Coll::Warps);
+        self.scopes.push(vec![(var.name.clone(), Binding::Exec(b))]);
+        if enters_region {
+            let mut set = self.set.clone();
+            set.extend(extra_set);
+            self.in_region = true;
+            let inner = self.block(body);
+            self.in_region = false;
+            out.push(Stmt::Threads { set, body: inner });
+        } else {
+            let saved = self.set.len();
+            self.set.extend(extra_set);
+            let inner = self.block(body);
+            self.set.truncate(saved);
+            out.extend(inner);
+        }
+        self.scopes.pop();
+    }
+
+    fn split(
+        &mut self,
+        dim: DimName,
+        exec: &ast::ExecExpr,
+        at: &ast::Nat,
+        arms: &[ast::SplitArm; 2],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        let Some((coll, dims, extra)) = self.domain(exec) else { return };
+        let Some((_, coord, size)) = dims.iter().find(|(n, _, _)| *n == dim).cloned() else {
+            self.err(span, "this split");
+            return;
+        };
+        let pos = self.ast_nat(at, &HashMap::new());
+        let mut parts = Vec::new();
+        for (i, arm) in arms.iter().enumerate() {
+            let (lo, hi) = if i == 0 { (IExpr::Const(0), pos.clone()) } else { (pos.clone(), size.clone()) };
+            let mut arm_dims = dims.clone();
+            for slot in arm_dims.iter_mut().filter(|(n, _, _)| *n == dim) {
+                slot.1 = IExpr::sub(coord.clone(), lo.clone());
+                slot.2 = IExpr::sub(hi.clone(), lo.clone());
+            }
+            let b = self.binders.len();
+            self.binders.push(ExecB {
+                name: arm.name.name.clone(),
+                coll: Some(coll),
+                scheduled: vec![],
+                remaining: arm_dims,
+                what: What::Collection,
+            });
+            self.scopes.push(vec![(arm.name.name.clone(), Binding::Exec(b))]);
+            let saved = self.set.len();
+            if !self.in_region {
+                self.set.extend(extra.clone());
+                self.set.push((coord.clone(), lo.clone(), hi.clone()));
+            }
+            let mut body = Vec::new();
+            self.stmt_expr(&arm.body, &mut body);
+            self.set.truncate(saved);
+            self.scopes.pop();
+            parts.push(body);
+        }
+        let second = parts.pop().unwrap_or_default();
+        let first = parts.pop().unwrap_or_default();
+        if self.in_region {
+            let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
+            out.push(Stmt::If { cond, then: first, els: second });
+        } else {
+            out.extend(first);
+            out.extend(second);
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Calls and launches
+
+    fn call_nats(&self, span: Span) -> Vec<IExpr> {
+        self.l.types.call_nats.get(&span).map(|v| v.iter().map(|(_, n)| self.nat(n)).collect()).unwrap_or_default()
+    }
+
+    fn launch(&mut self, func: &[ast::Ident], l: &ast::Launch, args: &[ast::Expr], span: Span, out: &mut Vec<Stmt>) {
+        let name = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
+        let Some(&kernel) = self.l.fn_ids.get(&name) else {
+            self.err(span, format!("launching `{name}`, which has no body"));
+            return;
+        };
+        let dim3 = |fl: &mut Self, d: &ast::Dim| {
+            let get = |fl: &mut Self, n: DimName| {
+                d.dims.iter().find(|(x, _)| *x == n).map_or(IExpr::Const(1), |(_, v)| fl.ast_nat(v, &HashMap::new()))
+            };
+            [get(fl, DimName::X), get(fl, DimName::Y), get(fl, DimName::Z)]
+        };
+        let grid = dim3(self, &l.grid);
+        let block = dim3(self, &l.block);
+        let nats = self.call_nats(span);
+        let args = args.iter().map(|a| self.expr(a)).collect();
+        out.push(Stmt::Launch { kernel, nats, grid, block, args, span });
+    }
+
+    fn call(&mut self, func: &[ast::Ident], args: &[ast::Expr], span: Span) -> Expr {
+        let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
+        let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
+        let builtin = match name.as_str() {
+            "cpu_heap_new" => Some(Builtin::HeapNew),
+            "gpu_global_alloc_copy" => Some(Builtin::GlobalAllocCopy),
+            "copy_mem_to_host" => Some(Builtin::CopyToHost),
+            "copy_mem_to_gpu" => Some(Builtin::CopyToGpu),
+            "atomic_fetch_add_u32" | "atomic_fetch_add_i32" | "atomic_fetch_add" => Some(Builtin::AtomicFetchAdd),
+            "atomic_fetch_add_at" | "atomic_fetch_add_at_i32" => Some(Builtin::AtomicFetchAddAt),
+            "atomic_load_u32" => Some(Builtin::AtomicLoad),
+            "atomic_store_u32" => Some(Builtin::AtomicStore),
+            "println" => Some(Builtin::Print),
+            "assert" => Some(Builtin::Assert),
+            _ => None,
+        };
+        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        if let Some(b) = builtin {
+            return Expr::Builtin(b, lowered, span);
+        }
+        match self.l.fn_ids.get(&name) {
+            Some(&f) => Expr::Call { func: f, nats: self.call_nats(span), args: lowered, span },
+            None => {
+                self.err(span, format!("calling `{path}`"));
+                Expr::Lit(Lit::Unit)
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Expressions
+
+    fn expr(&mut self, e: &ast::Expr) -> Expr {
+        match &e.kind {
+            ExprKind::Lit(lit) => {
+                let ty = self.l.types.literals.get(&e.span).cloned();
+                let scalar = match ty {
+                    Some(cty::Ty::Scalar(s)) => Some(s),
+                    _ => None,
+                };
+                match lit {
+                    ast::Lit::Bool(b) => Expr::Lit(Lit::Bool(*b)),
+                    ast::Lit::Unit => Expr::Lit(Lit::Unit),
+                    ast::Lit::Int(v, _) => match scalar {
+                        Some(s @ (ScalarTy::F32 | ScalarTy::F64)) => Expr::Lit(Lit::Float(*v as f64, s)),
+                        Some(s) => Expr::Lit(Lit::Int(*v, s)),
+                        None => Expr::Lit(Lit::Int(*v, ScalarTy::I32)),
+                    },
+                    ast::Lit::Float(text, _) => {
+                        let v: f64 = text.replace('_', "").parse().unwrap_or(0.0);
+                        Expr::Lit(Lit::Float(v, scalar.unwrap_or(ScalarTy::F64)))
+                    }
+                    ast::Lit::Str(_) => {
+                        self.err(e.span, "string values");
+                        Expr::Lit(Lit::Unit)
+                    }
+                }
+            }
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Counter(c)) => Expr::Nat(IExpr::Counter(c)),
+                Some(Binding::Local(_)) | Some(Binding::Alias(_)) => match self.place(e) {
+                    Some(p) => Expr::Load(p),
+                    None => Expr::Lit(Lit::Unit),
+                },
+                _ => Expr::Nat(self.name_to_iexpr(&segs[0].name)),
+            },
+            ExprKind::Field(..)
+            | ExprKind::Index(..)
+            | ExprKind::Select(..)
+            | ExprKind::View(..)
+            | ExprKind::Deref(_) => match self.place(e) {
+                Some(p) => Expr::Load(p),
+                None => Expr::Lit(Lit::Unit),
+            },
+            ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.expr(x),
+            ExprKind::Unary(op, x) => Expr::Unary(*op, Box::new(self.expr(x))),
+            ExprKind::Binary(op, a, b) => Expr::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Cast(x, t) => {
+                let inner = self.expr(x);
+                match &t.kind {
+                    ast::TyKind::Scalar(s) => Expr::Cast(Box::new(inner), *s),
+                    _ => {
+                        self.err(e.span, "casts to non-scalar types");
+                        inner
+                    }
+                }
+            }
+            ExprKind::Borrow { place, .. } => {
+                // Borrowing an owning pointer `T @ m` borrows the memory it owns.
+                let Some(mut st) = self.pstate(place) else { return Expr::Lit(Lit::Unit) };
+                if st.arr.is_none() && matches!(st.ty, Ty::Owned(_)) && self.deref(&mut st, place.span).is_none() {
+                    return Expr::Lit(Lit::Unit);
+                }
+                match self.finish(st, place.span) {
+                    Some(p) => Expr::Ref(p),
+                    None => Expr::Lit(Lit::Unit),
+                }
+            }
+            ExprKind::Call { func, args, launch: None, .. } => self.call(func, args, e.span),
+            ExprKind::Tuple(xs) => Expr::Tuple(xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::ArrayList(xs) => Expr::ArrayList(xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::ArrayRepeat(x, n) => {
+                let v = self.expr(x);
+                Expr::ArrayRepeat(Box::new(v), self.ast_nat(n, &HashMap::new()))
+            }
+            ExprKind::Block(b) if b.stmts.len() == 1 => match &b.stmts[0] {
+                ast::Stmt::Expr { expr, semi: false } => self.expr(expr),
+                _ => {
+                    self.err(e.span, "blocks as values");
+                    Expr::Lit(Lit::Unit)
+                }
+            },
+            _ => {
+                self.err(e.span, "this expression as a value");
+                Expr::Lit(Lit::Unit)
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Places
+
+    fn place(&mut self, e: &ast::Expr) -> Option<Place> {
+        let st = self.pstate(e)?;
+        self.finish(st, e.span)
+    }
+
+    fn finish(&mut self, mut st: PState, span: Span) -> Option<Place> {
+        if let Some(arr) = st.arr.take() {
+            // A sub-array: only contiguous (not re-viewed) parts can be referred to as a whole.
+            if arr.viewed && !arr.fixed.is_empty() || arr.viewed && arr.fixed.is_empty() && arr.dims != arr.base_dims {
+                self.err(span, "a reference to a view that is not a contiguous part of memory");
+                return None;
+            }
+            if !arr.fixed.is_empty() {
+                let mut idx = arr.fixed.clone();
+                idx.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - arr.fixed.len()));
+                let base = (arr.inv)(idx);
+                st.path.push(PathStep::Elem(offset(&base, &arr.base_dims)));
+            }
+        }
+        Some(Place { root: st.root, path: st.path, checks: st.checks, span })
+    }
+
+    fn pstate(&mut self, e: &ast::Expr) -> Option<PState> {
+        match &e.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Local(l)) => {
+                    Some(PState { root: l, path: vec![], arr: None, ty: self.locals[l].ty.clone(), checks: vec![] })
+                }
+                Some(Binding::Alias(a)) => self.pstate(&a),
+                _ => {
+                    self.err(e.span, "this place");
+                    None
+                }
+            },
+            ExprKind::Paren(x) => self.pstate(x),
+            ExprKind::Deref(x) => {
+                if let ExprKind::Path(segs) = &x.kind {
+                    if let Some(Binding::Alias(a)) = self.lookup(&segs[0].name) {
+                        return self.pstate(&a);
+                    }
+                }
+                let mut st = self.pstate(x)?;
+                self.deref(&mut st, e.span)?;
+                Some(st)
+            }
+            ExprKind::Field(x, f) => {
+                let mut st = self.pstate(x)?;
+                self.auto_deref(&mut st, e.span)?;
+                let i = match f {
+                    ast::Field::Fst => 0,
+                    ast::Field::Snd => 1,
+                    ast::Field::Index(i) => *i,
+                };
+                let Ty::Tuple(ts) = &st.ty else {
+                    self.err(e.span, "this projection");
+                    return None;
+                };
+                st.ty = ts.get(i as usize).cloned().unwrap_or(Ty::Scalar(ScalarTy::Unit));
+                st.path.push(PathStep::Field(i));
+                Some(st)
+            }
+            ExprKind::Index(x, idx) => {
+                let mut st = self.pstate(x)?;
+                self.enter_array(&mut st, e.span)?;
+                let i = match self.index_nat(idx) {
+                    Some(i) => i,
+                    None => {
+                        let v = self.expr(idx);
+                        let i = IExpr::Value(Box::new(v));
+                        let bound =
+                            st.arr.as_ref().and_then(|a| a.dims.get(a.fixed.len()).cloned()).unwrap_or(IExpr::Const(0));
+                        st.checks.push((i.clone(), bound));
+                        i
+                    }
+                };
+                self.push_index(&mut st, i);
+                Some(st)
+            }
+            ExprKind::Select(x, ex) => {
+                let mut st = self.pstate(x)?;
+                self.enter_array(&mut st, e.span)?;
+                let name = match &ex.base {
+                    ast::ExecBase::Var(id) => id.name.clone(),
+                    _ => return None,
+                };
+                let Some(Binding::Exec(b)) = self.lookup(&name) else {
+                    self.err(ex.span, "this selection");
+                    return None;
+                };
+                for c in self.select_coords(b, &st) {
+                    self.push_index(&mut st, c);
+                }
+                Some(st)
+            }
+            ExprKind::View(x, v) => {
+                let mut st = self.pstate(x)?;
+                self.enter_array(&mut st, e.span)?;
+                let mut arr = st.arr.take()?;
+                // Views act on the dimensions not yet indexed.
+                let fixed = std::mem::take(&mut arr.fixed);
+                let rest: Vec<IExpr> = arr.dims[fixed.len()..].to_vec();
+                let (dims, inv) = self.view(&rest, v, &HashMap::new())?;
+                let old = arr.inv.clone();
+                arr.inv = Rc::new(move |idx: Vec<IExpr>| {
+                    let mut full = fixed.clone();
+                    full.extend(inv(idx));
+                    old(full)
+                });
+                arr.dims = dims;
+                arr.viewed = true;
+                st.arr = Some(arr);
+                Some(st)
+            }
+            _ => {
+                self.err(e.span, "this place expression");
+                None
+            }
+        }
+    }
+
+    fn index_nat(&mut self, idx: &ast::Expr) -> Option<IExpr> {
+        match &idx.kind {
+            ExprKind::Lit(ast::Lit::Int(v, _)) => Some(IExpr::Const(*v as u64)),
+            ExprKind::Paren(x) => self.index_nat(x),
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Counter(c)) => Some(IExpr::Counter(c)),
+                Some(_) => None,
+                None => Some(self.name_to_iexpr(&segs[0].name)),
+            },
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.index_nat(a)?, self.index_nat(b)?);
+                Some(match op {
+                    ast::BinOp::Add => IExpr::add(a, b),
+                    ast::BinOp::Sub => IExpr::sub(a, b),
+                    ast::BinOp::Mul => IExpr::mul(a, b),
+                    ast::BinOp::Div => IExpr::div(a, b),
+                    ast::BinOp::Rem => IExpr::rem(a, b),
+                    _ => return None,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The coordinates a selection by binder `b` contributes: every dimension scheduled over b's
+    /// collection down to b, in order, that the place has not selected yet.
+    fn select_coords(&self, b: usize, st: &PState) -> Vec<IExpr> {
+        let coll = self.binders[b].coll;
+        let mut coords = Vec::new();
+        for binder in self.binders[..=b].iter().filter(|x| x.coll == coll && self.binder_in_scope(x)) {
+            coords.extend(binder.scheduled.iter().map(|(_, c, _)| c.clone()));
+        }
+        let _ = st;
+        coords
+    }
+
+    fn binder_in_scope(&self, b: &ExecB) -> bool {
+        self.scopes
+            .iter()
+            .flatten()
+            .any(|(n, bind)| n == &b.name && matches!(bind, Binding::Exec(i) if std::ptr::eq(&self.binders[*i], b)))
+    }
+
+    fn deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
+        match st.ty.clone() {
+            Ty::Ref(t) | Ty::Owned(t) => {
+                st.path.push(PathStep::Deref);
+                st.ty = *t;
+                Some(())
+            }
+            _ => {
+                self.err(span, "dereferencing this value");
+                None
+            }
+        }
+    }
+
+    fn auto_deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
+        while matches!(st.ty, Ty::Ref(_) | Ty::Owned(_)) && st.arr.is_none() {
+            self.deref(st, span)?;
+        }
+        Some(())
+    }
+
+    /// Starts the view machinery at an array (after dereferencing).
+    fn enter_array(&mut self, st: &mut PState, span: Span) -> Option<()> {
+        if st.arr.is_some() {
+            return Some(());
+        }
+        self.auto_deref(st, span)?;
+        let mut dims = Vec::new();
+        let mut t = st.ty.clone();
+        while let Ty::Array { elem, len } = t {
+            dims.push(len);
+            t = *elem;
+        }
+        if dims.is_empty() {
+            self.err(span, "indexing a non-array");
+            return None;
+        }
+        st.arr = Some(ArrState {
+            base_dims: dims.clone(),
+            dims,
+            fixed: vec![],
+            inv: Rc::new(|v| v),
+            leaf: t,
+            viewed: false,
+        });
+        Some(())
+    }
+
+    fn push_index(&mut self, st: &mut PState, i: IExpr) {
+        let Some(arr) = st.arr.as_mut() else { return };
+        arr.fixed.push(i);
+        if arr.fixed.len() == arr.dims.len() {
+            let base = (arr.inv)(arr.fixed.clone());
+            let off = offset(&base, &arr.base_dims);
+            st.path.push(PathStep::Elem(off));
+            st.ty = arr.leaf.clone();
+            st.arr = None;
+        }
+    }
+
+    /// A view applied to dimensions `dims`: the new dimensions and the inverse index function.
+    fn view(&mut self, dims: &[IExpr], v: &ast::ViewRef, env: &HashMap<String, IExpr>) -> Option<(Vec<IExpr>, Inv)> {
+        let nats: Vec<IExpr> = v.nat_args.iter().map(|n| self.ast_nat(n, env)).collect();
+        let d0 = dims.first().cloned().unwrap_or(IExpr::Const(0));
+        let rest: Vec<IExpr> = dims.iter().skip(1).cloned().collect();
+        let with = |head: Vec<IExpr>, rest: &[IExpr]| head.into_iter().chain(rest.iter().cloned()).collect::<Vec<_>>();
+        match v.name.name.as_str() {
+            "group" | "grp" => {
+                let k = nats.first()?.clone();
+                let k2 = k.clone();
+                Some((
+                    with(vec![IExpr::div(d0, k.clone()), k], &rest),
+                    Rc::new(move |idx: Vec<IExpr>| {
+                        let mut out = vec![IExpr::add(IExpr::mul(idx[0].clone(), k2.clone()), idx[1].clone())];
+                        out.extend(idx[2..].iter().cloned());
+                        out
+                    }),
+                ))
+            }
+            "take_left" => Some((with(vec![nats.first()?.clone()], &rest), Rc::new(|idx| idx))),
+            "take_right" => {
+                let k = nats.first()?.clone();
+                let k2 = k.clone();
+                Some((
+                    with(vec![IExpr::sub(d0, k)], &rest),
+                    Rc::new(move |mut idx: Vec<IExpr>| {
+                        idx[0] = IExpr::add(idx[0].clone(), k2.clone());
+                        idx
+                    }),
+                ))
+            }
+            "transpose" | "transp" => {
+                let d1 = rest.first()?.clone();
+                let tail: Vec<IExpr> = rest.iter().skip(1).cloned().collect();
+                Some((
+                    with(vec![d1, d0], &tail),
+                    Rc::new(|mut idx: Vec<IExpr>| {
+                        idx.swap(0, 1);
+                        idx
+                    }),
+                ))
+            }
+            "reverse" | "rev" => {
+                let n = d0.clone();
+                Some((
+                    dims.to_vec(),
+                    Rc::new(move |mut idx: Vec<IExpr>| {
+                        idx[0] = IExpr::sub(IExpr::sub(n.clone(), IExpr::Const(1)), idx[0].clone());
+                        idx
+                    }),
+                ))
+            }
+            "to_view" => Some((dims.to_vec(), Rc::new(|idx| idx))),
+            "map" => {
+                let mut inner_dims = rest.clone();
+                let mut inner_inv: Inv = Rc::new(|idx| idx);
+                for step in v.view_args.first()? {
+                    let (nd, ni) = self.view(&inner_dims, step, env)?;
+                    let prev = inner_inv.clone();
+                    inner_inv = Rc::new(move |idx| prev(ni(idx)));
+                    inner_dims = nd;
+                }
+                Some((
+                    with(vec![d0], &inner_dims),
+                    Rc::new(move |idx: Vec<IExpr>| {
+                        let mut out = vec![idx[0].clone()];
+                        out.extend(inner_inv(idx[1..].to_vec()));
+                        out
+                    }),
+                ))
+            }
+            name => {
+                let def = self.l.env.views.get(name).cloned()?;
+                let env2: HashMap<String, IExpr> = def.generics.iter().cloned().zip(nats).collect();
+                let mut cur = dims.to_vec();
+                let mut inv: Inv = Rc::new(|idx| idx);
+                for step in &def.body {
+                    let (nd, ni) = self.view(&cur, step, &env2)?;
+                    let prev = inv.clone();
+                    inv = Rc::new(move |idx| prev(ni(idx)));
+                    cur = nd;
+                }
+                Some((cur, inv))
+            }
+        }
+    }
+}
+
+/// Row-major flat offset of `idx` in an array with dimensions `dims`.
+fn offset(idx: &[IExpr], dims: &[IExpr]) -> IExpr {
+    let mut off = IExpr::Const(0);
+    for (i, x) in idx.iter().enumerate() {
+        let stride = dims[i + 1..].iter().fold(IExpr::Const(1), |acc, d| IExpr::mul(acc, d.clone()));
+        off = IExpr::add(off, IExpr::mul(x.clone(), stride));
+    }
+    off
+}

@@ -1,0 +1,1148 @@
+//! The `sim` device: the reference semantics of Strata, run over the IR with every check on.
+//!
+//! Host code runs sequentially. A kernel launch runs each block in turn; block-level code runs
+//! once per block, and a thread region runs every thread of its set as its own program that
+//! stops at barriers: when every thread stopped, they must all wait at the same barrier (or all
+//! be done) — otherwise the barrier diverges. Every access to GPU memory is logged with its
+//! thread and *epoch* (barriers passed by its block so far); two accesses to one element, at
+//! least one a write, race when they come from different blocks, or from different threads of
+//! a block in the same epoch. Atomics are not logged. The log does not depend on the order in
+//! which threads run, so a race is found under every schedule.
+
+mod value;
+
+pub use value::Value;
+
+use std::collections::HashMap;
+use std::io::Write;
+use strata_diag::{codes, Code, Diagnostic, Span};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Thread steps a program may take before it is stopped as a runaway.
+    pub max_steps: u64,
+    /// `Some(seed)`: blocks and threads run in a pseudo-random order derived from the seed.
+    pub random_seed: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_steps: 200_000_000, random_seed: None }
+    }
+}
+
+/// Statistics of a run (for benchmarks).
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub thread_steps: u64,
+    pub launches: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Space {
+    Cpu,
+    Global,
+    Shared,
+}
+
+impl Space {
+    fn name(self) -> &'static str {
+        match self {
+            Space::Cpu => "cpu.mem",
+            Space::Global => "gpu.global",
+            Space::Shared => "gpu.shared",
+        }
+    }
+}
+
+struct Buffer {
+    data: Vec<Value>,
+    space: Space,
+    name: String,
+    freed: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Acc {
+    block: u32,
+    thread: u32,
+    epoch: u32,
+    span: Span,
+}
+
+#[derive(Clone, Default)]
+struct Cell {
+    write: Option<Acc>,
+    reads: Vec<Acc>,
+}
+
+/// Who is executing: the host, or a GPU thread (block-level code runs as the block's thread 0
+/// on behalf of all, and never touches memory in checked code).
+#[derive(Clone, Copy, Debug)]
+struct Who {
+    gpu: bool,
+    block: [u64; 3],
+    thread: [u64; 3],
+    block_lin: u32,
+    thread_lin: u32,
+}
+
+const HOST: Who = Who { gpu: false, block: [0; 3], thread: [0; 3], block_lin: 0, thread_lin: 0 };
+
+struct Launch {
+    grid: [u64; 3],
+    block: [u64; 3],
+    nats: HashMap<String, u64>,
+    epoch: u32,
+}
+
+/// A function activation: its locals (per thread for thread-level locals) and size parameters.
+struct Frame {
+    func: usize,
+    locals: Vec<Value>,
+    nats: HashMap<String, u64>,
+}
+
+type Fail = Box<Diagnostic>;
+type R<T> = Result<T, Fail>;
+
+fn fail(code: Code, message: impl Into<String>, span: Span, label: impl Into<String>) -> Fail {
+    Box::new(Diagnostic::error(code, message, span, label))
+}
+
+enum Flow {
+    Normal,
+    Return(Value),
+}
+
+/// Runs `program` from `main`, printing to `out`.
+pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result<Stats, Box<Diagnostic>> {
+    let Some(entry) = program.entry else {
+        return Err(fail(codes::UNSUPPORTED, "the program has no `main` function", Span::DUMMY, "nothing to run"));
+    };
+    let mut m = Machine {
+        program,
+        buffers: Vec::new(),
+        logs: HashMap::new(),
+        launch: None,
+        stats: Stats::default(),
+        opts: opts.clone(),
+        out,
+        rng: opts.random_seed.unwrap_or(0) ^ 0x9e37_79b9_7f4a_7c15,
+    };
+    let mut frame =
+        Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
+    m.seq(&program.functions[entry].body, &mut frame, HOST)?;
+    Ok(m.stats)
+}
+
+struct Machine<'p, 'o> {
+    program: &'p ir::Program,
+    buffers: Vec<Buffer>,
+    /// Access logs of the current launch, per buffer.
+    logs: HashMap<usize, Vec<Cell>>,
+    launch: Option<Launch>,
+    stats: Stats,
+    opts: Options,
+    out: &'o mut dyn Write,
+    rng: u64,
+}
+
+/// A resolved place: an element of a buffer, or a path into a local.
+enum Loc {
+    Buf(usize, u64),
+    Local(usize, Vec<LocalStep>),
+}
+
+enum LocalStep {
+    Field(usize),
+    Elem(u64),
+}
+
+impl Machine<'_, '_> {
+    fn next_random(&mut self) -> u64 {
+        // splitmix64
+        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn step(&mut self, span: Span) -> R<()> {
+        self.stats.thread_steps += 1;
+        if self.stats.thread_steps > self.opts.max_steps {
+            return Err(fail(
+                codes::RUN_STEP_LIMIT,
+                format!("the program ran more than {} steps", self.opts.max_steps),
+                span,
+                "still running here",
+            )
+            .with_note("a kernel or loop that never ends? Raise the limit with `--max-steps`")
+            .into());
+        }
+        Ok(())
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Sequential execution (host code, block-level code, device functions)
+
+    fn seq(&mut self, stmts: &[Stmt], f: &mut Frame, who: Who) -> R<Flow> {
+        for s in stmts {
+            if let Flow::Return(v) = self.stmt(s, f, who, None)? {
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Executes one statement. `threads` is set for block-level code of a kernel (for `Threads`).
+    fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
+        match s {
+            Stmt::Let { local, init } => {
+                let v = match init {
+                    Some(e) => self.eval(e, f, who)?,
+                    None => Value::Uninit,
+                };
+                f.locals[*local] = v;
+            }
+            Stmt::Store { place, value } => {
+                let v = self.eval(value, f, who)?;
+                self.store(place, v, f, who)?;
+            }
+            Stmt::Eval(e) => {
+                self.eval(e, f, who)?;
+            }
+            Stmt::For { counter, lo, hi, body } => {
+                let lo = self.iexpr(lo, f, who)?;
+                let hi = self.iexpr(hi, f, who)?;
+                for i in lo..hi {
+                    self.step(Span::DUMMY)?;
+                    f.locals[*counter] = Value::Nat(i);
+                    if let Flow::Return(v) = self.seq(body, f, who)? {
+                        return Ok(Flow::Return(v));
+                    }
+                }
+            }
+            Stmt::While { cond, body } => loop {
+                self.step(Span::DUMMY)?;
+                if !self.eval_bool(cond, f, who)? {
+                    break;
+                }
+                if let Flow::Return(v) = self.seq(body, f, who)? {
+                    return Ok(Flow::Return(v));
+                }
+            },
+            Stmt::If { cond, then, els } => {
+                let b = self.eval_bool(cond, f, who)?;
+                return self.seq(if b { then } else { els }, f, who);
+            }
+            Stmt::Threads { set, body } => self.region(set, body, f, who)?,
+            Stmt::Sync { warp, .. } => {
+                // Block-level barrier: every thread of the block is here by construction.
+                if !*warp {
+                    if let Some(l) = self.launch.as_mut() {
+                        l.epoch += 1;
+                    }
+                }
+            }
+            Stmt::Launch { kernel, nats, grid, block, args, span } => {
+                self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?
+            }
+            Stmt::Return(v) => {
+                let v = match v {
+                    Some(e) => self.eval(e, f, who)?,
+                    None => Value::Unit,
+                };
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Kernels
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_kernel(
+        &mut self,
+        kernel: usize,
+        nats: &[IExpr],
+        grid: &[IExpr; 3],
+        block: &[IExpr; 3],
+        args: &[Expr],
+        span: Span,
+        f: &mut Frame,
+    ) -> R<()> {
+        let func = &self.program.functions[kernel];
+        let FnKind::Kernel { shared, .. } = &func.kind else {
+            return Err(fail(codes::UNSUPPORTED, format!("`{}` is not a kernel", func.name), span, "launched here"));
+        };
+        let mut g = [1u64; 3];
+        let mut b = [1u64; 3];
+        for i in 0..3 {
+            g[i] = self.iexpr(&grid[i], f, HOST)?;
+            b[i] = self.iexpr(&block[i], f, HOST)?;
+        }
+        let mut kn = HashMap::new();
+        for (name, e) in func.nat_params.iter().zip(nats) {
+            kn.insert(name.clone(), self.iexpr(e, f, HOST)?);
+        }
+        let mut arg_values = Vec::new();
+        for a in args {
+            arg_values.push(self.eval(a, f, HOST)?);
+        }
+        for v in &arg_values {
+            if let Value::Ref { buf, .. } | Value::Owned { buf } = v {
+                if self.buffers[*buf].space == Space::Cpu {
+                    let name = self.buffers[*buf].name.clone();
+                    return Err(fail(
+                        codes::RUN_MEMORY_SPACE,
+                        format!("a kernel was given host memory `{name}`"),
+                        span,
+                        "launched with a pointer to `cpu.mem`",
+                    ));
+                }
+            }
+        }
+        self.stats.launches += 1;
+        self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0 });
+        self.logs.clear();
+        let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
+        if self.opts.random_seed.is_some() {
+            self.shuffle(&mut order);
+        }
+        for lin in order {
+            let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
+            let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone() };
+            for (p, v) in func.params.iter().zip(&arg_values) {
+                frame.locals[*p] = v.clone();
+            }
+            // Shared memory: fresh and uninitialised for every block.
+            let mut shared_bufs = Vec::new();
+            for (local, _, len) in shared {
+                let n = self.iexpr(len, &frame, HOST)?;
+                let id = self.alloc(vec![Value::Uninit; n as usize], Space::Shared, func.locals[*local].name.clone());
+                frame.locals[*local] = Value::Ref { buf: id, off: 0 };
+                shared_bufs.push(id);
+            }
+            if let Some(l) = self.launch.as_mut() {
+                l.epoch = 0;
+            }
+            let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
+            self.seq(&func.body, &mut frame, who)?;
+            for id in shared_bufs {
+                self.buffers[id].freed = true;
+                self.logs.remove(&id);
+            }
+        }
+        self.launch = None;
+        self.logs.clear();
+        Ok(())
+    }
+
+    fn shuffle(&mut self, v: &mut [u64]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next_random() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
+
+    /// Runs a thread region: every thread of `set` in this block, each stopping at barriers.
+    fn region(&mut self, set: &ir::ThreadSet, body: &[Stmt], f: &mut Frame, who: Who) -> R<()> {
+        let Some(l) = self.launch.as_ref() else {
+            return Err(fail(codes::UNSUPPORTED, "a thread region outside a kernel", Span::DUMMY, ""));
+        };
+        let bd = l.block;
+        let total = bd[0] * bd[1] * bd[2];
+        let mut members = Vec::new();
+        for lin in 0..total {
+            let t = [lin % bd[0], (lin / bd[0]) % bd[1], lin / (bd[0] * bd[1])];
+            let tw = Who { thread: t, thread_lin: lin as u32, ..who };
+            let mut inside = true;
+            for (on, lo, hi) in set {
+                let c = self.iexpr(on, f, tw)?;
+                if c < self.iexpr(lo, f, tw)? || c >= self.iexpr(hi, f, tw)? {
+                    inside = false;
+                    break;
+                }
+            }
+            if inside {
+                members.push(tw);
+            }
+        }
+        let ops = compile(body);
+        // Each thread: its own copy of the frame's thread-level locals, and a program counter.
+        let mut states: Vec<(Who, usize, Vec<Value>)> =
+            members.iter().map(|w| (*w, 0usize, f.locals.clone())).collect();
+        loop {
+            let mut order: Vec<usize> = (0..states.len()).collect();
+            if self.opts.random_seed.is_some() {
+                let mut o: Vec<u64> = order.iter().map(|x| *x as u64).collect();
+                self.shuffle(&mut o);
+                order = o.into_iter().map(|x| x as usize).collect();
+            }
+            let mut stops: Vec<Option<(usize, bool, Span)>> = vec![None; states.len()];
+            for i in order {
+                let (w, pc, locals) = &mut states[i];
+                let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
+                let r = self.run_thread(&ops, pc, &mut tf, *w);
+                *locals = tf.locals;
+                stops[i] = r?;
+            }
+            // Where did everyone stop?
+            let at: Vec<&(usize, bool, Span)> = stops.iter().flatten().collect();
+            if at.is_empty() {
+                break;
+            }
+            let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
+            let (op, warp, span) = stops[first].unwrap_or((0, false, Span::DUMMY));
+            // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
+            let divergent = if warp {
+                stops.iter().zip(&states).any(|(s, (w, _, _))| {
+                    let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
+                    stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && s2.map(|x| x.0) != s.map(|x| x.0))
+                })
+            } else {
+                stops.iter().any(|s| s.map(|x| x.0) != Some(op)) || (members.len() as u64) < total
+            };
+            if divergent {
+                let waiting = states[first].0;
+                let other = stops.iter().position(|s| s.map(|x| x.0) != Some(op)).map(|i| (states[i].0, stops[i]));
+                let mut d = Diagnostic::error(
+                    codes::RUN_BARRIER_DIVERGENCE,
+                    "barrier divergence: not every thread reaches this barrier",
+                    span,
+                    format!("thread {} of block {} waits here", coords(waiting.thread), coords(waiting.block)),
+                );
+                match other {
+                    Some((w, Some((_, _, s2)))) => {
+                        d = d.with_label(
+                            s2,
+                            format!(
+                                "thread {} of block {} waits at this other barrier",
+                                coords(w.thread),
+                                coords(w.block)
+                            ),
+                        );
+                    }
+                    Some((w, None)) => {
+                        d = d.with_note(format!(
+                            "thread {} of block {} finished without reaching it: a deadlock on a GPU",
+                            coords(w.thread),
+                            coords(w.block)
+                        ));
+                    }
+                    None => {
+                        d = d.with_note(format!(
+                            "only {} of the block's {total} threads execute this code (a `split` or a condition); the others never arrive: a deadlock on a GPU",
+                            members.len()
+                        ));
+                    }
+                }
+                return Err(Box::new(d));
+            }
+            if !warp {
+                if let Some(l) = self.launch.as_mut() {
+                    l.epoch += 1;
+                }
+            }
+            for (st, s) in states.iter_mut().zip(&stops) {
+                if s.is_some() {
+                    st.1 += 1; // past the barrier
+                }
+            }
+        }
+        // Block-level locals written inside the region are not visible outside (checked code
+        // cannot do that); thread locals live on in each thread's copy only for the region.
+        Ok(())
+    }
+
+    /// Runs one thread from `pc` until a barrier (returned) or the end (`None`).
+    fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<(usize, bool, Span)>> {
+        while *pc < ops.len() {
+            self.step(Span::DUMMY)?;
+            match &ops[*pc] {
+                Op::Stmt(s) => {
+                    if let Flow::Return(_) = self.stmt(s, f, who, None)? {
+                        *pc = ops.len();
+                        return Ok(None);
+                    }
+                    *pc += 1;
+                }
+                Op::JumpIfNot(c, to) => {
+                    *pc = if self.eval_bool(c, f, who)? { *pc + 1 } else { *to };
+                }
+                Op::Jump(to) => *pc = *to,
+                Op::ForInit(c, lo) => {
+                    f.locals[*c] = Value::Nat(self.iexpr(lo, f, who)?);
+                    *pc += 1;
+                }
+                Op::ForTest(c, hi, exit) => {
+                    let i = f.locals[*c].as_u64().unwrap_or(0);
+                    *pc = if i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
+                }
+                Op::ForNext(c, back) => {
+                    let i = f.locals[*c].as_u64().unwrap_or(0);
+                    f.locals[*c] = Value::Nat(i + 1);
+                    *pc = *back;
+                }
+                Op::Barrier(warp, span) => return Ok(Some((*pc, *warp, *span))),
+            }
+        }
+        Ok(None)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Expressions
+
+    fn iexpr(&mut self, e: &IExpr, f: &Frame, who: Who) -> R<u64> {
+        let l = self.launch.as_ref();
+        let dims = |i: ir::DimName| match i {
+            ir::DimName::X => 0,
+            ir::DimName::Y => 1,
+            ir::DimName::Z => 2,
+        };
+        let bin =
+            |me: &mut Self, a: &IExpr, b: &IExpr| -> R<(u64, u64)> { Ok((me.iexpr(a, f, who)?, me.iexpr(b, f, who)?)) };
+        let over = || fail(codes::RUN_OUT_OF_BOUNDS, "size arithmetic overflowed or went below zero", Span::DUMMY, "");
+        Ok(match e {
+            IExpr::Const(c) => *c,
+            IExpr::Param(p) => match f.nats.get(p).copied().or_else(|| l.and_then(|l| l.nats.get(p).copied())) {
+                Some(v) => v,
+                None => return Err(fail(codes::UNSUPPORTED, format!("size `{p}` has no value"), Span::DUMMY, "")),
+            },
+            IExpr::Counter(c) => f.locals[*c].as_u64().unwrap_or(0),
+            IExpr::BlockIdx(d) => who.block[dims(*d)],
+            IExpr::ThreadIdx(d) => who.thread[dims(*d)],
+            IExpr::BlockDim(d) => l.map_or(1, |l| l.block[dims(*d)]),
+            IExpr::GridDim(d) => l.map_or(1, |l| l.grid[dims(*d)]),
+            IExpr::Add(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                a.checked_add(b).ok_or_else(over)?
+            }
+            IExpr::Sub(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                a.checked_sub(b).ok_or_else(over)?
+            }
+            IExpr::Mul(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                a.checked_mul(b).ok_or_else(over)?
+            }
+            IExpr::Div(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                a.checked_div(b).ok_or_else(over)?
+            }
+            IExpr::Rem(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                a.checked_rem(b).ok_or_else(over)?
+            }
+            IExpr::Pow(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or_else(over)?
+            }
+            IExpr::Value(v) => {
+                let mut fr = Frame { func: f.func, locals: f.locals.clone(), nats: f.nats.clone() };
+                let v = self.eval(v, &mut fr, who)?;
+                match v.as_u64() {
+                    Some(x) => x,
+                    None => {
+                        return Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is negative"), Span::DUMMY, ""))
+                    }
+                }
+            }
+        })
+    }
+
+    fn eval_bool(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<bool> {
+        let v = self.eval(e, f, who)?;
+        Ok(v.as_bool().unwrap_or(false))
+    }
+
+    fn eval(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
+        Ok(match e {
+            Expr::Lit(l) => match l {
+                Lit::Bool(b) => Value::Bool(*b),
+                Lit::Unit => Value::Unit,
+                Lit::Int(v, t) => Value::U64(*v as u64).cast(*t),
+                Lit::Float(v, t) => Value::F64(*v).cast(*t),
+            },
+            Expr::Nat(i) => Value::Nat(self.iexpr(i, f, who)?),
+            Expr::Load(p) => self.load(p, f, who)?,
+            Expr::Ref(p) => match self.locate(p, f, who)? {
+                Loc::Buf(buf, off) => Value::Ref { buf, off },
+                Loc::Local(..) => {
+                    return Err(fail(
+                        codes::UNSUPPORTED,
+                        "a reference to a local variable",
+                        p.span,
+                        "the simulator only refers to memory allocations",
+                    ))
+                }
+            },
+            Expr::Unary(op, x) => {
+                let v = self.eval(x, f, who)?;
+                match (op, v) {
+                    (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
+                    (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
+                    (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
+                    (UnOp::Neg, Value::F32(x)) => Value::F32(-x),
+                    (UnOp::Neg, Value::F64(x)) => Value::F64(-x),
+                    (UnOp::Not, Value::U32(x)) => Value::U32(!x),
+                    (UnOp::Not, Value::U64(x)) => Value::U64(!x),
+                    (UnOp::Not, Value::I32(x)) => Value::I32(!x),
+                    (_, v) => v,
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.eval(a, f, who)?;
+                let b = self.eval(b, f, who)?;
+                binary(*op, a, b).ok_or_else(|| {
+                    fail(
+                        codes::RUN_ARITHMETIC,
+                        format!("arithmetic error in `{}`", op.symbol()),
+                        Span::DUMMY,
+                        "division by zero or overflow",
+                    )
+                })?
+            }
+            Expr::Cast(x, t) => self.eval(x, f, who)?.cast(*t),
+            Expr::Tuple(xs) => {
+                let mut vs = Vec::new();
+                for x in xs {
+                    vs.push(self.eval(x, f, who)?);
+                }
+                Value::Tuple(vs)
+            }
+            Expr::ArrayList(xs) => {
+                let mut vs = Vec::new();
+                for x in xs {
+                    match self.eval(x, f, who)? {
+                        Value::Array(inner) => vs.extend(inner),
+                        v => vs.push(v),
+                    }
+                }
+                Value::Array(vs)
+            }
+            Expr::ArrayRepeat(x, n) => {
+                let v = self.eval(x, f, who)?;
+                let n = self.iexpr(n, f, who)? as usize;
+                match v {
+                    Value::Array(inner) => Value::Array(inner.iter().cloned().cycle().take(inner.len() * n).collect()),
+                    v => Value::Array(vec![v; n]),
+                }
+            }
+            Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, f, who)?,
+            Expr::Call { func, nats, args, span } => {
+                let callee = &self.program.functions[*func];
+                let mut frame =
+                    Frame { func: *func, locals: vec![Value::Uninit; callee.locals.len()], nats: HashMap::new() };
+                for (name, e) in callee.nat_params.iter().zip(nats) {
+                    let v = self.iexpr(e, f, who)?;
+                    frame.nats.insert(name.clone(), v);
+                }
+                for (p, a) in callee.params.iter().zip(args) {
+                    frame.locals[*p] = self.eval(a, f, who)?;
+                }
+                self.step(*span)?;
+                match self.seq(&callee.body, &mut frame, who)? {
+                    Flow::Return(v) => v,
+                    Flow::Normal => Value::Unit,
+                }
+            }
+        })
+    }
+
+    fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        let mut vs = Vec::new();
+        for a in args {
+            vs.push(self.eval(a, f, who)?);
+        }
+        let arg = |i: usize| vs.get(i).cloned().unwrap_or(Value::Unit);
+        Ok(match b {
+            Builtin::HeapNew => {
+                let data = match arg(0) {
+                    Value::Array(v) => v,
+                    v => vec![v],
+                };
+                Value::Owned {
+                    buf: self.alloc(data, Space::Cpu, format!("heap allocation at {}..{}", span.lo, span.hi)),
+                }
+            }
+            Builtin::GlobalAllocCopy => {
+                let (src, off) = self.pointer(&arg(0), span)?;
+                self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
+                let data = self.buffers[src].data[off as usize..].to_vec();
+                let name = format!("GPU copy of {}", self.buffers[src].name);
+                Value::Owned { buf: self.alloc(data, Space::Global, name) }
+            }
+            Builtin::CopyToHost | Builtin::CopyToGpu => {
+                let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
+                let (src, so) = self.pointer(&src_v, span)?;
+                let (dst, doff) = self.pointer(&dst_v, span)?;
+                let n = (self.buffers[src].data.len() - so as usize).min(self.buffers[dst].data.len() - doff as usize);
+                for i in 0..n {
+                    let v = self.buffers[src].data[so as usize + i].clone();
+                    self.buffers[dst].data[doff as usize + i] = v;
+                }
+                Value::Unit
+            }
+            Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
+                let (buf, mut off) = self.pointer(&arg(0), span)?;
+                let mut next = 1;
+                if b == Builtin::AtomicFetchAddAt {
+                    let i = arg(1).as_u64().unwrap_or(u64::MAX);
+                    off += i;
+                    next = 2;
+                    if off as usize >= self.buffers[buf].data.len() {
+                        let len = self.buffers[buf].data.len();
+                        return Err(fail(
+                            codes::RUN_OUT_OF_BOUNDS,
+                            format!("atomic update out of bounds: index {i}, length {len}"),
+                            span,
+                            "this atomic operation",
+                        ));
+                    }
+                }
+                let old = self.read_raw(buf, off, who, span, true)?;
+                let new = match b {
+                    Builtin::AtomicLoad => old.clone(),
+                    Builtin::AtomicStore => vs.get(next).cloned().unwrap_or(Value::Unit),
+                    _ => binary(BinOp::Add, old.clone(), vs.get(next).cloned().unwrap_or(Value::Unit))
+                        .unwrap_or(old.clone()),
+                };
+                self.write_raw(buf, off, new, who, span, true)?;
+                if b == Builtin::AtomicStore {
+                    Value::Unit
+                } else {
+                    old
+                }
+            }
+            Builtin::Print => {
+                let v = self.deep(&arg(0))?;
+                let _ = writeln!(self.out, "{v}");
+                Value::Unit
+            }
+            Builtin::Assert => {
+                if arg(0).as_bool() != Some(true) {
+                    return Err(fail(codes::RUN_ASSERTION, "assertion failed", span, "this condition is false"));
+                }
+                Value::Unit
+            }
+        })
+    }
+
+    /// A value with pointers replaced by what they point to (for printing).
+    fn deep(&self, v: &Value) -> R<Value> {
+        Ok(match v {
+            Value::Owned { buf } | Value::Ref { buf, off: 0 } => Value::Array(self.buffers[*buf].data.clone()),
+            Value::Ref { buf, off } => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| self.deep(x)).collect::<R<_>>()?),
+            other => other.clone(),
+        })
+    }
+
+    fn pointer(&self, v: &Value, span: Span) -> R<(usize, u64)> {
+        match v {
+            Value::Ref { buf, off } => Ok((*buf, *off)),
+            Value::Owned { buf } => Ok((*buf, 0)),
+            _ => Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
+        }
+    }
+
+    fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
+        self.buffers.push(Buffer { data, space, name, freed: false });
+        self.buffers.len() - 1
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Memory
+
+    fn locate(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Loc> {
+        for (i, bound) in &p.checks {
+            let (i, bound) = (self.iexpr(i, f, who)?, self.iexpr(bound, f, who)?);
+            if i >= bound {
+                return Err(fail(
+                    codes::RUN_OUT_OF_BOUNDS,
+                    format!("index out of bounds: the length is {bound} but the index is {i}"),
+                    p.span,
+                    "this access",
+                ));
+            }
+        }
+        let mut loc = Loc::Local(p.root, Vec::new());
+        for step in &p.path {
+            loc = match (loc, step) {
+                (Loc::Local(root, path), PathStep::Deref) => {
+                    let v = self.local_value(f, root, &path);
+                    match v {
+                        Value::Ref { buf, off } => Loc::Buf(buf, off),
+                        Value::Owned { buf } => Loc::Buf(buf, 0),
+                        _ => {
+                            return Err(fail(
+                                codes::UNSUPPORTED,
+                                "dereferencing a value that is not a pointer",
+                                p.span,
+                                "",
+                            ))
+                        }
+                    }
+                }
+                (Loc::Local(root, mut path), PathStep::Field(i)) => {
+                    path.push(LocalStep::Field(*i as usize));
+                    Loc::Local(root, path)
+                }
+                (Loc::Local(root, mut path), PathStep::Elem(e)) => {
+                    let o = self.iexpr(e, f, who)?;
+                    path.push(LocalStep::Elem(o));
+                    Loc::Local(root, path)
+                }
+                (Loc::Buf(buf, off), PathStep::Elem(e)) => {
+                    let o = self.iexpr(e, f, who)?;
+                    Loc::Buf(buf, off + o)
+                }
+                (Loc::Buf(..), _) => return Err(fail(codes::UNSUPPORTED, "tuples in memory allocations", p.span, "")),
+            };
+        }
+        Ok(loc)
+    }
+
+    fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
+        let mut v = &f.locals[root];
+        for s in path {
+            v = match (v, s) {
+                (Value::Tuple(vs), LocalStep::Field(i)) => vs.get(*i).unwrap_or(&Value::Uninit),
+                (Value::Array(vs), LocalStep::Elem(i)) => vs.get(*i as usize).unwrap_or(&Value::Uninit),
+                _ => &Value::Uninit,
+            };
+        }
+        v.clone()
+    }
+
+    fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
+        match self.locate(p, f, who)? {
+            Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
+            Loc::Local(root, path) => {
+                let v = self.local_value(f, root, &path);
+                if v == Value::Uninit && !path.is_empty() {
+                    return Err(fail(codes::RUN_UNINIT, "read of uninitialised memory", p.span, "never written"));
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
+        match self.locate(p, f, who)? {
+            Loc::Buf(buf, off) => self.write_raw(buf, off, v, who, p.span, false),
+            Loc::Local(root, path) => {
+                let mut slot = &mut f.locals[root];
+                for s in &path {
+                    slot = match (slot, s) {
+                        (Value::Tuple(vs), LocalStep::Field(i)) if *i < vs.len() => &mut vs[*i],
+                        (Value::Array(vs), LocalStep::Elem(i)) if (*i as usize) < vs.len() => &mut vs[*i as usize],
+                        _ => {
+                            return Err(fail(
+                                codes::RUN_OUT_OF_BOUNDS,
+                                "store out of bounds of a local array",
+                                p.span,
+                                "this store",
+                            ))
+                        }
+                    };
+                }
+                *slot = convert_like(slot, v);
+                Ok(())
+            }
+        }
+    }
+
+    fn check_space(&self, buf: usize, want: Space, who: Who, span: Span, what: &str) -> R<()> {
+        let b = &self.buffers[buf];
+        if b.space != want {
+            let actor = if who.gpu { "GPU code" } else { "host code" };
+            return Err(fail(
+                codes::RUN_MEMORY_SPACE,
+                format!("{actor} accessed `{}` in `{}`", b.name, b.space.name()),
+                span,
+                format!("{what} here"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn access_checks(&self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
+        let b = &self.buffers[buf];
+        if b.freed {
+            return Err(fail(
+                codes::RUN_USE_AFTER_FREE,
+                format!("use of `{}` after it was freed", b.name),
+                span,
+                "this access",
+            ));
+        }
+        let wrong = if who.gpu { b.space == Space::Cpu } else { b.space != Space::Cpu };
+        if wrong {
+            let actor = if who.gpu { "GPU code" } else { "host code" };
+            return Err(fail(
+                codes::RUN_MEMORY_SPACE,
+                format!("{actor} accessed `{}` in `{}`", b.name, b.space.name()),
+                span,
+                "this access",
+            ));
+        }
+        if off as usize >= b.data.len() {
+            return Err(fail(
+                codes::RUN_OUT_OF_BOUNDS,
+                format!("out of bounds: `{}` has {} elements, the access is at {off}", b.name, b.data.len()),
+                span,
+                "this access",
+            ));
+        }
+        Ok(())
+    }
+
+    fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
+        self.access_checks(buf, off, who, span)?;
+        let v = self.buffers[buf].data[off as usize].clone();
+        if v == Value::Uninit {
+            return Err(fail(
+                codes::RUN_UNINIT,
+                format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+                span,
+                "never written before this read",
+            ));
+        }
+        if who.gpu && !atomic {
+            self.log(buf, off, who, span, false)?;
+        }
+        Ok(v)
+    }
+
+    fn write_raw(&mut self, buf: usize, off: u64, v: Value, who: Who, span: Span, atomic: bool) -> R<()> {
+        self.access_checks(buf, off, who, span)?;
+        if who.gpu && !atomic {
+            self.log(buf, off, who, span, true)?;
+        }
+        let slot = &mut self.buffers[buf].data[off as usize];
+        *slot = convert_like(slot, v);
+        Ok(())
+    }
+
+    fn log(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool) -> R<()> {
+        let epoch = self.launch.as_ref().map_or(0, |l| l.epoch);
+        let acc = Acc { block: who.block_lin, thread: who.thread_lin, epoch, span };
+        let len = self.buffers[buf].data.len();
+        let cells = self.logs.entry(buf).or_insert_with(|| vec![Cell::default(); len]);
+        let cell = &mut cells[off as usize];
+        let concurrent = |a: &Acc| a.block != acc.block || (a.thread != acc.thread && a.epoch == acc.epoch);
+        let conflict = if write {
+            cell.write
+                .filter(concurrent)
+                .map(|a| (a, true))
+                .or_else(|| cell.reads.iter().find(|a| concurrent(a)).map(|a| (*a, false)))
+        } else {
+            cell.write.filter(concurrent).map(|a| (a, true))
+        };
+        if let Some((other, other_write)) = conflict {
+            return Err(Box::new(self.race(buf, off, acc, write, other, other_write)));
+        }
+        if write {
+            cell.write = Some(acc);
+            cell.reads.clear();
+        } else if !cell.reads.iter().any(|a| a.thread == acc.thread && a.block == acc.block && a.epoch == acc.epoch) {
+            cell.reads.push(acc);
+        }
+        Ok(())
+    }
+
+    fn race(&self, buf: usize, off: u64, now: Acc, now_write: bool, before: Acc, before_write: bool) -> Diagnostic {
+        let l = self.launch.as_ref();
+        let (g, b) = l.map_or(([1; 3], [1; 3]), |l| (l.grid, l.block));
+        let unlin = |x: u32, d: [u64; 3]| {
+            let x = u64::from(x);
+            [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
+        };
+        let rw = |w: bool| if w { "write" } else { "read" };
+        let name = &self.buffers[buf].name;
+        Diagnostic::error(
+            codes::RUN_DATA_RACE,
+            format!("data race on `{name}[{off}]` ({})", self.buffers[buf].space.name()),
+            now.span,
+            format!(
+                "{} by thread {} of block {}",
+                rw(now_write),
+                coords(unlin(now.thread, b)),
+                coords(unlin(now.block, g))
+            ),
+        )
+        .with_label(
+            before.span,
+            format!(
+                "{} by thread {} of block {}",
+                rw(before_write),
+                coords(unlin(before.thread, b)),
+                coords(unlin(before.block, g))
+            ),
+        )
+        .with_note(if now.block != before.block {
+            "different blocks are never ordered within one launch".to_string()
+        } else {
+            "no barrier orders these two accesses".to_string()
+        })
+    }
+}
+
+fn coords(c: [u64; 3]) -> String {
+    if c[1] == 0 && c[2] == 0 {
+        format!("({})", c[0])
+    } else if c[2] == 0 {
+        format!("({}, {})", c[0], c[1])
+    } else {
+        format!("({}, {}, {})", c[0], c[1], c[2])
+    }
+}
+
+/// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
+fn convert_like(old: &Value, v: Value) -> Value {
+    match (old.scalar(), &v) {
+        (Some(t), Value::Nat(_) | Value::I32(_) | Value::F64(_) | Value::U64(_)) if v.scalar() != Some(t) => v.cast(t),
+        _ => v,
+    }
+}
+
+/// Arithmetic with Rust semantics (wrapping integers, IEEE floats); `Nat` adopts the other side.
+fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
+    use Value::*;
+    let (a, b) = match (&a, &b) {
+        (Nat(_), x) if x.scalar().is_some() => (a.cast(x.scalar()?), b),
+        (x, Nat(_)) if x.scalar().is_some() => (a.clone(), b.cast(x.scalar()?)),
+        _ => (a, b),
+    };
+    macro_rules! int {
+        ($x:expr, $y:expr, $ctor:ident) => {
+            match op {
+                BinOp::Add => $ctor($x.wrapping_add($y)),
+                BinOp::Sub => $ctor($x.wrapping_sub($y)),
+                BinOp::Mul => $ctor($x.wrapping_mul($y)),
+                BinOp::Div => $ctor($x.checked_div($y)?),
+                BinOp::Rem => $ctor($x.checked_rem($y)?),
+                BinOp::BitAnd => $ctor($x & $y),
+                BinOp::BitOr => $ctor($x | $y),
+                BinOp::BitXor => $ctor($x ^ $y),
+                BinOp::Shl => $ctor($x.wrapping_shl($y as u32)),
+                BinOp::Shr => $ctor($x.wrapping_shr($y as u32)),
+                BinOp::Eq => Bool($x == $y),
+                BinOp::Ne => Bool($x != $y),
+                BinOp::Lt => Bool($x < $y),
+                BinOp::Le => Bool($x <= $y),
+                BinOp::Gt => Bool($x > $y),
+                BinOp::Ge => Bool($x >= $y),
+                BinOp::And | BinOp::Or => return None,
+            }
+        };
+    }
+    macro_rules! float {
+        ($x:expr, $y:expr, $ctor:ident) => {
+            match op {
+                BinOp::Add => $ctor($x + $y),
+                BinOp::Sub => $ctor($x - $y),
+                BinOp::Mul => $ctor($x * $y),
+                BinOp::Div => $ctor($x / $y),
+                BinOp::Rem => $ctor($x % $y),
+                BinOp::Eq => Bool($x == $y),
+                BinOp::Ne => Bool($x != $y),
+                BinOp::Lt => Bool($x < $y),
+                BinOp::Le => Bool($x <= $y),
+                BinOp::Gt => Bool($x > $y),
+                BinOp::Ge => Bool($x >= $y),
+                _ => return None,
+            }
+        };
+    }
+    Some(match (a, b) {
+        (I32(x), I32(y)) => int!(x, y, I32),
+        (I64(x), I64(y)) => int!(x, y, I64),
+        (U32(x), U32(y)) => int!(x, y, U32),
+        (U64(x), U64(y)) => int!(x, y, U64),
+        (Nat(x), Nat(y)) => int!(x, y, Nat),
+        (F32(x), F32(y)) => float!(x, y, F32),
+        (F64(x), F64(y)) => float!(x, y, F64),
+        (Bool(x), Bool(y)) => match op {
+            BinOp::And => Bool(x && y),
+            BinOp::Or => Bool(x || y),
+            BinOp::Eq => Bool(x == y),
+            BinOp::Ne => Bool(x != y),
+            BinOp::BitAnd => Bool(x & y),
+            BinOp::BitOr => Bool(x | y),
+            BinOp::BitXor => Bool(x ^ y),
+            _ => return None,
+        },
+        (F64(x), F32(y)) => float!(x as f32, y, F32),
+        (F32(x), F64(y)) => float!(x, y as f32, F32),
+        _ => return None,
+    })
+}
+
+/// A thread region as a linear program, so a thread can stop at a barrier and resume.
+enum Op<'a> {
+    Stmt(&'a Stmt),
+    JumpIfNot(&'a Expr, usize),
+    Jump(usize),
+    ForInit(ir::LocalId, &'a IExpr),
+    ForTest(ir::LocalId, &'a IExpr, usize),
+    ForNext(ir::LocalId, usize),
+    Barrier(bool, Span),
+}
+
+fn compile(body: &[Stmt]) -> Vec<Op<'_>> {
+    let mut ops = Vec::new();
+    emit(body, &mut ops);
+    ops
+}
+
+fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
+    for s in body {
+        match s {
+            Stmt::If { cond, then, els } => {
+                let jif = ops.len();
+                ops.push(Op::Jump(0));
+                emit(then, ops);
+                let jend = ops.len();
+                ops.push(Op::Jump(0));
+                let else_at = ops.len();
+                emit(els, ops);
+                let end = ops.len();
+                ops[jif] = Op::JumpIfNot(cond, else_at);
+                ops[jend] = Op::Jump(end);
+            }
+            Stmt::While { cond, body } => {
+                let top = ops.len();
+                ops.push(Op::Jump(0));
+                emit(body, ops);
+                ops.push(Op::Jump(top));
+                let end = ops.len();
+                ops[top] = Op::JumpIfNot(cond, end);
+            }
+            Stmt::For { counter, lo, hi, body } => {
+                ops.push(Op::ForInit(*counter, lo));
+                let test = ops.len();
+                ops.push(Op::Jump(0));
+                emit(body, ops);
+                ops.push(Op::ForNext(*counter, test));
+                let exit = ops.len();
+                ops[test] = Op::ForTest(*counter, hi, exit);
+            }
+            Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span)),
+            Stmt::Threads { body, .. } => emit(body, ops),
+            other => ops.push(Op::Stmt(other)),
+        }
+    }
+}
+
+/// The level of a local, for diagnostics.
+pub fn local_level(f: &ir::Function, l: usize) -> Level {
+    f.locals.get(l).map_or(Level::Host, |x| x.level)
+}
