@@ -47,6 +47,8 @@ struct Var {
     span: Span,
     /// Scope depth of the declaration; 0 for parameters.
     depth: usize,
+    /// Assigned under a `split` arm or a thread-dependent condition: its value varies per thread.
+    varying: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -140,6 +142,12 @@ pub struct FnCx<'p> {
     loop_nats: Vec<String>,
     /// Set while typing the borrow that initialises a `let`.
     binding_alias: bool,
+    /// Nesting of named-view expansions (bounded: a view may be defined in terms of itself).
+    view_depth: u32,
+    /// A `return` under a thread-dependent condition: later barriers are not reached by all.
+    divergent_return: Option<Span>,
+    /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
+    in_call_arg: bool,
 }
 
 fn dim_letter(d: DimName) -> char {
@@ -194,12 +202,24 @@ impl<'p> FnCx<'p> {
             varying: false,
             loop_nats: Vec::new(),
             binding_alias: false,
+            view_depth: 0,
+            divergent_return: None,
+            in_call_arg: false,
         }
     }
 
     /// Checks the function body and returns the diagnostics.
     pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable) {
         let level = self.level();
+        if matches!(self.sig.root, Root::Grid { .. }) && self.sig.ret != Ty::UNIT {
+            let span = f.ret.as_ref().map_or(f.name.span, |t| t.span);
+            self.error(
+                codes::MISMATCHED_TYPES,
+                span,
+                "mismatched types",
+                format!("a kernel returns nothing to the host: expected `()`, found `{}`", self.sig.ret),
+            );
+        }
         for (i, p) in self.sig.params.iter().enumerate() {
             if f.params[i].exec.is_some() && !matches!(&p.ty, Ty::Ref { own: Ownership::Uniq, mem: Mem::GpuShared, .. })
             {
@@ -208,6 +228,17 @@ impl<'p> FnCx<'p> {
                     f.params[i].ty.span,
                     "mismatched types",
                     format!("a parameter owned by a sub-resource is allocated by the launch and must be `&uniq gpu.shared …`, found `{}`", p.ty),
+                );
+            }
+            if f.params[i].exec.is_none()
+                && matches!(&p.ty, Ty::Ref { mem: Mem::GpuShared, .. })
+                && matches!(self.sig.root, Root::Grid { .. })
+            {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    f.params[i].ty.span,
+                    "mismatched types",
+                    "shared memory belongs to one block: declare the owner, e.g. `[grid.blocks.forall(X)] tmp: &uniq gpu.shared …`",
                 );
             }
             let owner = match &f.params[i].exec {
@@ -228,6 +259,7 @@ impl<'p> FnCx<'p> {
                 nat: None,
                 span: p.span,
                 depth: 0,
+                varying: false,
             };
             self.declare(var);
         }
@@ -244,6 +276,7 @@ impl<'p> FnCx<'p> {
                     nat: Some(Nat::var(name)),
                     span: self.sig.span,
                     depth: 0,
+                    varying: false,
                 };
                 self.declare(var);
             }
@@ -392,6 +425,20 @@ impl<'p> FnCx<'p> {
             self.error(codes::INVALID_SCHED, e.span, "invalid execution resource", err.to_string());
             return None;
         }
+        if e.path.iter().any(|s| matches!(s, ast::ExecStep::Warps | ast::ExecStep::ToWarps)) {
+            let threads = ex.shape().ok().and_then(|s| s.block).and_then(|b| crate::exec::shape_size(&b).ok());
+            if let Some(n) = threads {
+                if self.facts.divides(&Nat::lit(32), &n) != Truth::Proven {
+                    self.error(
+                        codes::SIZE_NOT_PROVEN,
+                        e.span,
+                        "a block of warps must have a multiple of 32 threads",
+                        format!("cannot prove that 32 divides {n}"),
+                    );
+                    return None;
+                }
+            }
+        }
         Some(ex)
     }
 
@@ -434,6 +481,10 @@ impl<'p> FnCx<'p> {
                 ast::Stmt::Expr { expr, semi } => {
                     let exp = if last && !semi { expected } else { None };
                     let t = self.expr(expr, exp);
+                    if last && !semi {
+                        let depth = self.scopes.len() - 1;
+                        self.check_outlives(expr, depth, "escapes the block that frees it");
+                    }
                     ty = if last && !semi { t } else { Ty::UNIT };
                 }
             }
@@ -480,6 +531,17 @@ impl<'p> FnCx<'p> {
                 }
             },
         };
+        if matches!(&ty, Ty::At(_, Mem::GpuShared))
+            && owner_exec.is_none()
+            && !matches!(self.level(), Level::Block | Level::Warp | Level::Thread)
+        {
+            self.error(
+                codes::NARROWING_VIOLATED,
+                l.name.span,
+                "narrowing violated",
+                format!("shared memory exists once per block, but `{}` is declared for {}: declare it inside a `sched` over blocks", l.name.name, self.level().describe()),
+            );
+        }
         let owner = match owner_exec {
             Some(e) => Owner::Exec(e),
             None => Owner::Chain(self.chain().len()),
@@ -496,6 +558,7 @@ impl<'p> FnCx<'p> {
             nat: None,
             span: l.name.span,
             depth: self.scopes.len(),
+            varying: false,
         };
         self.declare(var);
     }
@@ -644,6 +707,9 @@ impl<'p> FnCx<'p> {
                 Ty::Array(Box::new(elem), n)
             }
             ExprKind::Return(v) => {
+                if self.on_gpu() && self.frames.iter().any(|f| matches!(f, Frame::Cond { .. } | Frame::Arm { .. })) {
+                    self.divergent_return.get_or_insert(e.span);
+                }
                 if let Some(v) = v {
                     self.check_outlives(v, 0, "is returned from the function");
                 }
@@ -1012,7 +1078,8 @@ impl<'p> FnCx<'p> {
                 }
                 let single = binder.exec.shape().map(|s| s.level == Level::Thread).unwrap_or(false);
                 info.ty = ty;
-                info.place.steps.push(PStep::Select(binder.exec.clone(), single));
+                let order = dims.iter().map(|(d, _)| *d).collect();
+                info.place.steps.push(PStep::Select(binder.exec.clone(), single, order));
                 Some(info)
             }
             ExprKind::View(inner, v) => {
@@ -1048,6 +1115,21 @@ impl<'p> FnCx<'p> {
 
     /// Proves `i < len` (T-INDEX); E0302 otherwise.
     fn check_lt(&mut self, i: &Nat, len: &Nat, span: Span, what: &str) {
+        // A size expression such as `i - 1` must not go below zero (natural numbers). Sums of
+        // non-negative terms need no proof search.
+        let obviously_natural = i.terms().all(|(_, c)| c >= 0);
+        if !obviously_natural && self.facts.le(&Nat::lit(0), i) != Truth::Proven {
+            self.report(
+                Diagnostic::error(
+                    codes::INDEX_OUT_OF_BOUNDS,
+                    format!("cannot prove that this {what} is in bounds"),
+                    span,
+                    format!("cannot prove `{i} >= 0`"),
+                )
+                .with_note("every iteration of a loop is checked, the first one included"),
+            );
+            return;
+        }
         match self.facts.lt(i, len) {
             Truth::Proven => {}
             Truth::Disproven => self.error(
@@ -1083,10 +1165,11 @@ impl<'p> FnCx<'p> {
             }
         };
         let level = self.level();
+        // Code executed by `Any` resource may run on either device: only generic memory is usable.
         let ok = match &mem {
             Mem::Var(_) => true,
             Mem::CpuMem => level == Level::Cpu,
-            _ => level != Level::Cpu,
+            _ => level != Level::Cpu && level != Level::Any,
         };
         if !ok {
             let text = format!("*{}", self.place_text(info));
@@ -1167,10 +1250,11 @@ impl<'p> FnCx<'p> {
                         .with_label(b, "borrow of it here"),
                     );
                 }
-                if !matches!(info.ty, Ty::Ref { .. }) {
+                let reborrow = self.in_call_arg && matches!(info.ty, Ty::Ref { .. });
+                if !reborrow {
                     self.vars[root].moved = Some(e.span);
                 }
-            } else if !matches!(info.ty, Ty::Ref { .. } | Ty::ViewArray(..)) {
+            } else if !matches!(info.ty, Ty::ViewArray(..)) {
                 let ty = info.ty.clone();
                 self.error(
                     codes::USE_AFTER_MOVE,
@@ -1186,7 +1270,8 @@ impl<'p> FnCx<'p> {
 
     fn reads_varying(&self, info: &PlaceInfo) -> bool {
         let v = &self.vars[info.place.root];
-        matches!(v.level, Level::Thread | Level::Lanes | Level::Threads)
+        v.varying
+            || matches!(v.level, Level::Thread | Level::Lanes | Level::Threads)
             || info.place.steps.iter().any(|s| matches!(s, PStep::Select(..) | PStep::Index(None)))
     }
 
@@ -1206,6 +1291,26 @@ impl<'p> FnCx<'p> {
         }
         if own == Ownership::Uniq {
             self.check_mutable(&info, place.span, "borrow", "uniquely");
+            let v = &self.vars[info.place.root];
+            let direct = !info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && info.mem.is_none();
+            let owned_box = matches!(v.ty, Ty::At(..));
+            if (direct || owned_box)
+                && !v.mutable
+                && v.alias.is_none()
+                && !matches!(v.owner, Owner::Exec(_))
+                && !v.ty.is_error()
+            {
+                let (name, vspan) = (v.name.clone(), v.span);
+                self.report(
+                    Diagnostic::error(
+                        codes::ASSIGN_IMMUTABLE,
+                        format!("cannot borrow `{name}` uniquely, as it is not declared as mutable"),
+                        place.span,
+                        "cannot borrow as `uniq`",
+                    )
+                    .with_label(vspan, "declared here; make it `let mut`"),
+                );
+            }
         }
         if !self.on_gpu() {
             self.check_host_borrow(&info.place, own, span);
@@ -1331,8 +1436,25 @@ impl<'p> FnCx<'p> {
                 );
             }
             self.vars[info.place.root].moved = None;
+            if self.frames.iter().any(|f| matches!(f, Frame::Arm { .. } | Frame::Cond { .. })) {
+                self.vars[info.place.root].varying = true;
+            }
         } else {
             self.check_mutable(&info, lhs.span, "write", "");
+            let v = &self.vars[info.place.root];
+            let direct = !info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && info.mem.is_none();
+            if direct && !v.mutable && v.alias.is_none() && !matches!(v.owner, Owner::Exec(_)) && !v.ty.is_error() {
+                let (name, vspan) = (v.name.clone(), v.span);
+                self.report(
+                    Diagnostic::error(
+                        codes::ASSIGN_IMMUTABLE,
+                        format!("cannot assign to an element of immutable variable `{name}`"),
+                        lhs.span,
+                        "cannot assign",
+                    )
+                    .with_label(vspan, "declared here; make it `let mut`"),
+                );
+            }
         }
         self.access(&info, Mode::Write, lhs.span);
     }
@@ -1380,6 +1502,17 @@ impl<'p> FnCx<'p> {
         }
         let write = matches!(mode, Mode::Write | Mode::Borrow(Ownership::Uniq));
         let shared = self.is_shared_memory(info);
+        if !write
+            && matches!(self.vars[info.place.root].owner, Owner::Exec(_))
+            && self.required_selects(info, span).is_none()
+        {
+            return;
+        }
+        if matches!(self.sig.root, Root::Thread) && self.chain().is_empty() {
+            // A function executed by one thread: its accesses are ordered; the caller narrowed
+            // what it passed to that thread.
+            return;
+        }
         if write {
             if shared {
                 if !self.check_narrowing(info, mode, span) {
@@ -1694,6 +1827,18 @@ impl<'p> FnCx<'p> {
             );
             return;
         }
+        if let (Some(r), false) = (self.divergent_return, self.in_unsafe()) {
+            self.report(
+                Diagnostic::error(
+                    codes::BARRIER_NOT_ALLOWED,
+                    "barrier not allowed here",
+                    span,
+                    format!("`sync` not performed by all threads in the {}", level_noun(level)),
+                )
+                .with_label(r, "some threads may have returned here"),
+            );
+            return;
+        }
         if !self.in_unsafe() {
             // T-SYNC: every thread of the target must reach the barrier: no split or
             // thread-dependent condition between the target and this point.
@@ -1748,7 +1893,7 @@ impl<'p> FnCx<'p> {
         let depth_of_target = chain.iter().position(|b| *b == tb_id).map_or(0, |i| i + 1);
         let vars = &self.vars;
         self.accesses.retain_mut(|a| {
-            if let Some(i) = a.place.steps.iter().position(|s| matches!(s, PStep::Select(e, _) if *e == tb.exec)) {
+            if let Some(i) = a.place.steps.iter().position(|s| matches!(s, PStep::Select(e, _, _) if *e == tb.exec)) {
                 a.place.steps.truncate(i + 1);
                 a.truncated = true;
                 return true;
@@ -1777,12 +1922,27 @@ impl<'p> FnCx<'p> {
 
     fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
         let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
+        if self.generics.contains_key(&var.name)
+            || self.prog.consts.contains_key(&var.name)
+            || self.loop_nats.contains(&var.name)
+        {
+            self.error(
+                codes::DUPLICATE_DEFINITION,
+                var.span,
+                format!("the loop variable `{}` shadows a size of the same name", var.name),
+                "sizes cannot be shadowed; rename the loop variable",
+            );
+            return;
+        }
+        // How often the loop runs is a question about the facts outside it: inside, `a <= i < b`
+        // would already imply that it runs.
+        let trips = b.sub(&a).ok();
+        let one_or_less = trips.as_ref().is_some_and(|t| self.facts.le(t, &Nat::lit(1)) == Truth::Proven);
+        let at_least_once = trips.as_ref().is_some_and(|t| self.facts.le(&Nat::lit(1), t) == Truth::Proven);
         let saved_facts = self.facts.clone();
         let v = Nat::var(&var.name);
         let _ = self.facts.add_le(&a, &v);
         let _ = self.facts.add_lt(&v, &b);
-        let trips = b.sub(&a).ok();
-        let one_or_less = trips.as_ref().is_some_and(|t| self.facts.le(t, &Nat::lit(1)) == Truth::Proven);
         self.push_scope();
         self.loop_nats.push(var.name.clone());
         let level = self.level();
@@ -1797,10 +1957,12 @@ impl<'p> FnCx<'p> {
             nat: Some(v),
             span: var.span,
             depth: self.scopes.len(),
+            varying: false,
         });
         // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
         // most once has no next iteration.
         let passes = if one_or_less { 1 } else { 2 };
+        let before = self.accesses.clone();
         for pass in 0..passes {
             if pass == 1 {
                 // The first pass's accesses belong to an earlier iteration: its loop variable is
@@ -1812,12 +1974,40 @@ impl<'p> FnCx<'p> {
             }
             self.block(body, Some(&Ty::UNIT));
         }
+        if !at_least_once {
+            // The loop may not run at all: what was there before may still be there.
+            let after = std::mem::take(&mut self.accesses);
+            self.merge_accesses(vec![before, after]);
+        }
+        // After the loop its variable means nothing: a later loop may reuse the name.
+        let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
+        for a in &mut self.accesses {
+            crate::place::rename_nat(&mut a.place, &var.name, &gone);
+        }
         self.loop_nats.pop();
         self.pop_scope();
         self.facts = saved_facts;
     }
 
+    /// Accesses after one of several paths: every access any path may have left (a barrier on one
+    /// path does not release what another path did, or what was there when no path ran).
+    fn merge_accesses(&mut self, paths: Vec<Vec<Access>>) {
+        let mut merged: Vec<Access> = Vec::new();
+        for path in paths {
+            for a in path {
+                if !merged
+                    .iter()
+                    .any(|m| m.place == a.place && m.write == a.write && m.span == a.span && m.truncated == a.truncated)
+                {
+                    merged.push(a);
+                }
+            }
+        }
+        self.accesses = merged;
+    }
+
     fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
+        let before = self.accesses.clone();
         for _ in 0..2 {
             let varying = self.cond(c);
             if varying {
@@ -1828,6 +2018,9 @@ impl<'p> FnCx<'p> {
                 self.frames.pop();
             }
         }
+        // The body may run zero times.
+        let after = std::mem::take(&mut self.accesses);
+        self.merge_accesses(vec![before, after]);
     }
 
     fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
@@ -1835,7 +2028,9 @@ impl<'p> FnCx<'p> {
         if varying {
             self.frames.push(Frame::Cond { span: c.span });
         }
+        let before = self.accesses.clone();
         let t = self.block(then, expected);
+        let after_then = std::mem::replace(&mut self.accesses, before);
         let result = match els {
             Some(e) => {
                 let et = self.expr(e, Some(&t));
@@ -1846,6 +2041,8 @@ impl<'p> FnCx<'p> {
             }
             None => Ty::UNIT,
         };
+        let after_else = std::mem::take(&mut self.accesses);
+        self.merge_accesses(vec![after_then, after_else]);
         if varying {
             self.frames.pop();
         }
@@ -1879,6 +2076,22 @@ impl<'p> FnCx<'p> {
                 self.expr(a, None);
             }
             return Ty::Error;
+        }
+        // `println("text")`: a string literal is printable, though not a value.
+        if name == "println"
+            && args.len() == 1
+            && matches!(args[0].kind, ExprKind::Lit(ast::Lit::Str(_)))
+            && generics.is_empty()
+        {
+            if self.level() != Level::Cpu {
+                self.error(
+                    codes::WRONG_EXEC,
+                    fspan,
+                    "`println` cannot be called here",
+                    format!("`println` runs on the CPU, but this code is executed by {}", self.level().describe()),
+                );
+            }
+            return Ty::UNIT;
         }
         let Some(sig) = self.prog.fns.get(name).cloned() else {
             self.error(
@@ -1962,6 +2175,9 @@ impl<'p> FnCx<'p> {
                 "wrong number of arguments",
             );
         }
+        if !self.on_gpu() {
+            self.check_argument_aliasing(args);
+        }
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
@@ -1970,7 +2186,9 @@ impl<'p> FnCx<'p> {
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
+            self.in_call_arg = true;
             let t = self.expr(a, expected.as_ref());
+            self.in_call_arg = false;
             arg_tys.push(t.clone());
             if let Some(p) = params.get(i) {
                 let before = subst.nats.len() + subst.tys.len() + subst.mems.len();
@@ -1984,6 +2202,7 @@ impl<'p> FnCx<'p> {
                 v.moved = m;
             }
         }
+        let arguments_fit = mismatches.is_empty() && params.len() == args.len();
         // Two swapped arguments are one mistake: report it once.
         if mismatches.len() == 2 && mismatches[1].0 == mismatches[0].0 + 1 {
             let (i, ref want0, ref got0, _) = mismatches[0];
@@ -1999,6 +2218,36 @@ impl<'p> FnCx<'p> {
         }
         for (i, want, got, _) in mismatches {
             self.mismatch(args[i].span, &want, &got);
+        }
+        for (g, k) in &sig.generics {
+            let bound = match k {
+                Kind::Nat => subst.nats.contains_key(g),
+                Kind::DataTy => subst.tys.contains_key(g),
+                Kind::Mem => subst.mems.contains_key(g),
+                Kind::Prv => true,
+            };
+            if !bound && arguments_fit {
+                self.error(
+                    codes::CANNOT_INFER,
+                    fspan,
+                    format!("cannot infer `{g}` for this call of `{path}`"),
+                    format!("give it explicitly: `{path}::<…>(…)`"),
+                );
+            }
+        }
+        // A memory-space parameter may only stand for memory the callee's resource can use.
+        for (g, m) in &subst.mems {
+            let gpu_callee = !matches!(sig.root, Root::CpuThread | Root::Any);
+            let bad = if gpu_callee { *m == Mem::CpuMem } else { m.is_gpu() };
+            if bad && sig.generics.iter().any(|(n, k)| n == g && *k == Kind::Mem) {
+                let who = if gpu_callee { "GPU code" } else { "the CPU" };
+                self.error(
+                    codes::BAD_DEREF,
+                    span,
+                    format!("`{g}` = `{m}` cannot be used by `{path}`"),
+                    format!("`{path}` runs on {who}, which cannot dereference `{m}`"),
+                );
+            }
         }
         if let Some((blocks, gb, bspan, threads, gt, tspan)) = launch_shapes {
             self.unify_shape(&blocks, &gb, &mut subst, bspan, "blocks", &path, false);
@@ -2044,6 +2293,37 @@ impl<'p> FnCx<'p> {
         self.apply_subst(&sig.ret, &subst)
     }
 
+    /// Two borrows passed to one call may not overlap if either is unique.
+    fn check_argument_aliasing(&mut self, args: &[ast::Expr]) {
+        let mut seen: Vec<(Place, Ownership, Span)> = Vec::new();
+        for a in args {
+            let ExprKind::Borrow { own, place, .. } = &a.kind else { continue };
+            let Some(info) = self.place_quiet(place) else { continue };
+            if let Some((_, o, at)) = seen.iter().find(|(p, o, _)| {
+                p.root == info.place.root
+                    && (*own == Ownership::Uniq || *o == Ownership::Uniq)
+                    && prefix_overlap(&p.steps, &info.place.steps)
+            }) {
+                let name = self.vars[info.place.root].name.clone();
+                let (o, at) = (*o, *at);
+                self.report(
+                    Diagnostic::error(
+                        codes::BORROW_CONFLICT,
+                        format!(
+                            "cannot borrow `{name}` as {} because it is also borrowed as {}",
+                            own.keyword(),
+                            o.keyword()
+                        ),
+                        a.span,
+                        "second borrow in the same call",
+                    )
+                    .with_label(at, "first borrow"),
+                );
+            }
+            seen.push((info.place, *own, a.span));
+        }
+    }
+
     /// A warp collective needs every lane of one warp: a lane of a `sched` over a warp, with no
     /// `split` or lane-dependent condition between the warp and the call.
     fn check_collective(&mut self, path: &str, span: Span) {
@@ -2064,6 +2344,27 @@ impl<'p> FnCx<'p> {
             );
             return;
         };
+        if self.current.steps.iter().any(|s| matches!(s, Step::Range(..))) {
+            self.report(Diagnostic::error(
+                codes::COLLECTIVE_NOT_ALLOWED,
+                "collective operation not allowed here",
+                span,
+                format!("`{path}` is executed by only part of the warp (a sub-range of its lanes)"),
+            ));
+            return;
+        }
+        if let Some(r) = self.divergent_return {
+            self.report(
+                Diagnostic::error(
+                    codes::COLLECTIVE_NOT_ALLOWED,
+                    "collective operation not allowed here",
+                    span,
+                    format!("`{path}` not performed by all lanes of the warp"),
+                )
+                .with_label(r, "some lanes may have returned here"),
+            );
+            return;
+        }
         for f in self.frames[start..].iter().rev() {
             let (s, why) = match f {
                 Frame::Arm { span, what, .. } => (*span, format!("`{what}` is split here")),
@@ -2136,6 +2437,23 @@ impl<'p> FnCx<'p> {
             self.resolve_exec(e);
         }
         let level = self.level();
+        if let (Root::Block { threads }, Ok(shape)) = (&sig.root, self.current.shape()) {
+            let here = shape.block.unwrap_or_default();
+            let same = threads.len() == here.len()
+                && threads.iter().zip(&here).all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(n1, n2));
+            if level == Level::Block && !same {
+                let show = |sh: &[(DimName, Nat)]| {
+                    sh.iter().map(|(d, n)| format!("{}<{n}>", d.letter())).collect::<Vec<_>>().join(", ")
+                };
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    format!("`{path}` cannot be called here"),
+                    format!("`{path}` needs blocks of {}, these blocks have {}", show(threads), show(&here)),
+                );
+                return;
+            }
+        }
         let ok = match &sig.root {
             Root::CpuThread => level == Level::Cpu,
             Root::Thread => level == Level::Thread || (self.in_unsafe() && level != Level::Cpu),
@@ -2331,6 +2649,17 @@ impl<'p> FnCx<'p> {
         for n in &v.nat_args {
             nats.push(self.view_nat(n, env)?);
         }
+        for (n, arg) in nats.iter().zip(&v.nat_args) {
+            if self.facts.le(&Nat::lit(0), n) != Truth::Proven {
+                self.error(
+                    codes::SIZE_NOT_PROVEN,
+                    arg.span,
+                    "size argument may be negative",
+                    format!("cannot prove `{n} >= 0`"),
+                );
+                return None;
+            }
+        }
         let name = v.name.name.as_str();
         let basic: Option<&'static str> = match name {
             "group" | "grp" => Some("group"),
@@ -2437,6 +2766,15 @@ impl<'p> FnCx<'p> {
     }
 
     fn apply_named_view(&mut self, ty: &Ty, v: &ast::ViewRef, nats: Vec<Nat>) -> Option<(Ty, Vec<ViewApp>)> {
+        if self.view_depth >= 32 {
+            self.error(
+                codes::UNKNOWN_VIEW,
+                v.span,
+                format!("view `{}` expands without end", v.name.name),
+                "a view defined in terms of itself",
+            );
+            return None;
+        }
         let Some(def) = self.prog.views.get(&v.name.name).cloned() else {
             self.error(codes::UNKNOWN_VIEW, v.name.span, format!("unknown view `{}`", v.name.name), "not a view");
             return None;
@@ -2458,18 +2796,41 @@ impl<'p> FnCx<'p> {
         let env: HashMap<String, Nat> = def.generics.iter().cloned().zip(nats).collect();
         let mut t = ty.clone();
         let mut apps = Vec::new();
-        for step in &def.body {
+        self.view_depth += 1;
+        let result = self.expand_view(&mut t, &mut apps, &def.body, v, &env);
+        self.view_depth -= 1;
+        result?;
+        Some((t, apps))
+    }
+
+    fn expand_view(
+        &mut self,
+        t: &mut Ty,
+        apps: &mut Vec<ViewApp>,
+        body: &[ast::ViewRef],
+        v: &ast::ViewRef,
+        env: &HashMap<String, Nat>,
+    ) -> Option<()> {
+        for step in body {
             // Errors inside a named view are reported at its use.
             let mark = self.diags.len();
-            let r = self.apply_view(&t, step, &env);
+            let r = self.apply_view(t, step, env);
             for d in &mut self.diags[mark..] {
                 d.primary.span = v.span;
             }
+            if r.is_none() && self.diags.len() == mark {
+                self.error(
+                    codes::SIZE_NOT_PROVEN,
+                    v.span,
+                    format!("invalid view `{}`", v.name.name),
+                    "a size in its definition is invalid here",
+                );
+            }
             let (nt, a) = r?;
-            t = nt;
+            *t = nt;
             apps.extend(a);
         }
-        Some((t, apps))
+        Some(())
     }
 
     /// A view's size argument: view parameters first, then the function's sizes.
@@ -2489,7 +2850,13 @@ impl<'p> FnCx<'p> {
             out = out.subst(k, &Nat::var(&format!("\u{1}{k}"))).ok()?;
         }
         for (k, val) in env {
-            out = out.subst(&format!("\u{1}{k}"), val).ok()?;
+            match out.subst(&format!("\u{1}{k}"), val) {
+                Ok(r) => out = r,
+                Err(e) => {
+                    self.error(codes::SIZE_NOT_PROVEN, n.span, format!("invalid size: {e}"), e.to_string());
+                    return None;
+                }
+            }
         }
         Some(out)
     }

@@ -23,8 +23,9 @@ pub enum PStep {
     Field(u32),
     /// A static index, or `None` for a run-time index (only inside `unsafe`).
     Index(Option<Nat>),
-    /// `[[e]]`: the canonical resource `e` and whether it is a single thread.
-    Select(Exec, bool),
+    /// `[[e]]`: the canonical resource `e`, whether it is a single thread, and the dimensions it
+    /// distributed in order (`sched(Y, X)` and `sched(X, Y)` map threads to elements differently).
+    Select(Exec, bool, Vec<strata_syntax::ast::DimName>),
     View(ViewApp),
 }
 
@@ -69,7 +70,7 @@ pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
         match step {
             PStep::Index(Some(n)) => ren(n),
             PStep::View(v) => views(std::slice::from_mut(v), &ren),
-            PStep::Select(e, _) => {
+            PStep::Select(e, _, _) => {
                 for s in &mut e.steps {
                     if let crate::exec::Step::Range(a, b, _) = s {
                         ren(a);
@@ -98,7 +99,7 @@ pub fn conflicts(place: &Place, write: bool, rec: &Access, facts: &Facts) -> boo
     let (a, r) = (&place.steps, &rec.place.steps);
     for i in 0..a.len().min(r.len()) {
         if a[i] == r[i] {
-            if matches!(a[i], PStep::Select(_, true)) {
+            if matches!(a[i], PStep::Select(_, true, _)) {
                 return false;
             }
             if rec.truncated && i + 1 == r.len() {

@@ -125,6 +125,7 @@ fn run(cli: Cli) -> u8 {
             if phases {
                 println!("syntax");
                 println!("check");
+                println!("run");
                 return 0;
             }
             check(&files, format, &define)

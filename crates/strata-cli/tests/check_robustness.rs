@@ -364,6 +364,11 @@ enum Outcome {
 
 /// Checks `module` on a worker thread; a panic is caught, a run longer than [`TIME_LIMIT`] is a hang.
 fn check(module: strata_syntax::ast::Module, defines: Vec<(String, u64)>) -> Outcome {
+    check_within(module, defines, TIME_LIMIT)
+}
+
+/// [`check`] with another time limit.
+fn check_within(module: strata_syntax::ast::Module, defines: Vec<(String, u64)>, limit: Duration) -> Outcome {
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new().stack_size(CHECK_STACK).spawn(move || {
         let start = Instant::now();
@@ -380,8 +385,8 @@ fn check(module: strata_syntax::ast::Module, defines: Vec<(String, u64)>) -> Out
         });
     });
     let worker = worker.expect("spawn checker thread");
-    match rx.recv_timeout(TIME_LIMIT) {
-        Ok(Outcome::Ok(_, t)) if t > TIME_LIMIT => Outcome::Hang,
+    match rx.recv_timeout(limit) {
+        Ok(Outcome::Ok(_, t)) if t > limit => Outcome::Hang,
         Ok(o) => {
             let _ = worker.join();
             o
@@ -641,12 +646,16 @@ fn regression_slow_size_queries() {
          {body}}}\n"
     );
     // In-process, so that the limit applies to the check alone (no stack overflow to fear here).
+    // Each of these proofs is bounded by the nat engine's search budget but works on polynomials
+    // of 56 terms: about 90 ms each in a release build, several times that in a debug build on a
+    // loaded machine. The bound here catches a search that is not bounded, not a slow one.
+    let limit = Duration::from_secs(20);
     let parsed = strata_syntax::parse(PROGRAM, &src);
     assert!(!strata_diag::has_errors(&parsed.diagnostics), "does not parse");
-    match check(parsed.module, Vec::new()) {
+    match check_within(parsed.module, Vec::new(), limit) {
         Outcome::Ok(..) => {}
         Outcome::Panic(msg) => panic!("the checker panicked: {msg}\n{src}"),
-        Outcome::Hang => panic!("the checker took more than {TIME_LIMIT:?}\n{src}"),
+        Outcome::Hang => panic!("the checker took more than {limit:?}\n{src}"),
     }
 }
 

@@ -43,6 +43,8 @@ enum Mode {
     CheckFail,
     CheckPass,
     RunPass,
+    /// Accepted by the checker, but `strata run --device sim` must report the annotated errors.
+    RunFail,
 }
 
 impl Mode {
@@ -52,6 +54,7 @@ impl Mode {
             Mode::CheckFail => "check-fail",
             Mode::CheckPass => "check-pass",
             Mode::RunPass => "run-pass",
+            Mode::RunFail => "run-fail",
         }
     }
 
@@ -125,6 +128,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             "check-fail" => Some(Mode::CheckFail),
             "check-pass" => Some(Mode::CheckPass),
             "run-pass" => Some(Mode::RunPass),
+            "run-fail" => Some(Mode::RunFail),
             _ => None,
         };
         if let Some(new_mode) = new_mode {
@@ -233,6 +237,7 @@ fn is_code(s: &str) -> bool {
 enum Phase {
     Syntax,
     Check,
+    Run,
 }
 
 /// Reads `NAME = "E0001", Syntax, "title";` entries out of the source of codes.rs.
@@ -252,6 +257,7 @@ fn parse_registry(source: &str) -> BTreeMap<String, Phase> {
         let phase = match phase {
             "Syntax" => Phase::Syntax,
             "Check" => Phase::Check,
+            "Run" => Phase::Run,
             _ => continue,
         };
         out.insert(code.to_string(), phase);
@@ -571,8 +577,16 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     let expected: Vec<Annotation> = if pending_checker {
         spec.annotations.iter().filter(|a| phase_of(&a.code) == Phase::Syntax).cloned().collect()
     } else {
-        spec.annotations.clone()
+        spec.annotations.iter().filter(|a| phase_of(&a.code) != Phase::Run).cloned().collect()
     };
+    let run_annotations: Vec<Annotation> =
+        spec.annotations.iter().filter(|a| phase_of(&a.code) == Phase::Run).cloned().collect();
+    if spec.mode != Mode::RunFail && !run_annotations.is_empty() {
+        return Outcome::Failed(vec!["run-phase annotations need `//@ run-fail`".to_string()]);
+    }
+    if spec.mode == Mode::RunFail && run_annotations.is_empty() {
+        return Outcome::Failed(vec!["`run-fail` file without a run-phase annotation".to_string()]);
+    }
     let mismatches = compare(&expected, &reported);
     if !mismatches.is_empty() {
         problems.extend(mismatches);
@@ -618,7 +632,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
                 indent(&actual)
             )),
         }
-    } else if snapshots && !spec.mode.expects_errors() && snapshot.exists() {
+    } else if snapshots && !spec.mode.expects_errors() && spec.mode != Mode::RunFail && snapshot.exists() {
         if ctx.bless {
             let _ = std::fs::remove_file(&snapshot);
         } else {
@@ -633,6 +647,62 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     }
 
     // 3. Running the program.
+    if spec.mode == Mode::RunFail {
+        if !ctx.phases.contains("run") {
+            return Outcome::PendingRun;
+        }
+        let mut args: Vec<&str> = vec!["run", "--device", "sim", "--format", "short"];
+        args.extend(spec.args.iter().map(String::as_str));
+        args.push(rel);
+        let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+            Ok(out) => out,
+            Err(e) => return Outcome::Failed(vec![e]),
+        };
+        let command = format!("strata {}", args.join(" "));
+        if out.timed_out || out.status != Some(1) {
+            return Outcome::Failed(vec![format!(
+                "`{command}` ended with {:?}, expected 1; stderr:\n{}",
+                out.status,
+                indent(&out.stderr)
+            )]);
+        }
+        let (reported, _) = parse_short_output(&out.stderr);
+        let mismatches = compare(&run_annotations, &reported);
+        if !mismatches.is_empty() {
+            return Outcome::Failed(mismatches);
+        }
+        if snapshots {
+            let mut args: Vec<&str> = vec!["run", "--device", "sim"];
+            args.extend(spec.args.iter().map(String::as_str));
+            args.push(rel);
+            let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+                Ok(out) => out,
+                Err(e) => return Outcome::Failed(vec![e]),
+            };
+            let actual = out.stderr.replace("\r\n", "\n");
+            let snapshot = ctx.root.join(format!("{rel}.stderr"));
+            match std::fs::read_to_string(&snapshot) {
+                Ok(expected) if expected == actual => {}
+                _ if ctx.bless => {
+                    if let Err(e) = std::fs::write(&snapshot, &actual) {
+                        return Outcome::Failed(vec![format!("cannot write {}: {e}", snapshot.display())]);
+                    }
+                }
+                Ok(expected) => {
+                    return Outcome::Failed(vec![format!(
+                        "rendered run diagnostics differ from {rel}.stderr (- snapshot, + actual; STRATA_BLESS=1 to accept):\n{}",
+                        diff(&expected, &actual)
+                    )])
+                }
+                Err(_) => {
+                    return Outcome::Failed(vec![format!(
+                        "missing snapshot {rel}.stderr (STRATA_BLESS=1 creates it); actual output:\n{}",
+                        indent(&actual)
+                    )])
+                }
+            }
+        }
+    }
     if spec.mode == Mode::RunPass {
         if !ctx.phases.contains("run") {
             return Outcome::PendingRun;

@@ -157,6 +157,8 @@ pub enum Lit {
     Int(u128, ScalarTy),
     Float(f64, ScalarTy),
     Unit,
+    /// Text, only as the argument of `println`.
+    Str(String),
 }
 
 /// A step from a root variable towards the accessed memory.

@@ -782,10 +782,7 @@ impl FnLower<'_, '_> {
                         let v: f64 = text.replace('_', "").parse().unwrap_or(0.0);
                         Expr::Lit(Lit::Float(v, scalar.unwrap_or(ScalarTy::F64)))
                     }
-                    ast::Lit::Str(_) => {
-                        self.err(e.span, "string values");
-                        Expr::Lit(Lit::Unit)
-                    }
+                    ast::Lit::Str(text) => Expr::Lit(Lit::Str(text.clone())),
                 }
             }
             ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {

@@ -61,6 +61,8 @@ struct Buffer {
     data: Vec<Value>,
     space: Space,
     name: String,
+    /// Named after the variable that owns it (otherwise after what allocated it).
+    named: bool,
     freed: bool,
 }
 
@@ -206,6 +208,12 @@ impl Machine<'_, '_> {
                     Some(e) => self.eval(e, f, who)?,
                     None => Value::Uninit,
                 };
+                if let Value::Owned { buf } = v {
+                    if !self.buffers[buf].named {
+                        self.buffers[buf].name = self.program.functions[f.func].locals[*local].name.clone();
+                        self.buffers[buf].named = true;
+                    }
+                }
                 f.locals[*local] = v;
             }
             Stmt::Store { place, value } => {
@@ -325,6 +333,7 @@ impl Machine<'_, '_> {
             for (local, _, len) in shared {
                 let n = self.iexpr(len, &frame, HOST)?;
                 let id = self.alloc(vec![Value::Uninit; n as usize], Space::Shared, func.locals[*local].name.clone());
+                self.buffers[id].named = true;
                 frame.locals[*local] = Value::Ref { buf: id, off: 0 };
                 shared_bufs.push(id);
             }
@@ -566,6 +575,7 @@ impl Machine<'_, '_> {
             Expr::Lit(l) => match l {
                 Lit::Bool(b) => Value::Bool(*b),
                 Lit::Unit => Value::Unit,
+                Lit::Str(text) => Value::Str(text.clone()),
                 Lit::Int(v, t) => Value::U64(*v as u64).cast(*t),
                 Lit::Float(v, t) => Value::F64(*v).cast(*t),
             },
@@ -667,9 +677,7 @@ impl Machine<'_, '_> {
                     Value::Array(v) => v,
                     v => vec![v],
                 };
-                Value::Owned {
-                    buf: self.alloc(data, Space::Cpu, format!("heap allocation at {}..{}", span.lo, span.hi)),
-                }
+                Value::Owned { buf: self.alloc(data, Space::Cpu, "a heap allocation".to_string()) }
             }
             Builtin::GlobalAllocCopy => {
                 let (src, off) = self.pointer(&arg(0), span)?;
@@ -753,7 +761,7 @@ impl Machine<'_, '_> {
     }
 
     fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
-        self.buffers.push(Buffer { data, space, name, freed: false });
+        self.buffers.push(Buffer { data, space, name, named: false, freed: false });
         self.buffers.len() - 1
     }
 

@@ -29,6 +29,8 @@ pub enum Value {
     },
     /// Memory never written.
     Uninit,
+    /// Text for `println`.
+    Str(String),
 }
 
 impl Value {
@@ -125,6 +127,7 @@ impl fmt::Display for Value {
             }
             Value::Ref { .. } | Value::Owned { .. } => write!(f, "<pointer>"),
             Value::Uninit => write!(f, "<uninitialised>"),
+            Value::Str(s) => f.write_str(s),
         }
     }
 }

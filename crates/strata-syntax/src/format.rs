@@ -119,7 +119,8 @@ fn starts_block_like_stmt(e: &Expr) -> bool {
         | ExprKind::If { .. }
         | ExprKind::Sched { .. }
         | ExprKind::Split { .. } => true,
-        ExprKind::Unsafe(inner) => is_plain_block(inner),
+        // `unsafe { … }` and `unsafe <'a> { … }` both end the statement at their `}`.
+        ExprKind::Unsafe(inner) => matches!(inner.kind, ExprKind::Block(_)),
         _ => false,
     }
 }

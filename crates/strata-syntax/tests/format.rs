@@ -606,7 +606,8 @@ fn block_like(e: &Expr) -> bool {
         | ExprKind::If { .. }
         | ExprKind::Sched { .. }
         | ExprKind::Split { .. } => true,
-        ExprKind::Unsafe(x) => plain_block(x),
+        // `unsafe <'a> { … }` ends a statement at its `}` too.
+        ExprKind::Unsafe(x) => matches!(x.kind, ExprKind::Block(_)),
         _ => false,
     }
 }
