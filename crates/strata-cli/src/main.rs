@@ -63,6 +63,9 @@ enum Command {
         /// Seed for `--schedule random`.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// `sim` without race detection (bounds, barriers and memory spaces are still checked).
+        #[arg(long)]
+        no_race_check: bool,
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -132,8 +135,12 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
-        Command::Run { device, define, max_steps, schedule, seed, format, file } => {
-            let opts = strata_sim::Options { max_steps, random_seed: (schedule == Schedule::Random).then_some(seed) };
+        Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
+            let opts = strata_sim::Options {
+                max_steps,
+                random_seed: (schedule == Schedule::Random).then_some(seed),
+                check_races: !no_race_check,
+            };
             run_file(&file, device, &define, &opts, format)
         }
     }
