@@ -9,6 +9,9 @@
 //! * `//@ run-pass` — the program is accepted and, once `strata run` exists, runs and prints the
 //!   `//@ stdout: TEXT` lines (one directive per expected line);
 //! * `//@ args: -D N=64` — extra arguments for the compiler;
+//! * `//@ no-run: TEXT` — an accepted program with a `main` that cannot run (TEXT says why, e.g. it
+//!   only declares the kernel it launches); every other accepted program with a `main` must run
+//!   on `sim` without error;
 //! * `//@ known-bug: TEXT` — the file states the correct expectation but the compiler does not meet
 //!   it yet (TEXT says why); it is counted as a known bug while it fails and fails the test once it
 //!   passes, so that the directive is removed.
@@ -95,6 +98,7 @@ struct Spec {
     stdout: Vec<String>,
     annotations: Vec<Annotation>,
     known_bug: Option<String>,
+    no_run: Option<String>,
 }
 
 /// Reads the directives and annotations of a corpus file. Every malformed or misplaced
@@ -106,6 +110,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     let mut args = Vec::new();
     let mut stdout = Vec::new();
     let mut known_bug = None;
+    let mut no_run = None;
     let mut in_header = true;
 
     for (index, line) in text.lines().enumerate() {
@@ -145,6 +150,8 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             args.extend(rest.split_whitespace().map(str::to_string));
         } else if let Some(rest) = word.strip_prefix("known-bug:").map(str::trim).filter(|r| !r.is_empty()) {
             known_bug = Some(rest.to_string());
+        } else if let Some(rest) = word.strip_prefix("no-run:").map(str::trim).filter(|r| !r.is_empty()) {
+            no_run = Some(rest.to_string());
         } else {
             errors.push(format!("line {lineno}: unknown directive `//@{directive}`"));
         }
@@ -172,7 +179,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
         errors.push("`//@ stdout:` is only meaningful in a `run-pass` file".to_string());
     }
     if errors.is_empty() {
-        Ok(Spec { mode, args, stdout, annotations, known_bug })
+        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run })
     } else {
         Err(errors)
     }
@@ -518,6 +525,24 @@ fn check_file(ctx: &Ctx, rel: &str) -> Outcome {
     }
 }
 
+/// The part of `//@ args:` that `strata check` takes: the `-D NAME=VALUE` definitions (the rest,
+/// like `--schedule random`, is for `strata run`).
+fn check_args(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-D" {
+            out.push(a.as_str());
+            if let Some(v) = it.next() {
+                out.push(v.as_str());
+            }
+        } else if a.starts_with("-D") {
+            out.push(a.as_str());
+        }
+    }
+    out
+}
+
 fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     let path = ctx.root.join(rel);
     let text = match std::fs::read_to_string(&path) {
@@ -549,7 +574,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
 
     // 1. The short diagnostics against the annotations.
     let mut args: Vec<&str> = vec!["check", "--format", "short"];
-    args.extend(spec.args.iter().map(String::as_str));
+    args.extend(check_args(&spec.args));
     args.push(rel);
     let out = match run_strata(&ctx.root, &args, ctx.timeout) {
         Ok(out) => out,
@@ -602,7 +627,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     let snapshot = ctx.root.join(format!("{rel}.stderr"));
     if snapshots && spec.mode.expects_errors() && !pending_checker {
         let mut args: Vec<&str> = vec!["check"];
-        args.extend(spec.args.iter().map(String::as_str));
+        args.extend(check_args(&spec.args));
         args.push(rel);
         let out = match run_strata(&ctx.root, &args, ctx.timeout) {
             Ok(out) => out,
@@ -646,7 +671,25 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         return Outcome::PendingChecker;
     }
 
-    // 3. Running the program.
+    // 3. Running the program. Every accepted program with a `main` must run cleanly on `sim`.
+    if spec.mode == Mode::CheckPass && spec.no_run.is_none() && text.contains("fn main(") && ctx.phases.contains("run")
+    {
+        let mut args: Vec<&str> = vec!["run", "--device", "sim"];
+        args.extend(spec.args.iter().map(String::as_str));
+        args.push(rel);
+        let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+            Ok(out) => out,
+            Err(e) => return Outcome::Failed(vec![e]),
+        };
+        if out.timed_out || out.status != Some(0) {
+            let command = format!("strata {}", args.join(" "));
+            return Outcome::Failed(vec![format!(
+                "an accepted program must run on `sim`: `{command}` ended with {:?}; stderr:\n{}",
+                out.status,
+                indent(&out.stderr)
+            )]);
+        }
+    }
     if spec.mode == Mode::RunFail {
         if !ctx.phases.contains("run") {
             return Outcome::PendingRun;

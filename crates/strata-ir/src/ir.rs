@@ -194,6 +194,7 @@ pub enum Builtin {
     AtomicStore,
     Print,
     Assert,
+    FillRandom,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -2,5 +2,6 @@
 
 pub mod ir;
 pub mod lower;
+pub mod validate;
 
 pub use lower::lower;

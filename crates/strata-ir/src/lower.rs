@@ -114,11 +114,26 @@ pub fn lower(module: &ast::Module, env: &Env, types: &TypeTable) -> Result<ir::P
         program.functions.push(func);
     }
     let _ = l.module;
-    if l.errors.is_empty() {
-        Ok(program)
-    } else {
-        Err(l.errors)
+    if !l.errors.is_empty() {
+        return Err(l.errors);
     }
+    // Lowering must produce valid IR; in debug builds (and so in every test) it is checked.
+    if cfg!(debug_assertions) {
+        if let Err(problems) = crate::validate::validate(&program) {
+            return Err(problems
+                .into_iter()
+                .map(|p| {
+                    Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        format!("internal error: invalid IR: {p}"),
+                        Span::DUMMY,
+                        "please report this",
+                    )
+                })
+                .collect());
+        }
+    }
+    Ok(program)
 }
 
 fn unsupported(span: Span, what: impl Into<String>) -> Diagnostic {
@@ -424,7 +439,7 @@ impl FnLower<'_, '_> {
             self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`)");
         }
         let local = self.new_local(&l.name.name, ty, self.local_level());
-        let init = l.init.as_ref().map(|e| self.expr(e));
+        let init = l.init.as_ref().map(|e| self.value_into(e, out));
         self.bind(&l.name.name, Binding::Local(local));
         out.push(Stmt::Let { local, init });
     }
@@ -494,6 +509,30 @@ impl FnLower<'_, '_> {
                 let x = self.expr(e);
                 out.push(Stmt::Eval(x));
             }
+        }
+    }
+
+    /// A value whose computation may need statements first: `{ let s = …; *s }` emits the block's
+    /// statements into `out` and yields its last expression.
+    fn value_into(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) -> Expr {
+        match &e.kind {
+            ExprKind::Block(b) if b.stmts.len() > 1 => {
+                if let Some(ast::Stmt::Expr { expr: tail, semi: false }) = b.stmts.last() {
+                    self.scopes.push(Vec::new());
+                    for s in &b.stmts[..b.stmts.len() - 1] {
+                        match s {
+                            ast::Stmt::Let(l) => self.let_stmt(l, out),
+                            ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
+                        }
+                    }
+                    let v = self.value_into(tail, out);
+                    self.scopes.pop();
+                    return v;
+                }
+                self.expr(e)
+            }
+            ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.value_into(x, out),
+            _ => self.expr(e),
         }
     }
 
@@ -744,6 +783,7 @@ impl FnLower<'_, '_> {
             "atomic_store_u32" => Some(Builtin::AtomicStore),
             "println" => Some(Builtin::Print),
             "assert" => Some(Builtin::Assert),
+            "fill_random" => Some(Builtin::FillRandom),
             _ => None,
         };
         let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();

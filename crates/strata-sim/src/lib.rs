@@ -16,7 +16,7 @@ pub use value::Value;
 use std::collections::HashMap;
 use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
-use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, ScalarTy, Stmt, UnOp};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -135,6 +135,7 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
         opts: opts.clone(),
         out,
         rng: opts.random_seed.unwrap_or(0) ^ 0x9e37_79b9_7f4a_7c15,
+        pending_uninit: Vec::new(),
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -152,6 +153,10 @@ struct Machine<'p, 'o> {
     opts: Options,
     out: &'o mut dyn Write,
     rng: u64,
+    /// GPU reads of never-written elements, judged when their barrier interval ends: a write by
+    /// another thread in the same interval makes them a race (reported by the log), otherwise
+    /// they read uninitialised memory. Judging at once would depend on the order threads run in.
+    pending_uninit: Vec<(usize, u64, Acc)>,
 }
 
 /// A resolved place: an element of a buffer, or a path into a local.
@@ -167,12 +172,7 @@ enum LocalStep {
 
 impl Machine<'_, '_> {
     fn next_random(&mut self) -> u64 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        splitmix64(&mut self.rng)
     }
 
     fn step(&mut self, span: Span) -> R<()> {
@@ -251,6 +251,7 @@ impl Machine<'_, '_> {
             }
             Stmt::Threads { set, body } => self.region(set, body, f, who)?,
             Stmt::Sync { warp, .. } => {
+                self.settle_uninit()?;
                 // Block-level barrier: every thread of the block is here by construction.
                 if !*warp {
                     if let Some(l) = self.launch.as_mut() {
@@ -344,6 +345,7 @@ impl Machine<'_, '_> {
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
+            self.settle_uninit()?;
             for id in shared_bufs {
                 self.buffers[id].freed = true;
                 self.logs.remove(&id);
@@ -403,6 +405,7 @@ impl Machine<'_, '_> {
                 *locals = tf.locals;
                 stops[i] = r?;
             }
+            self.settle_uninit()?;
             // Where did everyone stop?
             let at: Vec<&(usize, bool, Span)> = stops.iter().flatten().collect();
             if at.is_empty() {
@@ -730,6 +733,21 @@ impl Machine<'_, '_> {
                     old
                 }
             }
+            Builtin::FillRandom => {
+                let (buf, off) = self.pointer(&arg(0), span)?;
+                let mut state = arg(1).as_u64().unwrap_or(0);
+                for slot in &mut self.buffers[buf].data[off as usize..] {
+                    let x = splitmix64(&mut state);
+                    *slot = match slot.scalar() {
+                        Some(ScalarTy::F32) => Value::F32(((x >> 11) as f64 / (1u64 << 53) as f64) as f32),
+                        Some(ScalarTy::F64) => Value::F64((x >> 11) as f64 / (1u64 << 53) as f64),
+                        Some(ScalarTy::Bool) => Value::Bool(x & 1 == 1),
+                        Some(t) => Value::U64(x % 100).cast(t),
+                        None => Value::U64(x % 100).cast(ScalarTy::I32),
+                    };
+                }
+                Value::Unit
+            }
             Builtin::Print => {
                 let v = self.deep(&arg(0))?;
                 let _ = writeln!(self.out, "{v}");
@@ -917,6 +935,15 @@ impl Machine<'_, '_> {
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
         self.access_checks(buf, off, who, span)?;
         let v = self.buffers[buf].data[off as usize].clone();
+        if v == Value::Uninit && who.gpu {
+            let epoch = self.launch.as_ref().map_or(0, |l| l.epoch);
+            self.pending_uninit.push((buf, off, Acc { block: who.block_lin, thread: who.thread_lin, epoch, span }));
+            if !atomic {
+                self.log(buf, off, who, span, false)?;
+            }
+            // Any value will do: the interval ends in an error either way.
+            return Ok(Value::Nat(0));
+        }
         if v == Value::Uninit {
             return Err(fail(
                 codes::RUN_UNINIT,
@@ -933,11 +960,39 @@ impl Machine<'_, '_> {
 
     fn write_raw(&mut self, buf: usize, off: u64, v: Value, who: Who, span: Span, atomic: bool) -> R<()> {
         self.access_checks(buf, off, who, span)?;
+        // A thread that read this element before anyone wrote it, and now writes it itself, read
+        // uninitialised memory; another thread writing it is a race the log reports.
+        if let Some(&(_, _, acc)) = self
+            .pending_uninit
+            .iter()
+            .find(|(b, o, a)| *b == buf && *o == off && a.thread == who.thread_lin && a.block == who.block_lin)
+        {
+            return Err(self.uninit_error(buf, off, acc.span));
+        }
         if who.gpu && !atomic {
             self.log(buf, off, who, span, true)?;
         }
         let slot = &mut self.buffers[buf].data[off as usize];
         *slot = convert_like(slot, v);
+        Ok(())
+    }
+
+    fn uninit_error(&self, buf: usize, off: u64, span: Span) -> Fail {
+        fail(
+            codes::RUN_UNINIT,
+            format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+            span,
+            "nothing wrote this element before this read",
+        )
+    }
+
+    /// Judges the pending reads of never-written elements at the end of a barrier interval.
+    fn settle_uninit(&mut self) -> R<()> {
+        for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
+            if self.buffers[buf].data[off as usize] == Value::Uninit {
+                return Err(self.uninit_error(buf, off, acc.span));
+            }
+        }
         Ok(())
     }
 
@@ -1006,6 +1061,15 @@ impl Machine<'_, '_> {
             "no barrier orders these two accesses".to_string()
         })
     }
+}
+
+/// The splitmix64 generator: the defined source of `fill_random` on every device.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 fn coords(c: [u64; 3]) -> String {
