@@ -516,7 +516,10 @@ impl<'p> FnCx<'p> {
                         alias = Some(Alias { place: info.place, own: *own, consumed: info.consumed });
                     }
                 }
-                declared.unwrap_or_else(|| t.defaulted())
+                // An unannotated literal keeps its open type (`let mut sum = 0.0;` may be an f32),
+                // as in Rust; anything else is fixed now.
+                declared
+                    .unwrap_or_else(|| if matches!(t, Ty::IntLit | Ty::FloatLit) { t.clone() } else { t.defaulted() })
             }
             None => match declared {
                 Some(d) => d,
@@ -1331,8 +1334,10 @@ impl<'p> FnCx<'p> {
                 codes::WRITE_THROUGH_SHARED,
                 span,
                 format!("cannot {verb} through a shared reference"),
-                format!("this place is behind a `shrd` reference; it cannot be {verb}ed {how}")
-                    .replace("borrowed uniquelyed", "borrowed uniquely"),
+                format!(
+                    "this place is behind a `shrd` reference; it cannot be {}",
+                    if verb == "write" { "written".to_string() } else { format!("borrowed {how}") }
+                ),
             );
         }
     }
@@ -1488,7 +1493,7 @@ impl<'p> FnCx<'p> {
                         codes::NARROWING_VIOLATED,
                         "narrowing violated",
                         span,
-                        format!("`{name}` belongs to each `{e}`; use it inside a `sched` over them"),
+                        format!("`{name}` belongs to each `{}`; use it inside a `sched` over them", e.path_text()),
                     ));
                     None
                 }
@@ -2114,7 +2119,12 @@ impl<'p> FnCx<'p> {
             self.error(
                 codes::GENERIC_ARG_COUNT,
                 fspan,
-                format!("`{path}` takes {} generic arguments but {} were given", explicit.len(), generics.len()),
+                format!(
+                    "`{path}` takes {} generic argument{} but {} were given",
+                    explicit.len(),
+                    if explicit.len() == 1 { "" } else { "s" },
+                    generics.len()
+                ),
                 "too many generic arguments",
             );
         }
@@ -2784,7 +2794,7 @@ impl<'p> FnCx<'p> {
                 codes::GENERIC_ARG_COUNT,
                 v.span,
                 format!(
-                    "view `{}` takes {} size arguments but {} were given",
+                    "view `{}` takes {} size argument(s) but {} were given",
                     v.name.name,
                     def.generics.len(),
                     nats.len()

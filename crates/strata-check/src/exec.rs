@@ -264,6 +264,25 @@ impl Exec {
     }
 }
 
+impl Exec {
+    /// The resource written out: `grid.blocks.forall(X)`.
+    pub fn path_text(&self) -> String {
+        let mut s = self.name.clone();
+        for step in &self.steps {
+            match step {
+                Step::Blocks => s.push_str(".blocks"),
+                Step::Threads => s.push_str(".threads"),
+                Step::Warps => s.push_str(".warps"),
+                Step::Lanes => s.push_str(".lanes"),
+                Step::ToThreads => s.push_str(".to_threads"),
+                Step::Forall(d) => s.push_str(&format!(".forall({})", d.letter())),
+                Step::Range(a, b, d) => s.push_str(&format!("[{a}..{b}]_{}", d.letter())),
+            }
+        }
+        s
+    }
+}
+
 impl fmt::Display for Exec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)
