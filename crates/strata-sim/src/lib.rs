@@ -72,8 +72,26 @@ struct Buffer {
 struct Acc {
     block: u32,
     thread: u32,
+    /// Block barriers the block had passed.
     epoch: u32,
+    /// Warp barriers the thread's warp had passed (within the block epoch).
+    wepoch: u32,
     span: Span,
+}
+
+impl Acc {
+    /// Nothing orders `self` and `other`: different blocks, or different threads of one block
+    /// between the same barriers (of the block, and of the warp when both are in one warp).
+    fn concurrent(&self, other: &Acc) -> bool {
+        if self.block != other.block {
+            return true;
+        }
+        if self.thread == other.thread || self.epoch != other.epoch {
+            return false;
+        }
+        let same_warp = self.thread / 32 == other.thread / 32;
+        !(same_warp && self.wepoch != other.wepoch)
+    }
 }
 
 #[derive(Clone, Default)]
@@ -100,6 +118,8 @@ struct Launch {
     block: [u64; 3],
     nats: HashMap<String, u64>,
     epoch: u32,
+    /// Warp barriers passed, per warp of the current block.
+    warp_epochs: HashMap<u32, u32>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -319,7 +339,7 @@ impl Machine<'_, '_> {
             }
         }
         self.stats.launches += 1;
-        self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0 });
+        self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0, warp_epochs: HashMap::new() });
         self.logs.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
         if self.opts.random_seed.is_some() {
@@ -342,6 +362,7 @@ impl Machine<'_, '_> {
             }
             if let Some(l) = self.launch.as_mut() {
                 l.epoch = 0;
+                l.warp_epochs.clear();
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -458,8 +479,18 @@ impl Machine<'_, '_> {
                 }
                 return Err(Box::new(d));
             }
-            if !warp {
-                if let Some(l) = self.launch.as_mut() {
+            if let Some(l) = self.launch.as_mut() {
+                if warp {
+                    let warps: std::collections::BTreeSet<u32> = states
+                        .iter()
+                        .zip(&stops)
+                        .filter(|(_, s)| s.is_some())
+                        .map(|((w, _, _), _)| w.thread_lin / 32)
+                        .collect();
+                    for w in warps {
+                        *l.warp_epochs.entry(w).or_insert(0) += 1;
+                    }
+                } else {
                     l.epoch += 1;
                 }
             }
@@ -719,7 +750,9 @@ impl Machine<'_, '_> {
                         ));
                     }
                 }
-                let old = self.read_raw(buf, off, who, span, true)?;
+                // A store does not read what it overwrites (which may never have been written).
+                let old =
+                    if b == Builtin::AtomicStore { Value::Unit } else { self.read_raw(buf, off, who, span, true)? };
                 let new = match b {
                     Builtin::AtomicLoad => old.clone(),
                     Builtin::AtomicStore => vs.get(next).cloned().unwrap_or(Value::Unit),
@@ -936,8 +969,8 @@ impl Machine<'_, '_> {
         self.access_checks(buf, off, who, span)?;
         let v = self.buffers[buf].data[off as usize].clone();
         if v == Value::Uninit && who.gpu {
-            let epoch = self.launch.as_ref().map_or(0, |l| l.epoch);
-            self.pending_uninit.push((buf, off, Acc { block: who.block_lin, thread: who.thread_lin, epoch, span }));
+            let acc = self.acc(who, span);
+            self.pending_uninit.push((buf, off, acc));
             if !atomic {
                 self.log(buf, off, who, span, false)?;
             }
@@ -977,6 +1010,14 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
+    fn acc(&self, who: Who, span: Span) -> Acc {
+        let (epoch, wepoch) = self
+            .launch
+            .as_ref()
+            .map_or((0, 0), |l| (l.epoch, l.warp_epochs.get(&(who.thread_lin / 32)).copied().unwrap_or(0)));
+        Acc { block: who.block_lin, thread: who.thread_lin, epoch, wepoch, span }
+    }
+
     fn uninit_error(&self, buf: usize, off: u64, span: Span) -> Fail {
         fail(
             codes::RUN_UNINIT,
@@ -1000,12 +1041,11 @@ impl Machine<'_, '_> {
         if !self.opts.check_races {
             return Ok(());
         }
-        let epoch = self.launch.as_ref().map_or(0, |l| l.epoch);
-        let acc = Acc { block: who.block_lin, thread: who.thread_lin, epoch, span };
+        let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
         let cells = self.logs.entry(buf).or_insert_with(|| vec![Cell::default(); len]);
         let cell = &mut cells[off as usize];
-        let concurrent = |a: &Acc| a.block != acc.block || (a.thread != acc.thread && a.epoch == acc.epoch);
+        let concurrent = |a: &Acc| a.concurrent(&acc);
         let conflict = if write {
             cell.write
                 .filter(concurrent)
@@ -1020,7 +1060,11 @@ impl Machine<'_, '_> {
         if write {
             cell.write = Some(acc);
             cell.reads.clear();
-        } else if !cell.reads.iter().any(|a| a.thread == acc.thread && a.block == acc.block && a.epoch == acc.epoch) {
+        } else if !cell
+            .reads
+            .iter()
+            .any(|a| a.thread == acc.thread && a.block == acc.block && a.epoch == acc.epoch && a.wepoch == acc.wepoch)
+        {
             cell.reads.push(acc);
         }
         Ok(())
