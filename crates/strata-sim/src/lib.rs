@@ -821,7 +821,22 @@ impl Machine<'_, '_> {
     // --------------------------------------------------------------------------------------------
     // Memory
 
+    /// Errors raised while evaluating the indices of `p` point at `p` and name the thread.
     fn locate(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Loc> {
+        self.locate_inner(p, f, who).map_err(|mut d| {
+            if d.primary.span == Span::DUMMY {
+                d.primary.span = p.span;
+                if who.gpu {
+                    d.primary.message = format!("in thread {} of block {}", coords(who.thread), coords(who.block));
+                } else {
+                    d.primary.message = "in this access".to_string();
+                }
+            }
+            d
+        })
+    }
+
+    fn locate_inner(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Loc> {
         for (i, bound) in &p.checks {
             let (i, bound) = (self.iexpr(i, f, who)?, self.iexpr(bound, f, who)?);
             if i >= bound {
