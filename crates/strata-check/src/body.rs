@@ -780,6 +780,9 @@ impl<'p> FnCx<'p> {
         if lt.is_error() || rt.is_error() {
             return if op.is_comparison() { Ty::BOOL } else { Ty::Error };
         }
+        if matches!(rt, Ty::IntLit | Ty::FloatLit) && !matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
+            self.fix_open_var(r, &lt);
+        }
         let joined = self.join_numeric(&lt, &rt);
         let bad = |me: &mut Self| {
             me.error(
@@ -825,7 +828,29 @@ impl<'p> FnCx<'p> {
             _ => return lt,
         };
         self.retype_literals(l, &t);
+        self.fix_open_var(l, &t);
         t
+    }
+
+    /// A variable bound to an unannotated literal (`let mut i = 0;`) takes the type of the first
+    /// concrete type it meets (`i < n` with `n: u32`), as in Rust.
+    fn fix_open_var(&mut self, e: &ast::Expr, ty: &Ty) {
+        let mut e = e;
+        while let ExprKind::Paren(x) = &e.kind {
+            e = x;
+        }
+        let ExprKind::Path(segs) = &e.kind else { return };
+        let Some(id) = self.lookup(&segs[0].name) else { return };
+        let v = &mut self.vars[id];
+        let fits = match v.ty {
+            Ty::IntLit => ty.is_int() && !matches!(ty, Ty::Nat | Ty::IntLit),
+            Ty::FloatLit => ty.is_float() && *ty != Ty::FloatLit,
+            _ => false,
+        };
+        if fits && v.nat.is_none() {
+            v.ty = ty.clone();
+            self.types.lets.insert(v.span, ty.clone());
+        }
     }
 
     /// Records `ty` for the literals an operand is made of (`2.0`, `-(1)`), once its type is known.
@@ -1411,6 +1436,9 @@ impl<'p> FnCx<'p> {
         let info = self.place(lhs);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let rt = self.expr(rhs, Some(&lt));
+        if matches!(rt, Ty::IntLit | Ty::FloatLit) {
+            self.fix_open_var(rhs, &lt);
+        }
         let Some(info) = info else { return };
         if let Some(op) = op {
             if self.join_numeric(&lt, &rt).is_none() && !rt.is_error() && !lt.is_error() {

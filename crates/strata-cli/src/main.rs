@@ -72,6 +72,20 @@ enum Command {
         /// The `.strata` file to run.
         file: PathBuf,
     },
+    /// Print what a program compiles to.
+    Emit {
+        /// What to emit: `c` (the cpu device's C) or `ir` (the IR, for compiler developers).
+        #[arg(long, value_enum, default_value_t = Target::C)]
+        target: Target,
+        /// Override a `const` item: `-D N=4096`.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        define: Vec<(String, u64)>,
+        /// Write to this file instead of standard output.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// The `.strata` file.
+        file: PathBuf,
+    },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
         /// The code, e.g. `E0501`.
@@ -83,8 +97,16 @@ enum Command {
 enum Device {
     /// The simulator: reference semantics with race, divergence and memory checks.
     Sim,
-    /// Native code on all CPU cores (not built yet).
+    /// Native code on all CPU cores: C compiled with the system compiler.
     Cpu,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Target {
+    /// C for the cpu device.
+    C,
+    /// The IR, printed for debugging.
+    Ir,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -135,6 +157,7 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
+        Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
         Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
             let opts = strata_sim::Options {
                 max_steps,
@@ -203,6 +226,68 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
     }
 }
 
+/// Parses, checks and lowers one file; on failure reports and returns the exit status.
+fn compile(
+    file: &PathBuf,
+    defines: &[(String, u64)],
+    format: Format,
+) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
+    let mut sources = SourceMap::new();
+    let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return Err(EXIT_USAGE) };
+    let id = ids[0];
+    let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
+    let parsed = strata_syntax::parse(id, sources.source(id));
+    if strata_diag::has_errors(&parsed.diagnostics) {
+        report(&parsed.diagnostics, &sources, format);
+        return Err(EXIT_PROGRAM_ERRORS);
+    }
+    let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
+    if strata_diag::has_errors(&checked.diagnostics) {
+        report(&checked.diagnostics, &sources, format);
+        return Err(EXIT_PROGRAM_ERRORS);
+    }
+    let prelude = strata_check::program::parse_prelude(prelude_id);
+    let env = strata_check::program_env(&parsed.module, &prelude, defines);
+    match strata_ir::lower(&parsed.module, &env, &checked.types) {
+        Ok(p) => Ok((sources, id, p)),
+        Err(diags) => {
+            report(&diags, &sources, format);
+            Err(EXIT_PROGRAM_ERRORS)
+        }
+    }
+}
+
+/// `strata emit`: the C of the cpu device, or the IR.
+fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Option<&std::path::Path>) -> u8 {
+    let (sources, _, program) = match compile(file, defines, Format::Human) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let text = match target {
+        Target::Ir => format!("{program:#?}\n"),
+        Target::C => match strata_cpu::emit_c(&program) {
+            Ok(c) => c,
+            Err(d) => {
+                report(&[*d], &sources, Format::Human);
+                return EXIT_PROGRAM_ERRORS;
+            }
+        },
+    };
+    match output {
+        Some(path) => match std::fs::write(path, text) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+                EXIT_USAGE
+            }
+        },
+        None => {
+            print!("{text}");
+            0
+        }
+    }
+}
+
 /// Checks, lowers and runs one program.
 fn run_file(
     file: &PathBuf,
@@ -211,36 +296,17 @@ fn run_file(
     opts: &strata_sim::Options,
     format: Format,
 ) -> u8 {
-    if device == Device::Cpu {
-        eprintln!("error: the `cpu` device is not built yet; run with `--device sim`");
-        return EXIT_USAGE;
-    }
-    let mut sources = SourceMap::new();
-    let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return EXIT_USAGE };
-    let id = ids[0];
-    let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
-    let parsed = strata_syntax::parse(id, sources.source(id));
-    if strata_diag::has_errors(&parsed.diagnostics) {
-        report(&parsed.diagnostics, &sources, format);
-        return EXIT_PROGRAM_ERRORS;
-    }
-    let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
-    if strata_diag::has_errors(&checked.diagnostics) {
-        report(&checked.diagnostics, &sources, format);
-        return EXIT_PROGRAM_ERRORS;
-    }
-    let prelude = strata_check::program::parse_prelude(prelude_id);
-    let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    let program = match strata_ir::lower(&parsed.module, &env, &checked.types) {
-        Ok(p) => p,
-        Err(diags) => {
-            report(&diags, &sources, format);
-            return EXIT_PROGRAM_ERRORS;
-        }
+    let (sources, id, program) = match compile(file, defines, format) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match strata_sim::run(&program, opts, &mut out) {
+    let result = match device {
+        Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
+        Device::Cpu => strata_cpu::run(&program, id, &mut out),
+    };
+    match result {
         Ok(_) => 0,
         Err(d) => {
             use std::io::Write;

@@ -12,6 +12,8 @@
 //! * `//@ no-run: TEXT` — an accepted program with a `main` that cannot run (TEXT says why, e.g. it
 //!   only declares the kernel it launches); every other accepted program with a `main` must run
 //!   on `sim` without error;
+//! * `//@ sim-only: TEXT` — a `run-pass` program the `cpu` device cannot run yet (TEXT says why;
+//!   it must then refuse with E0801, never print something else);
 //! * `//@ known-bug: TEXT` — the file states the correct expectation but the compiler does not meet
 //!   it yet (TEXT says why); it is counted as a known bug while it fails and fails the test once it
 //!   passes, so that the directive is removed.
@@ -99,6 +101,7 @@ struct Spec {
     annotations: Vec<Annotation>,
     known_bug: Option<String>,
     no_run: Option<String>,
+    sim_only: Option<String>,
 }
 
 /// Reads the directives and annotations of a corpus file. Every malformed or misplaced
@@ -111,6 +114,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     let mut stdout = Vec::new();
     let mut known_bug = None;
     let mut no_run = None;
+    let mut sim_only = None;
     let mut in_header = true;
 
     for (index, line) in text.lines().enumerate() {
@@ -152,6 +156,8 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             known_bug = Some(rest.to_string());
         } else if let Some(rest) = word.strip_prefix("no-run:").map(str::trim).filter(|r| !r.is_empty()) {
             no_run = Some(rest.to_string());
+        } else if let Some(rest) = word.strip_prefix("sim-only:").map(str::trim).filter(|r| !r.is_empty()) {
+            sim_only = Some(rest.to_string());
         } else {
             errors.push(format!("line {lineno}: unknown directive `//@{directive}`"));
         }
@@ -179,7 +185,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
         errors.push("`//@ stdout:` is only meaningful in a `run-pass` file".to_string());
     }
     if errors.is_empty() {
-        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run })
+        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run, sim_only })
     } else {
         Err(errors)
     }
@@ -746,13 +752,32 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             }
         }
     }
-    if spec.mode == Mode::RunPass {
+    // Run programs on every device: each must print exactly the expected output (differential
+    // testing of `cpu` against the reference `sim`).
+    for device in ["sim", "cpu"] {
+        if spec.mode != Mode::RunPass {
+            break;
+        }
         if !ctx.phases.contains("run") {
             return Outcome::PendingRun;
         }
-        let mut args: Vec<&str> = vec!["run"];
+        let mut args: Vec<&str> = vec!["run", "--device", device];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
+        if device == "cpu" && spec.sim_only.is_some() {
+            // The cpu device must refuse (E0801), not run it differently.
+            let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+                Ok(out) => out,
+                Err(e) => return Outcome::Failed(vec![e]),
+            };
+            if out.status != Some(1) || !out.stderr.contains("E0801") {
+                return Outcome::Failed(vec![format!(
+                    "`//@ sim-only` program: the cpu device must refuse it with E0801; stderr:\n{}",
+                    indent(&out.stderr)
+                )]);
+            }
+            continue;
+        }
         let out = match run_strata(&ctx.root, &args, ctx.timeout) {
             Ok(out) => out,
             Err(e) => return Outcome::Failed(vec![e]),

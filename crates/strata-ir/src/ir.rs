@@ -308,6 +308,8 @@ pub struct Function {
     pub params: Vec<LocalId>,
     pub locals: Vec<Local>,
     pub body: Vec<Stmt>,
+    /// What the function returns (`()` for kernels).
+    pub ret: Ty,
     pub span: Span,
 }
 

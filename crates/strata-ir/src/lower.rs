@@ -171,6 +171,7 @@ impl<'a> Lowering<'a> {
                 params: vec![],
                 locals: vec![],
                 body: vec![],
+                ret: Ty::Scalar(ScalarTy::Unit),
                 span: f.span,
             };
         };
@@ -270,7 +271,8 @@ impl<'a> Lowering<'a> {
             Some(b) => fl.block(b),
             None => Vec::new(),
         };
-        ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, span: f.span }
+        let ret = fl.ty(&sig.ret, f.span);
+        ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
     }
 }
 

@@ -228,6 +228,7 @@ mod tests {
             params: vec![],
             locals: vec![Local { name: "x".into(), ty: Ty::Nat, level: Level::Host }],
             body,
+            ret: Ty::Nat,
             span: Span::DUMMY,
         }
     }

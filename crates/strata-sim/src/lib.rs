@@ -226,10 +226,16 @@ impl Machine<'_, '_> {
     fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
             Stmt::Let { local, init } => {
-                let v = match init {
+                let mut v = match init {
                     Some(e) => self.eval(e, f, who)?,
                     None => Value::Uninit,
                 };
+                // A number takes the type of the variable it initialises (as a C assignment does).
+                if let ir::Ty::Scalar(t) = self.program.functions[f.func].locals[*local].ty {
+                    if v.scalar().is_some_and(|s| s != t) || matches!(v, Value::Nat(_)) {
+                        v = v.cast(t);
+                    }
+                }
                 if let Value::Owned { buf } = v {
                     if !self.buffers[buf].named {
                         self.buffers[buf].name = self.program.functions[f.func].locals[*local].name.clone();

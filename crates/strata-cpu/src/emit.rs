@@ -1,0 +1,880 @@
+//! IR to C.
+//!
+//! Host functions become C functions. A kernel becomes a C function whose blocks run as the
+//! iterations of an OpenMP parallel loop; block-level code runs once per block. A thread region
+//! becomes loops over the threads of the block, *split at its barriers*: a barrier ends one loop
+//! and starts the next, and a `for`/`while`/`if` that contains a barrier is emitted once at block
+//! level around the loops of its body. That is valid because the checker only accepts barriers
+//! in control flow that is uniform across the block; control flow that depends on the thread and
+//! contains a barrier (possible in `unsafe` code) is refused here — `sim` runs it. Locals of
+//! thread code live in per-thread arrays indexed by `tid`, so values survive across barriers.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+use strata_diag::{codes, Diagnostic, Span};
+use strata_ir::ir::{
+    BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program, ScalarTy,
+    Stmt, Ty, UnOp,
+};
+
+pub(crate) const RUNTIME: &str = include_str!("runtime.h");
+
+type E = Box<Diagnostic>;
+
+fn unsupported(span: Span, what: impl Into<String>) -> E {
+    Box::new(Diagnostic::error(
+        codes::UNSUPPORTED,
+        format!("not supported by the cpu device yet: {}", what.into()),
+        span,
+        "run it with `--device sim`",
+    ))
+}
+
+fn scalar_c(s: ScalarTy) -> &'static str {
+    match s {
+        ScalarTy::Bool => "bool",
+        ScalarTy::I32 | ScalarTy::AtomicI32 => "int32_t",
+        ScalarTy::I64 => "int64_t",
+        ScalarTy::U32 | ScalarTy::AtomicU32 => "uint32_t",
+        ScalarTy::U64 => "uint64_t",
+        ScalarTy::F32 => "float",
+        ScalarTy::F64 => "double",
+        ScalarTy::Unit => "int",
+    }
+}
+
+/// The innermost element type of (nested) arrays.
+fn leaf(t: &Ty) -> &Ty {
+    match t {
+        Ty::Array { elem, .. } => leaf(elem),
+        other => other,
+    }
+}
+
+/// The C type of a value of `t`: arrays are pointers to their scalars.
+fn c_type(t: &Ty, span: Span) -> Result<String, E> {
+    Ok(match t {
+        Ty::Scalar(s) => scalar_c(*s).to_string(),
+        Ty::Nat => "uint64_t".to_string(),
+        Ty::Ref(inner) | Ty::Owned(inner) => format!("{}*", c_type(leaf(inner), span)?),
+        Ty::Array { .. } => format!("{}*", c_type(leaf(t), span)?),
+        Ty::Tuple(_) => return Err(unsupported(span, "tuples")),
+    })
+}
+
+pub(crate) struct Emitter<'p> {
+    p: &'p Program,
+    out: String,
+    labels: usize,
+}
+
+/// Per-function context.
+struct Cx<'f> {
+    f: &'f Function,
+    kernel: bool,
+    /// Inside a thread loop (`tid`, `tx`… are in scope).
+    in_threads: bool,
+    /// Locals stored per thread (`l7[tid]`).
+    per_thread: HashSet<LocalId>,
+    /// Counters of loops hoisted to block level: scalar even though declared in thread code.
+    hoisted: HashSet<LocalId>,
+    /// Label that ends the current thread's iteration (for `return` in thread code).
+    next_thread: Option<String>,
+}
+
+impl<'p> Emitter<'p> {
+    pub(crate) fn new(p: &'p Program) -> Self {
+        Emitter { p, out: String::new(), labels: 0 }
+    }
+
+    pub(crate) fn emit(mut self) -> Result<String, E> {
+        self.out.push_str(RUNTIME);
+        self.out.push('\n');
+        for (i, f) in self.p.functions.iter().enumerate() {
+            let sig = self.signature(i, f)?;
+            writeln!(self.out, "static {sig};").ok();
+        }
+        for (i, f) in self.p.functions.iter().enumerate() {
+            self.function(i, f)?;
+        }
+        let Some(entry) = self.p.entry else {
+            return Err(unsupported(Span::DUMMY, "a program without `main`"));
+        };
+        writeln!(self.out, "int main(void) {{\n    f{entry}();\n    fflush(stdout);\n    return 0;\n}}").ok();
+        Ok(self.out)
+    }
+
+    fn signature(&self, i: usize, f: &Function) -> Result<String, E> {
+        let mut params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
+        for l in &f.params {
+            params.push(format!("{} l{l}", c_type(&f.locals[*l].ty, f.span)?));
+        }
+        let ret = if matches!(f.kind, FnKind::Kernel { .. }) {
+            for d in ["GX", "GY", "GZ", "BX", "BY", "BZ"] {
+                params.push(format!("uint64_t {d}"));
+            }
+            "void".to_string()
+        } else {
+            match &f.ret {
+                Ty::Scalar(ScalarTy::Unit) => "void".to_string(),
+                t => c_type(t, f.span)?,
+            }
+        };
+        if params.is_empty() {
+            params.push("void".into());
+        }
+        Ok(format!("{ret} f{i}({})", params.join(", ")))
+    }
+
+    fn function(&mut self, i: usize, f: &Function) -> Result<(), E> {
+        let sig = self.signature(i, f)?;
+        let kernel = matches!(f.kind, FnKind::Kernel { .. });
+        if matches!(f.kind, FnKind::Device) && f.locals.iter().any(|l| l.level == Level::Block) {
+            return Err(unsupported(f.span, "functions executed by a block"));
+        }
+        let mut cx = Cx {
+            f,
+            kernel,
+            in_threads: matches!(f.kind, FnKind::Device),
+            per_thread: HashSet::new(),
+            hoisted: HashSet::new(),
+            next_thread: None,
+        };
+        writeln!(self.out, "static {sig} {{").ok();
+        if kernel {
+            let FnKind::Kernel { shared, .. } = &f.kind else { unreachable_kernel() };
+            // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
+            let mut hoisted = HashSet::new();
+            collect_hoisted(&f.body, &mut hoisted);
+            cx.hoisted = hoisted;
+            for (id, l) in f.locals.iter().enumerate() {
+                if l.level == Level::Thread && !cx.hoisted.contains(&id) {
+                    cx.per_thread.insert(id);
+                }
+            }
+            writeln!(self.out, "    #pragma omp parallel for schedule(dynamic, 1)").ok();
+            writeln!(self.out, "    for (uint64_t blin = 0; blin < GX * GY * GZ; blin++) {{").ok();
+            writeln!(self.out, "        uint64_t bx = blin % GX, by = (blin / GX) % GY, bz = blin / (GX * GY);").ok();
+            writeln!(self.out, "        (void)bx; (void)by; (void)bz;").ok();
+            writeln!(self.out, "        uint64_t nthreads = BX * BY * BZ;").ok();
+            writeln!(self.out, "        unsigned char *done = (unsigned char *)calloc(nthreads ? nthreads : 1, 1);")
+                .ok();
+            let mut frees = vec!["done".to_string()];
+            for (local, s, len) in shared {
+                let len = self.iexpr(&cx, len)?;
+                writeln!(
+                    self.out,
+                    "        {t} *l{local} = ({t} *)strata_alloc(({len}) * sizeof({t}));",
+                    t = scalar_c(*s)
+                )
+                .ok();
+                frees.push(format!("l{local}"));
+            }
+            let mut ids: Vec<&LocalId> = cx.per_thread.iter().collect();
+            ids.sort();
+            for id in ids {
+                let t = c_type(&f.locals[*id].ty, f.span)?;
+                writeln!(self.out, "        {t} *t{id} = ({t} *)strata_alloc(nthreads * sizeof({t}));").ok();
+                frees.push(format!("t{id}"));
+            }
+            self.block_level(&mut cx, &f.body, 2)?;
+            for name in frees {
+                writeln!(self.out, "        free({name});").ok();
+            }
+            writeln!(self.out, "    }}").ok();
+        } else {
+            self.stmts(&mut cx, &f.body, 1)?;
+        }
+        writeln!(self.out, "}}\n").ok();
+        Ok(())
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Kernel structure
+
+    /// Block-level statements of a kernel (thread regions are expanded into thread loops).
+    fn block_level(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
+        for s in body {
+            match s {
+                Stmt::Threads { set, body } => self.region(cx, set, body, ind)?,
+                // Blocks run sequentially here: a block-level barrier orders nothing more.
+                Stmt::Sync { .. } => {}
+                other => self.stmt(cx, other, ind)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A thread region: segments of barrier-free code become thread loops.
+    fn region(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[Stmt], ind: usize) -> Result<(), E> {
+        let mut segment: Vec<&Stmt> = Vec::new();
+        for s in body {
+            if !contains_sync(s) {
+                segment.push(s);
+                continue;
+            }
+            self.thread_loop(cx, set, &segment, ind)?;
+            segment.clear();
+            match s {
+                Stmt::Sync { .. } => {}
+                Stmt::For { counter, lo, hi, body } => {
+                    self.check_uniform_iexpr(cx, lo, *counter)?;
+                    self.check_uniform_iexpr(cx, hi, *counter)?;
+                    let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                    let pad = "    ".repeat(ind);
+                    writeln!(self.out, "{pad}for (uint64_t l{counter} = {lo}; l{counter} < {hi}; l{counter}++) {{")
+                        .ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::If { cond, then, els } if self.uniform_expr(cx, cond) => {
+                    let c = self.expr(cx, cond)?;
+                    let pad = "    ".repeat(ind);
+                    writeln!(self.out, "{pad}if ({c}) {{").ok();
+                    self.region(cx, set, then, ind + 1)?;
+                    writeln!(self.out, "{pad}}} else {{").ok();
+                    self.region(cx, set, els, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::While { cond, body } if self.uniform_expr(cx, cond) => {
+                    let pad = "    ".repeat(ind);
+                    let c = self.expr(cx, cond)?;
+                    writeln!(self.out, "{pad}while ({c}) {{").ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::Threads { set: inner, body } => {
+                    let mut all = set.to_vec();
+                    all.extend(inner.iter().cloned());
+                    self.region(cx, &all, body, ind)?;
+                }
+                _ => {
+                    return Err(unsupported(
+                        sync_span(s),
+                        "a barrier under control flow that depends on the thread (only `unsafe` code can say this)",
+                    ))
+                }
+            }
+        }
+        self.thread_loop(cx, set, &segment, ind)
+    }
+
+    fn thread_loop(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[&Stmt], ind: usize) -> Result<(), E> {
+        if body.is_empty() {
+            return Ok(());
+        }
+        let pad = "    ".repeat(ind);
+        let label = format!("next_thread_{}", self.labels);
+        self.labels += 1;
+        writeln!(self.out, "{pad}for (uint64_t tid = 0; tid < nthreads; tid++) {{").ok();
+        writeln!(self.out, "{pad}    if (done[tid]) continue;").ok();
+        writeln!(self.out, "{pad}    uint64_t tx = tid % BX, ty = (tid / BX) % BY, tz = tid / (BX * BY);").ok();
+        writeln!(self.out, "{pad}    (void)tx; (void)ty; (void)tz;").ok();
+        cx.in_threads = true;
+        for (on, lo, hi) in set {
+            let (on, lo, hi) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+            writeln!(self.out, "{pad}    if (!(({on}) >= ({lo}) && ({on}) < ({hi}))) continue;").ok();
+        }
+        let saved = cx.next_thread.replace(label.clone());
+        for s in body {
+            self.stmt(cx, s, ind + 1)?;
+        }
+        cx.next_thread = saved;
+        cx.in_threads = false;
+        writeln!(self.out, "{pad}    {label}: ;").ok();
+        writeln!(self.out, "{pad}}}").ok();
+        Ok(())
+    }
+
+    fn check_uniform_iexpr(&self, cx: &Cx, e: &IExpr, own: LocalId) -> Result<(), E> {
+        if iexpr_varies(cx, e, own) {
+            return Err(unsupported(cx.f.span, "a loop containing a barrier whose bounds depend on the thread"));
+        }
+        Ok(())
+    }
+
+    fn uniform_expr(&self, cx: &Cx, e: &Expr) -> bool {
+        !expr_varies(cx, e)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Statements
+
+    fn stmts(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
+        for s in body {
+            self.stmt(cx, s, ind)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, cx: &mut Cx, s: &Stmt, ind: usize) -> Result<(), E> {
+        let pad = "    ".repeat(ind);
+        match s {
+            Stmt::Let { local, init } => {
+                let l = &cx.f.locals[*local];
+                let name = self.local(cx, *local);
+                let declare = !cx.per_thread.contains(local);
+                match (&l.ty, init) {
+                    (Ty::Owned(inner), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
+                        let t = c_type(leaf(inner), *span)?;
+                        let len = self.flat_len(cx, inner)?;
+                        let decl = if declare { format!("{t} *") } else { String::new() };
+                        writeln!(self.out, "{pad}{decl}{name} = ({t} *)strata_alloc(({len}) * sizeof({t}));").ok();
+                        writeln!(self.out, "{pad}{{ uint64_t fill = 0;").ok();
+                        if let Some(a) = args.first() {
+                            self.fill(cx, &name, a, ind + 1)?;
+                        }
+                        writeln!(self.out, "{pad}(void)fill; }}").ok();
+                    }
+                    (ty, Some(e)) => {
+                        let v = self.typed_expr(cx, e, ty)?;
+                        let decl = if declare { format!("{} ", c_type(ty, cx.f.span)?) } else { String::new() };
+                        writeln!(self.out, "{pad}{decl}{name} = {v};").ok();
+                    }
+                    (ty, None) => {
+                        if declare {
+                            writeln!(self.out, "{pad}{} {name};", c_type(ty, cx.f.span)?).ok();
+                        }
+                    }
+                }
+            }
+            Stmt::Store { place, value } => {
+                let ty = self.place_ty(cx, place);
+                let lv = self.place(cx, place)?;
+                let v = self.typed_expr(cx, value, &ty)?;
+                writeln!(self.out, "{pad}{lv} = {v};").ok();
+            }
+            Stmt::Eval(e) => {
+                let v = self.expr(cx, e)?;
+                writeln!(self.out, "{pad}(void)({v});").ok();
+            }
+            Stmt::For { counter, lo, hi, body } => {
+                let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                let c = self.local(cx, *counter);
+                let decl = if cx.per_thread.contains(counter) { "" } else { "uint64_t " };
+                writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}; {c}++) {{").ok();
+                self.stmts(cx, body, ind + 1)?;
+                writeln!(self.out, "{pad}}}").ok();
+            }
+            Stmt::While { cond, body } => {
+                let c = self.expr(cx, cond)?;
+                writeln!(self.out, "{pad}while ({c}) {{").ok();
+                self.stmts(cx, body, ind + 1)?;
+                writeln!(self.out, "{pad}}}").ok();
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.expr(cx, cond)?;
+                writeln!(self.out, "{pad}if ({c}) {{").ok();
+                self.stmts(cx, then, ind + 1)?;
+                writeln!(self.out, "{pad}}} else {{").ok();
+                self.stmts(cx, els, ind + 1)?;
+                writeln!(self.out, "{pad}}}").ok();
+            }
+            Stmt::Threads { set, body } => {
+                if cx.in_threads || !cx.kernel {
+                    return Err(unsupported(cx.f.span, "nested thread regions"));
+                }
+                self.region(cx, set, body, ind)?;
+            }
+            Stmt::Sync { span, .. } => {
+                if cx.in_threads {
+                    return Err(unsupported(
+                        *span,
+                        "a barrier under control flow that depends on the thread (only `unsafe` code can say this)",
+                    ));
+                }
+            }
+            Stmt::Launch { kernel, nats, grid, block, args, span } => {
+                let mut a: Vec<String> = Vec::new();
+                for n in nats {
+                    a.push(self.iexpr(cx, n)?);
+                }
+                for x in args {
+                    a.push(self.expr(cx, x)?);
+                }
+                for d in grid.iter().chain(block) {
+                    a.push(self.iexpr(cx, d)?);
+                }
+                let _ = span;
+                writeln!(self.out, "{pad}f{kernel}({});", a.join(", ")).ok();
+            }
+            Stmt::Return(v) => match (&cx.next_thread, v) {
+                (Some(label), _) => {
+                    writeln!(self.out, "{pad}done[tid] = 1; goto {label};").ok();
+                }
+                (None, Some(e)) => {
+                    let v = self.expr(cx, e)?;
+                    writeln!(self.out, "{pad}return {v};").ok();
+                }
+                (None, None) => {
+                    writeln!(self.out, "{pad}return;").ok();
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// Fills `target[fill++]` with the scalars of an array literal.
+    fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize) -> Result<(), E> {
+        let pad = "    ".repeat(ind);
+        match e {
+            Expr::ArrayRepeat(x, n) => {
+                let n = self.iexpr(cx, n)?;
+                let r = format!("r{}", self.labels);
+                self.labels += 1;
+                writeln!(self.out, "{pad}for (uint64_t {r} = 0; {r} < {n}; {r}++) {{").ok();
+                self.fill(cx, target, x, ind + 1)?;
+                writeln!(self.out, "{pad}}}").ok();
+            }
+            Expr::ArrayList(xs) => {
+                for x in xs {
+                    self.fill(cx, target, x, ind)?;
+                }
+            }
+            scalar => {
+                let v = self.expr(cx, scalar)?;
+                writeln!(self.out, "{pad}{target}[fill++] = {v};").ok();
+            }
+        }
+        Ok(())
+    }
+
+    fn local(&self, cx: &Cx, l: LocalId) -> String {
+        if cx.per_thread.contains(&l) {
+            format!("t{l}[tid]")
+        } else {
+            format!("l{l}")
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Expressions
+
+    fn iexpr(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
+        let d = |d: &DimName| match d {
+            DimName::X => 'x',
+            DimName::Y => 'y',
+            DimName::Z => 'z',
+        };
+        let up = |d: &DimName| d.letter();
+        Ok(match e {
+            IExpr::Const(c) => format!("UINT64_C({c})"),
+            IExpr::Param(p) => format!("n_{}", c_ident(p)),
+            IExpr::Counter(l) => self.local(cx, *l),
+            IExpr::BlockIdx(x) => format!("b{}", d(x)),
+            IExpr::ThreadIdx(x) => format!("t{}", d(x)),
+            IExpr::BlockDim(x) => format!("B{}", up(x)),
+            IExpr::GridDim(x) => format!("G{}", up(x)),
+            IExpr::Add(a, b) => format!("({} + {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Sub(a, b) => format!("({} - {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Mul(a, b) => format!("({} * {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Div(a, b) => format!("({} / {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Rem(a, b) => format!("({} % {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Pow(a, b) => format!("strata_ipow({}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            IExpr::Value(v) => {
+                let s = self.expr(cx, v)?;
+                format!("strata_idx((int64_t)({s}), 0, 0)")
+            }
+        })
+    }
+
+    /// Total number of scalars in a value of type `t`.
+    fn flat_len(&self, cx: &Cx, t: &Ty) -> Result<String, E> {
+        Ok(match t {
+            Ty::Array { elem, len } => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
+            _ => "UINT64_C(1)".to_string(),
+        })
+    }
+
+    /// The type of the memory a place denotes.
+    fn place_ty(&self, cx: &Cx, p: &Place) -> Ty {
+        let mut t = cx.f.locals[p.root].ty.clone();
+        for step in &p.path {
+            t = match (step, t) {
+                (PathStep::Deref, Ty::Ref(x) | Ty::Owned(x)) => *x,
+                (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(Ty::Nat),
+                (PathStep::Elem(_), arr @ Ty::Array { .. }) => leaf(&arr).clone(),
+                (_, other) => other,
+            };
+        }
+        t
+    }
+
+    /// An lvalue for a place; array-valued places are pointers to their first scalar.
+    fn place(&self, cx: &Cx, p: &Place) -> Result<String, E> {
+        let mut s = self.local(cx, p.root);
+        let mut t = cx.f.locals[p.root].ty.clone();
+        let mut pointer = false; // `s` points at scalars (after a dereference)
+        let mut check = None;
+        if let Some((i, b)) = p.checks.first() {
+            check = Some((self.iexpr(cx, i)?, self.iexpr(cx, b)?));
+        }
+        for step in &p.path {
+            match step {
+                PathStep::Deref => {
+                    t = match t {
+                        Ty::Ref(x) | Ty::Owned(x) => *x,
+                        _ => return Err(unsupported(p.span, "dereferencing a non-pointer")),
+                    };
+                    if !matches!(t, Ty::Array { .. }) {
+                        s = format!("(*{s})");
+                    } else {
+                        pointer = true;
+                    }
+                }
+                PathStep::Elem(e) => {
+                    let mut off = self.iexpr(cx, e)?;
+                    if let Some((i, b)) = check.take() {
+                        off = format!("strata_chk({off}, {i}, {b}, {}, {})", p.span.lo, p.span.hi);
+                    }
+                    if !pointer && !matches!(t, Ty::Array { .. }) {
+                        return Err(unsupported(p.span, "indexing a non-array"));
+                    }
+                    s = format!("{s}[{off}]");
+                    t = leaf(&t).clone();
+                    pointer = false;
+                }
+                PathStep::Field(_) => return Err(unsupported(p.span, "tuples")),
+            }
+        }
+        Ok(s)
+    }
+
+    /// A pointer to the memory a place denotes (for `&p`).
+    fn place_ref(&self, cx: &Cx, p: &Place) -> Result<String, E> {
+        match p.path.last() {
+            Some(PathStep::Deref) => {
+                let mut q = p.clone();
+                q.path.pop();
+                self.place(cx, &q)
+            }
+            _ => Ok(format!("(&{})", self.place(cx, p)?)),
+        }
+    }
+
+    /// The type of an expression (enough to print it and to convert operands like `sim` does).
+    fn expr_ty(&self, cx: &Cx, e: &Expr) -> Ty {
+        match e {
+            Expr::Lit(Lit::Bool(_)) => Ty::Scalar(ScalarTy::Bool),
+            Expr::Lit(Lit::Int(_, s) | Lit::Float(_, s)) => Ty::Scalar(*s),
+            Expr::Lit(_) => Ty::Scalar(ScalarTy::Unit),
+            Expr::Nat(_) => Ty::Nat,
+            Expr::Load(p) => self.place_ty(cx, p),
+            Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p))),
+            Expr::Unary(_, x) => self.expr_ty(cx, x),
+            Expr::Binary(op, a, b) => {
+                if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+                    return Ty::Scalar(ScalarTy::Bool);
+                }
+                match (self.expr_ty(cx, a), self.expr_ty(cx, b)) {
+                    (Ty::Nat, t) | (t, Ty::Nat) => t,
+                    (t, _) => t,
+                }
+            }
+            Expr::Cast(_, s) => Ty::Scalar(*s),
+            Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
+            Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
+                match args.first().map(|a| self.expr_ty(cx, a)) {
+                    Some(Ty::Ref(t)) => match leaf(&t) {
+                        Ty::Scalar(ScalarTy::AtomicI32) => Ty::Scalar(ScalarTy::I32),
+                        _ => Ty::Scalar(ScalarTy::U32),
+                    },
+                    _ => Ty::Scalar(ScalarTy::U32),
+                }
+            }
+            _ => Ty::Scalar(ScalarTy::Unit),
+        }
+    }
+
+    /// `e` converted to `want` where it is a natural number (as `sim` converts on store).
+    fn typed_expr(&self, cx: &Cx, e: &Expr, want: &Ty) -> Result<String, E> {
+        let v = self.expr(cx, e)?;
+        Ok(match (self.expr_ty(cx, e), want) {
+            (Ty::Nat, Ty::Scalar(s)) => format!("(({}){v})", scalar_c(*s)),
+            _ => v,
+        })
+    }
+
+    fn expr(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
+        Ok(match e {
+            Expr::Lit(l) => match l {
+                Lit::Bool(b) => b.to_string(),
+                Lit::Unit => "0".into(),
+                Lit::Int(v, s) => match s {
+                    ScalarTy::I32 | ScalarTy::AtomicI32 => format!("INT32_C({v})"),
+                    ScalarTy::I64 => format!("INT64_C({v})"),
+                    ScalarTy::U32 | ScalarTy::AtomicU32 => format!("UINT32_C({v})"),
+                    ScalarTy::U64 => format!("UINT64_C({v})"),
+                    ScalarTy::F32 => format!("{v}.0f"),
+                    ScalarTy::F64 => format!("{v}.0"),
+                    ScalarTy::Bool => (*v != 0).to_string(),
+                    ScalarTy::Unit => "0".into(),
+                },
+                Lit::Float(v, s) => {
+                    let text = if v.is_finite() {
+                        format!("{v:?}")
+                    } else if v.is_nan() {
+                        "NAN".into()
+                    } else if *v > 0.0 {
+                        "INFINITY".into()
+                    } else {
+                        "(-INFINITY)".into()
+                    };
+                    if *s == ScalarTy::F32 && v.is_finite() {
+                        format!("{text}f")
+                    } else {
+                        text
+                    }
+                }
+                Lit::Str(_) => "0".into(),
+            },
+            Expr::Nat(i) => self.iexpr(cx, i)?,
+            Expr::Load(p) => self.place(cx, p)?,
+            Expr::Ref(p) => self.place_ref(cx, p)?,
+            Expr::Unary(op, x) => {
+                let v = self.expr(cx, x)?;
+                match op {
+                    UnOp::Neg => format!("(-{v})"),
+                    UnOp::Not if self.expr_ty(cx, x) == Ty::Scalar(ScalarTy::Bool) => format!("(!{v})"),
+                    UnOp::Not => format!("(~{v})"),
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let (ta, tb) = (self.expr_ty(cx, a), self.expr_ty(cx, b));
+                // A natural number adopts the type of the other operand, as in `sim`.
+                let conv = |me: &Self, x: &Expr, t: &Ty, other: &Ty| -> Result<String, E> {
+                    let v = me.expr(cx, x)?;
+                    Ok(match (t, other) {
+                        (Ty::Nat, Ty::Scalar(s)) => format!("(({}){v})", scalar_c(*s)),
+                        _ => v,
+                    })
+                };
+                let (x, y) = (conv(self, a, &ta, &tb)?, conv(self, b, &tb, &ta)?);
+                let int = |t: &Ty| {
+                    matches!(t, Ty::Scalar(ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) | Ty::Nat)
+                };
+                match op {
+                    BinOp::Div | BinOp::Rem if int(&ta) && int(&tb) => {
+                        let sym = op.symbol();
+                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail(909, 0, 0, \"division by zero\"); ({x}) {sym} d_; }})")
+                    }
+                    BinOp::Rem if !int(&ta) => format!("fmod({x}, {y})"),
+                    _ => format!("({x} {} {y})", op.symbol()),
+                }
+            }
+            Expr::Cast(x, s) => format!("(({})({}))", scalar_c(*s), self.expr(cx, x)?),
+            Expr::Call { func, nats, args, .. } => {
+                let mut a = Vec::new();
+                for n in nats {
+                    a.push(self.iexpr(cx, n)?);
+                }
+                for x in args {
+                    a.push(self.expr(cx, x)?);
+                }
+                format!("f{func}({})", a.join(", "))
+            }
+            Expr::Builtin(b, args, span) => self.builtin(cx, *b, args, *span)?,
+            Expr::Tuple(_) => return Err(unsupported(cx.f.span, "tuples")),
+            Expr::ArrayList(_) | Expr::ArrayRepeat(..) => {
+                return Err(unsupported(cx.f.span, "array values outside `CpuHeap::new`"))
+            }
+        })
+    }
+
+    fn referent(&self, cx: &Cx, e: &Expr) -> Ty {
+        match self.expr_ty(cx, e) {
+            Ty::Ref(t) | Ty::Owned(t) => *t,
+            t => t,
+        }
+    }
+
+    fn builtin(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
+        let arg = |i: usize| args.get(i).map(|a| self.expr(cx, a)).unwrap_or(Ok("0".into()));
+        let (lo, hi) = (span.lo, span.hi);
+        Ok(match b {
+            Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
+            Builtin::GlobalAllocCopy => {
+                let t = self.referent(cx, &args[0]);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                format!("({{ {ct} *dst_ = ({ct} *)strata_alloc(({len}) * sizeof({ct})); memcpy(dst_, {}, ({len}) * sizeof({ct})); dst_; }})", arg(0)?)
+            }
+            Builtin::CopyToHost | Builtin::CopyToGpu => {
+                let (dst, src) = if b == Builtin::CopyToHost { (1, 0) } else { (0, 1) };
+                let t = self.referent(cx, &args[dst]);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                format!("memcpy({}, {}, ({len}) * sizeof({ct}))", arg(dst)?, arg(src)?)
+            }
+            Builtin::AtomicFetchAdd => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
+            Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
+            Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
+            Builtin::AtomicFetchAddAt => {
+                let t = self.referent(cx, &args[0]);
+                let len = self.flat_len(cx, &t)?;
+                format!(
+                    "__atomic_fetch_add(&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})], {}, __ATOMIC_RELAXED)",
+                    arg(0)?,
+                    arg(2)?,
+                    i = arg(1)?
+                )
+            }
+            Builtin::Assert => {
+                format!("(({}) ? (void)0 : strata_fail(908, {lo}, {hi}, \"assertion failed\"))", arg(0)?)
+            }
+            Builtin::FillRandom => {
+                let t = self.referent(cx, &args[0]);
+                let len = self.flat_len(cx, &t)?;
+                let value = match leaf(&t) {
+                    Ty::Scalar(ScalarTy::F32) => "(float)((double)(x_ >> 11) / 9007199254740992.0)".to_string(),
+                    Ty::Scalar(ScalarTy::F64) => "((double)(x_ >> 11) / 9007199254740992.0)".to_string(),
+                    Ty::Scalar(ScalarTy::Bool) => "((x_ & 1) == 1)".to_string(),
+                    Ty::Scalar(s) => format!("({})(x_ % 100)", scalar_c(*s)),
+                    _ => "(int32_t)(x_ % 100)".to_string(),
+                };
+                format!(
+                    "({{ uint64_t s_ = (uint64_t)({}); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ uint64_t x_ = strata_splitmix(&s_); ({})[k_] = {value}; }} }})",
+                    arg(1)?,
+                    arg(0)?
+                )
+            }
+            Builtin::Print => self.print(cx, &args[0])?,
+        })
+    }
+
+    fn print(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
+        if let Expr::Lit(Lit::Str(text)) = e {
+            return Ok(format!("puts({})", c_string(text)));
+        }
+        let v = self.expr(cx, e)?;
+        let scalar_fn = |t: &Ty| -> Option<&'static str> {
+            Some(match t {
+                Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
+                Ty::Scalar(ScalarTy::F64) => "strata_print_f64",
+                Ty::Scalar(ScalarTy::I32 | ScalarTy::AtomicI32) => "strata_print_i32",
+                Ty::Scalar(ScalarTy::I64) => "strata_print_i64",
+                Ty::Scalar(ScalarTy::U32 | ScalarTy::AtomicU32) => "strata_print_u32",
+                Ty::Scalar(ScalarTy::U64) | Ty::Nat => "strata_print_u64",
+                Ty::Scalar(ScalarTy::Bool) => "strata_print_bool",
+                _ => return None,
+            })
+        };
+        let t = self.expr_ty(cx, e);
+        if let Some(f) = scalar_fn(&t) {
+            return Ok(format!("({f}({v}), putchar('\\n'))"));
+        }
+        let inner = match &t {
+            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
+            other => other.clone(),
+        };
+        let Some(f) = scalar_fn(leaf(&inner)) else { return Err(unsupported(cx.f.span, "printing this value")) };
+        if !matches!(inner, Ty::Array { .. }) {
+            return Ok(format!("({f}(*({v})), putchar('\\n'))"));
+        }
+        let len = self.flat_len(cx, &inner)?;
+        Ok(format!(
+            "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} puts(\"]\"); }})"
+        ))
+    }
+}
+
+fn c_ident(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            c => {
+                let mut b = [0u8; 4];
+                for byte in c.encode_utf8(&mut b).bytes() {
+                    out.push_str(&format!("\\{byte:03o}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn unreachable_kernel() -> ! {
+    unreachable!("matched a kernel just above")
+}
+
+fn contains_sync(s: &Stmt) -> bool {
+    match s {
+        Stmt::Sync { .. } => true,
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+            body.iter().any(contains_sync)
+        }
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(contains_sync),
+        _ => false,
+    }
+}
+
+fn sync_span(s: &Stmt) -> Span {
+    match s {
+        Stmt::Sync { span, .. } => *span,
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+            body.iter().find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span)
+        }
+        Stmt::If { then, els, .. } => then.iter().chain(els).find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span),
+        _ => Span::DUMMY,
+    }
+}
+
+/// Counters of `for` loops that contain a barrier inside thread regions: they run at block level.
+fn collect_hoisted(body: &[Stmt], out: &mut HashSet<LocalId>) {
+    for s in body {
+        match s {
+            Stmt::For { counter, body, .. } => {
+                if body.iter().any(contains_sync) {
+                    out.insert(*counter);
+                }
+                collect_hoisted(body, out);
+            }
+            Stmt::While { body, .. } | Stmt::Threads { body, .. } => collect_hoisted(body, out),
+            Stmt::If { then, els, .. } => {
+                collect_hoisted(then, out);
+                collect_hoisted(els, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn iexpr_varies(cx: &Cx, e: &IExpr, own: LocalId) -> bool {
+    match e {
+        IExpr::ThreadIdx(_) => true,
+        IExpr::Counter(l) => *l != own && cx.per_thread.contains(l),
+        IExpr::Add(a, b)
+        | IExpr::Sub(a, b)
+        | IExpr::Mul(a, b)
+        | IExpr::Div(a, b)
+        | IExpr::Rem(a, b)
+        | IExpr::Pow(a, b) => iexpr_varies(cx, a, own) || iexpr_varies(cx, b, own),
+        IExpr::Value(v) => expr_varies(cx, v),
+        _ => false,
+    }
+}
+
+/// Could `e` differ between the threads of a block? (Any thread-level local or coordinate.)
+fn expr_varies(cx: &Cx, e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => false,
+        Expr::Nat(i) => iexpr_varies(cx, i, usize::MAX),
+        Expr::Load(p) | Expr::Ref(p) => {
+            cx.per_thread.contains(&p.root)
+                || p.path.iter().any(|s| matches!(s, PathStep::Elem(i) if iexpr_varies(cx, i, usize::MAX)))
+                || p.path.iter().any(|s| matches!(s, PathStep::Deref))
+        }
+        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::ArrayRepeat(x, _) => expr_varies(cx, x),
+        Expr::Binary(_, a, b) => expr_varies(cx, a) || expr_varies(cx, b),
+        Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
+            xs.iter().any(|x| expr_varies(cx, x))
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The `cpu` device: compiles a program's IR to C ([`emit`]), builds it with the system C compiler
+//! at `-O3 -march=native` with OpenMP (blocks of a launch run in parallel on all cores), caches the
+//! executable by content hash, and runs it. Run-time errors come back as diagnostics.
+
+mod emit;
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use strata_diag::{codes, Code, Diagnostic, FileId, Span};
+use strata_ir::ir::Program;
+
+/// The C translation unit for `program` (what `strata emit --target c` prints).
+pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
+    emit::Emitter::new(program).emit()
+}
+
+fn error(message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic> {
+    Box::new(Diagnostic::error(codes::UNSUPPORTED, message, Span::DUMMY, label))
+}
+
+/// Where compiled programs are cached: `$STRATA_CACHE_DIR`, else `$XDG_CACHE_HOME/strata`, else
+/// `~/.cache/strata`, else the system's temporary directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("STRATA_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("strata");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache").join("strata");
+    }
+    std::env::temp_dir().join("strata")
+}
+
+/// Compiles `c` (or finds it in the cache) and returns the executable.
+pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut h = DefaultHasher::new();
+    c.hash(&mut h);
+    cc.hash(&mut h);
+    let key = format!("{:016x}", h.finish());
+    let exe = cache.join(format!("prog-{key}"));
+    if exe.exists() {
+        return Ok(exe);
+    }
+    std::fs::create_dir_all(cache).map_err(|e| {
+        error(format!("cannot create the cache directory `{}`: {e}", cache.display()), "set STRATA_CACHE_DIR")
+    })?;
+    let src = cache.join(format!("prog-{key}.c"));
+    std::fs::write(&src, c).map_err(|e| error(format!("cannot write `{}`: {e}", src.display()), ""))?;
+    let tmp = cache.join(format!("prog-{key}.tmp{}", std::process::id()));
+    let base = ["-O3", "-march=native", "-fwrapv", "-std=gnu11", "-w"];
+    let attempt = |openmp: bool| {
+        let mut cmd = Command::new(&cc);
+        cmd.args(base);
+        if openmp {
+            cmd.arg("-fopenmp");
+        }
+        cmd.arg("-o").arg(&tmp).arg(&src).arg("-lm");
+        cmd.output()
+    };
+    let out = match attempt(true) {
+        Ok(o) if o.status.success() => o,
+        // Without OpenMP the program is still correct, only single-threaded.
+        Ok(_) => attempt(false).map_err(|e| error(format!("cannot run the C compiler `{cc}`: {e}"), ""))?,
+        Err(e) => {
+            return Err(error(
+                format!("cannot run the C compiler `{cc}`: {e}"),
+                "the cpu device needs a C compiler: install gcc or clang, or set CC",
+            ))
+        }
+    };
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first: String = stderr.lines().take(20).collect::<Vec<_>>().join("\n");
+        return Err(Box::new(
+            Diagnostic::error(
+                codes::UNSUPPORTED,
+                format!("the C compiler `{cc}` rejected the generated program"),
+                Span::DUMMY,
+                "this is a bug in Strata's cpu device",
+            )
+            .with_note(format!("`{cc} {} -fopenmp -o … {}`:\n{first}", base.join(" "), src.display())),
+        ));
+    }
+    std::fs::rename(&tmp, &exe).map_err(|e| error(format!("cannot store the compiled program: {e}"), ""))?;
+    Ok(exe)
+}
+
+/// Runs a compiled program, copying its standard output to `out`. `file` is the source the
+/// program's spans point into.
+pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<Diagnostic>> {
+    let mut child = Command::new(exe)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| error(format!("cannot run the compiled program `{}`: {e}", exe.display()), ""))?;
+    let mut stderr = child.stderr.take();
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    });
+    if let Some(mut so) = child.stdout.take() {
+        let mut buf = [0u8; 1 << 16];
+        loop {
+            match so.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let _ = out.write_all(&buf[..n]);
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
+    let stderr = err_thread.join().unwrap_or_default();
+    for line in stderr.lines() {
+        if let Some(rest) = line.strip_prefix("STRATA-ERROR ") {
+            let mut parts = rest.splitn(4, ' ');
+            let code = parts.next().unwrap_or("E0801");
+            let lo: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            let hi: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            let message = parts.next().unwrap_or("run-time error").to_string();
+            let code: Code = codes::lookup(code).map_or(codes::UNSUPPORTED, |i| i.code);
+            let span = if hi > 0 { Span::new(file, lo, hi) } else { Span::DUMMY };
+            return Err(Box::new(Diagnostic::error(code, message, span, "on the cpu device")));
+        }
+    }
+    if !status.success() {
+        return Err(error(
+            format!("the compiled program crashed ({status})"),
+            "this is a bug in Strata's cpu device; `--device sim` checks the program",
+        ));
+    }
+    Ok(())
+}
+
+/// Emits, builds (cached) and runs `program`.
+pub fn run(program: &Program, file: FileId, out: &mut dyn Write) -> Result<(), Box<Diagnostic>> {
+    let c = emit_c(program)?;
+    let exe = build(&c, &cache_dir())?;
+    execute(&exe, file, out)
+}
