@@ -48,8 +48,9 @@ enum Command {
     },
     /// Run a program's `main`.
     Run {
-        /// The device to run on. `sim` is the checked reference semantics.
-        #[arg(long, value_enum, default_value_t = Device::Sim)]
+        /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
+        /// semantics).
+        #[arg(long, value_enum, default_value_t = Device::Cpu)]
         device: Device,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]

@@ -396,7 +396,14 @@ impl<'p> Emitter<'p> {
                     a.push(self.iexpr(cx, d)?);
                 }
                 let _ = span;
-                writeln!(self.out, "{pad}f{kernel}({});", a.join(", ")).ok();
+                // With STRATA_TIME set, every launch reports its duration (kernel only) on stderr.
+                let name = c_string(&self.p.functions[*kernel].name);
+                writeln!(
+                    self.out,
+                    "{pad}{{ double t0_ = strata_now(); f{kernel}({}); strata_report_time({name}, t0_); }}",
+                    a.join(", ")
+                )
+                .ok();
             }
             Stmt::Return(v) => match (&cx.next_thread, v) {
                 (Some(label), _) => {

@@ -120,6 +120,9 @@ pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<
     }
     let status = child.wait().map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
     let stderr = err_thread.join().unwrap_or_default();
+    for line in stderr.lines().filter(|l| !l.starts_with("STRATA-ERROR ")) {
+        eprintln!("{line}");
+    }
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("STRATA-ERROR ") {
             let mut parts = rest.splitn(4, ' ');

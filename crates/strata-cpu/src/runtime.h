@@ -5,6 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
+
+static double strata_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* With STRATA_TIME set in the environment, each kernel launch reports its duration on stderr. */
+static void strata_report_time(const char *kernel, double t0) {
+    static int enabled = -1;
+    if (enabled < 0) enabled = getenv("STRATA_TIME") != NULL;
+    if (enabled) fprintf(stderr, "STRATA-TIME %s %.9f\n", kernel, strata_now() - t0);
+}
 
 /* A run-time error: reported on stderr in a form the `strata` command turns into a diagnostic. */
 static void strata_fail(int code, unsigned lo, unsigned hi, const char *message) {
