@@ -217,7 +217,7 @@ impl<'p> Emitter<'p> {
             segment.clear();
             match s {
                 Stmt::Sync { .. } => {}
-                Stmt::For { counter, lo, hi, body } => {
+                Stmt::For { counter, lo, hi, body, .. } => {
                     self.check_uniform_iexpr(cx, lo, *counter)?;
                     self.check_uniform_iexpr(cx, hi, *counter)?;
                     let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
@@ -227,7 +227,7 @@ impl<'p> Emitter<'p> {
                     self.region(cx, set, body, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
-                Stmt::If { cond, then, els } if self.uniform_expr(cx, cond) => {
+                Stmt::If { cond, then, els, .. } if self.uniform_expr(cx, cond) => {
                     let c = self.expr(cx, cond)?;
                     let pad = "    ".repeat(ind);
                     writeln!(self.out, "{pad}if ({c}) {{").ok();
@@ -236,7 +236,7 @@ impl<'p> Emitter<'p> {
                     self.region(cx, set, els, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
-                Stmt::While { cond, body } if self.uniform_expr(cx, cond) => {
+                Stmt::While { cond, body, .. } if self.uniform_expr(cx, cond) => {
                     let pad = "    ".repeat(ind);
                     let c = self.expr(cx, cond)?;
                     writeln!(self.out, "{pad}while ({c}) {{").ok();
@@ -310,7 +310,7 @@ impl<'p> Emitter<'p> {
     fn stmt(&mut self, cx: &mut Cx, s: &Stmt, ind: usize) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match s {
-            Stmt::Let { local, init } => {
+            Stmt::Let { local, init, .. } => {
                 let l = &cx.f.locals[*local];
                 let name = self.local(cx, *local);
                 let declare = !cx.per_thread.contains(local);
@@ -348,7 +348,7 @@ impl<'p> Emitter<'p> {
                 let v = self.expr(cx, e)?;
                 writeln!(self.out, "{pad}(void)({v});").ok();
             }
-            Stmt::For { counter, lo, hi, body } => {
+            Stmt::For { counter, lo, hi, body, .. } => {
                 let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
                 let c = self.local(cx, *counter);
                 let decl = if cx.per_thread.contains(counter) { "" } else { "uint64_t " };
@@ -356,13 +356,13 @@ impl<'p> Emitter<'p> {
                 self.stmts(cx, body, ind + 1)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
-            Stmt::While { cond, body } => {
+            Stmt::While { cond, body, .. } => {
                 let c = self.expr(cx, cond)?;
                 writeln!(self.out, "{pad}while ({c}) {{").ok();
                 self.stmts(cx, body, ind + 1)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
-            Stmt::If { cond, then, els } => {
+            Stmt::If { cond, then, els, .. } => {
                 let c = self.expr(cx, cond)?;
                 writeln!(self.out, "{pad}if ({c}) {{").ok();
                 self.stmts(cx, then, ind + 1)?;

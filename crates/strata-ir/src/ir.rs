@@ -228,6 +228,7 @@ pub enum Stmt {
     Let {
         local: LocalId,
         init: Option<Expr>,
+        span: Span,
     },
     Store {
         place: Place,
@@ -239,15 +240,18 @@ pub enum Stmt {
         lo: IExpr,
         hi: IExpr,
         body: Vec<Stmt>,
+        span: Span,
     },
     While {
         cond: Expr,
         body: Vec<Stmt>,
+        span: Span,
     },
     If {
         cond: Expr,
         then: Vec<Stmt>,
         els: Vec<Stmt>,
+        span: Span,
     },
     /// Each thread of the block in `set` runs `body` with its own locals.
     Threads {

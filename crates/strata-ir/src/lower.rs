@@ -443,7 +443,7 @@ impl FnLower<'_, '_> {
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
         self.bind(&l.name.name, Binding::Local(local));
-        out.push(Stmt::Let { local, init });
+        out.push(Stmt::Let { local, init, span: l.span });
     }
 
     fn stmt_expr(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) {
@@ -472,12 +472,12 @@ impl FnLower<'_, '_> {
                 self.scopes.push(vec![(var.name.clone(), Binding::Counter(counter))]);
                 let body = self.block(body);
                 self.scopes.pop();
-                out.push(Stmt::For { counter, lo, hi, body });
+                out.push(Stmt::For { counter, lo, hi, body, span: e.span });
             }
             ExprKind::While { cond, body } => {
                 let cond = self.expr(cond);
                 let body = self.block(body);
-                out.push(Stmt::While { cond, body });
+                out.push(Stmt::While { cond, body, span: e.span });
             }
             ExprKind::If { cond, then, els } => {
                 let cond = self.expr(cond);
@@ -486,7 +486,7 @@ impl FnLower<'_, '_> {
                 if let Some(x) = els {
                     self.stmt_expr(x, &mut e2);
                 }
-                out.push(Stmt::If { cond, then, els: e2 });
+                out.push(Stmt::If { cond, then, els: e2, span: e.span });
             }
             ExprKind::Sched { dims, var, exec, body } => self.sched(dims, var, exec, body, e.span, out),
             ExprKind::Split { dim, exec, at, arms } => self.split(*dim, exec, at, arms, e.span, out),
@@ -738,7 +738,7 @@ impl FnLower<'_, '_> {
         let first = parts.pop().unwrap_or_default();
         if self.in_region {
             let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
-            out.push(Stmt::If { cond, then: first, els: second });
+            out.push(Stmt::If { cond, then: first, els: second, span });
         } else {
             out.extend(first);
             out.extend(second);

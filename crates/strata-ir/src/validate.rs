@@ -54,7 +54,7 @@ impl Validator<'_> {
     fn stmts(&mut self, body: &[Stmt], gpu: bool, region: bool) {
         for s in body {
             match s {
-                Stmt::Let { local, init } => {
+                Stmt::Let { local, init, .. } => {
                     self.local(*local, "`let`");
                     if let Some(e) = init {
                         self.expr(e, region);
@@ -69,17 +69,17 @@ impl Validator<'_> {
                     self.expr(value, region);
                 }
                 Stmt::Eval(e) => self.expr(e, region),
-                Stmt::For { counter, lo, hi, body } => {
+                Stmt::For { counter, lo, hi, body, .. } => {
                     self.local(*counter, "loop counter");
                     self.iexpr(lo, region);
                     self.iexpr(hi, region);
                     self.stmts(body, gpu, region);
                 }
-                Stmt::While { cond, body } => {
+                Stmt::While { cond, body, .. } => {
                     self.expr(cond, region);
                     self.stmts(body, gpu, region);
                 }
-                Stmt::If { cond, then, els } => {
+                Stmt::If { cond, then, els, .. } => {
                     self.expr(cond, region);
                     self.stmts(then, gpu, region);
                     self.stmts(els, gpu, region);
@@ -238,14 +238,19 @@ mod tests {
         let bad = Program {
             functions: vec![func(
                 FnKind::Host,
-                vec![Stmt::Sync { warp: false, span: Span::DUMMY }, Stmt::Let { local: 7, init: None }],
+                vec![
+                    Stmt::Sync { warp: false, span: Span::DUMMY },
+                    Stmt::Let { local: 7, init: None, span: Span::DUMMY },
+                ],
             )],
             entry: Some(0),
         };
         let errors = validate(&bad).unwrap_err();
         assert_eq!(errors.len(), 2, "{errors:?}");
-        let good =
-            Program { functions: vec![func(FnKind::Host, vec![Stmt::Let { local: 0, init: None }])], entry: Some(0) };
+        let good = Program {
+            functions: vec![func(FnKind::Host, vec![Stmt::Let { local: 0, init: None, span: Span::DUMMY }])],
+            entry: Some(0),
+        };
         assert!(validate(&good).is_ok());
     }
 }

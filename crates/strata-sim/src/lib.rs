@@ -222,10 +222,35 @@ impl Machine<'_, '_> {
         Ok(Flow::Normal)
     }
 
-    /// Executes one statement. `threads` is set for block-level code of a kernel (for `Threads`).
-    fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
+    /// Executes one statement; a run-time error without a position gets the statement's.
+    fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, threads: Option<()>) -> R<Flow> {
+        self.stmt_inner(s, f, who, threads).map_err(|mut d| {
+            if d.primary.span == Span::DUMMY {
+                let span = match s {
+                    Stmt::Let { span, .. }
+                    | Stmt::For { span, .. }
+                    | Stmt::While { span, .. }
+                    | Stmt::If { span, .. }
+                    | Stmt::Sync { span, .. }
+                    | Stmt::Launch { span, .. } => *span,
+                    Stmt::Store { place, .. } => place.span,
+                    Stmt::Eval(Expr::Builtin(_, _, span) | Expr::Call { span, .. }) => *span,
+                    _ => Span::DUMMY,
+                };
+                d.primary.span = span;
+                d.primary.message = if who.gpu {
+                    format!("in thread {} of block {}", coords(who.thread), coords(who.block))
+                } else {
+                    "in this statement".to_string()
+                };
+            }
+            d
+        })
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
-            Stmt::Let { local, init } => {
+            Stmt::Let { local, init, .. } => {
                 let mut v = match init {
                     Some(e) => self.eval(e, f, who)?,
                     None => Value::Uninit,
@@ -251,7 +276,7 @@ impl Machine<'_, '_> {
             Stmt::Eval(e) => {
                 self.eval(e, f, who)?;
             }
-            Stmt::For { counter, lo, hi, body } => {
+            Stmt::For { counter, lo, hi, body, .. } => {
                 let lo = self.iexpr(lo, f, who)?;
                 let hi = self.iexpr(hi, f, who)?;
                 for i in lo..hi {
@@ -262,7 +287,7 @@ impl Machine<'_, '_> {
                     }
                 }
             }
-            Stmt::While { cond, body } => loop {
+            Stmt::While { cond, body, .. } => loop {
                 self.step(Span::DUMMY)?;
                 if !self.eval_bool(cond, f, who)? {
                     break;
@@ -271,7 +296,7 @@ impl Machine<'_, '_> {
                     return Ok(Flow::Return(v));
                 }
             },
-            Stmt::If { cond, then, els } => {
+            Stmt::If { cond, then, els, .. } => {
                 let b = self.eval_bool(cond, f, who)?;
                 return self.seq(if b { then } else { els }, f, who);
             }
@@ -513,8 +538,13 @@ impl Machine<'_, '_> {
 
     /// Runs one thread from `pc` until a barrier (returned) or the end (`None`).
     fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<(usize, bool, Span)>> {
+        let mut last = Span::DUMMY;
         while *pc < ops.len() {
-            self.step(Span::DUMMY)?;
+            // Errors without a position (the step limit, arithmetic) get the loop or statement.
+            if let Some(sp) = op_span(&ops[*pc]) {
+                last = sp;
+            }
+            self.step(last).map_err(|d| at_thread(d, last, who))?;
             match &ops[*pc] {
                 Op::Stmt(s) => {
                     if let Flow::Return(_) = self.stmt(s, f, who, None)? {
@@ -523,15 +553,16 @@ impl Machine<'_, '_> {
                     }
                     *pc += 1;
                 }
-                Op::JumpIfNot(c, to) => {
-                    *pc = if self.eval_bool(c, f, who)? { *pc + 1 } else { *to };
+                Op::JumpIfNot(c, to, _) => {
+                    let b = self.eval_bool(c, f, who).map_err(|d| at_thread(d, last, who))?;
+                    *pc = if b { *pc + 1 } else { *to };
                 }
                 Op::Jump(to) => *pc = *to,
                 Op::ForInit(c, lo) => {
                     f.locals[*c] = Value::Nat(self.iexpr(lo, f, who)?);
                     *pc += 1;
                 }
-                Op::ForTest(c, hi, exit) => {
+                Op::ForTest(c, hi, exit, _) => {
                     let i = f.locals[*c].as_u64().unwrap_or(0);
                     *pc = if i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
                 }
@@ -1137,6 +1168,25 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The source position of an op, where it has one.
+fn op_span(op: &Op) -> Option<Span> {
+    match op {
+        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s) | Op::Barrier(_, s) => Some(*s),
+        Op::Stmt(Stmt::Store { place, .. }) => Some(place.span),
+        Op::Stmt(Stmt::Let { span, .. } | Stmt::Launch { span, .. }) => Some(*span),
+        _ => None,
+    }
+}
+
+/// Gives a position-less error the position `span` and the executing thread.
+fn at_thread(mut d: Fail, span: Span, who: Who) -> Fail {
+    if d.primary.span == Span::DUMMY {
+        d.primary.span = span;
+        d.primary.message = format!("in thread {} of block {}", coords(who.thread), coords(who.block));
+    }
+    d
+}
+
 fn coords(c: [u64; 3]) -> String {
     if c[1] == 0 && c[2] == 0 {
         format!("({})", c[0])
@@ -1231,10 +1281,10 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
 /// A thread region as a linear program, so a thread can stop at a barrier and resume.
 enum Op<'a> {
     Stmt(&'a Stmt),
-    JumpIfNot(&'a Expr, usize),
+    JumpIfNot(&'a Expr, usize, Span),
     Jump(usize),
     ForInit(ir::LocalId, &'a IExpr),
-    ForTest(ir::LocalId, &'a IExpr, usize),
+    ForTest(ir::LocalId, &'a IExpr, usize, Span),
     ForNext(ir::LocalId, usize),
     Barrier(bool, Span),
 }
@@ -1248,7 +1298,7 @@ fn compile(body: &[Stmt]) -> Vec<Op<'_>> {
 fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
     for s in body {
         match s {
-            Stmt::If { cond, then, els } => {
+            Stmt::If { cond, then, els, span } => {
                 let jif = ops.len();
                 ops.push(Op::Jump(0));
                 emit(then, ops);
@@ -1257,25 +1307,25 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
                 let else_at = ops.len();
                 emit(els, ops);
                 let end = ops.len();
-                ops[jif] = Op::JumpIfNot(cond, else_at);
+                ops[jif] = Op::JumpIfNot(cond, else_at, *span);
                 ops[jend] = Op::Jump(end);
             }
-            Stmt::While { cond, body } => {
+            Stmt::While { cond, body, span } => {
                 let top = ops.len();
                 ops.push(Op::Jump(0));
                 emit(body, ops);
                 ops.push(Op::Jump(top));
                 let end = ops.len();
-                ops[top] = Op::JumpIfNot(cond, end);
+                ops[top] = Op::JumpIfNot(cond, end, *span);
             }
-            Stmt::For { counter, lo, hi, body } => {
+            Stmt::For { counter, lo, hi, body, span } => {
                 ops.push(Op::ForInit(*counter, lo));
                 let test = ops.len();
                 ops.push(Op::Jump(0));
                 emit(body, ops);
                 ops.push(Op::ForNext(*counter, test));
                 let exit = ops.len();
-                ops[test] = Op::ForTest(*counter, hi, exit);
+                ops[test] = Op::ForTest(*counter, hi, exit, *span);
             }
             Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span)),
             Stmt::Threads { body, .. } => emit(body, ops),
