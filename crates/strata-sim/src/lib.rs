@@ -370,6 +370,16 @@ impl Machine<'_, '_> {
             }
         }
         self.stats.launches += 1;
+        let used = |d: [u64; 3]| {
+            if d[2] > 1 {
+                3
+            } else if d[1] > 1 {
+                2
+            } else {
+                1
+            }
+        };
+        LAUNCH_DIMS.with(|x| x.set(used(g).max(used(b))));
         self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0, warp_epochs: HashMap::new() });
         self.logs.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
@@ -987,6 +997,16 @@ impl Machine<'_, '_> {
     }
 
     fn access_checks(&self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
+        self.access_checks_inner(buf, off, who, span).map_err(|mut d| {
+            if who.gpu {
+                d.primary.message =
+                    format!("{} by thread {} of block {}", d.primary.message, coords(who.thread), coords(who.block));
+            }
+            d
+        })
+    }
+
+    fn access_checks_inner(&self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
         let b = &self.buffers[buf];
         if b.freed {
             return Err(fail(
@@ -1052,7 +1072,7 @@ impl Machine<'_, '_> {
             .iter()
             .find(|(b, o, a)| *b == buf && *o == off && a.thread == who.thread_lin && a.block == who.block_lin)
         {
-            return Err(self.uninit_error(buf, off, acc.span));
+            return Err(self.uninit_error(buf, off, &acc));
         }
         if who.gpu && !atomic {
             self.log(buf, off, who, span, true)?;
@@ -1070,12 +1090,21 @@ impl Machine<'_, '_> {
         Acc { block: who.block_lin, thread: who.thread_lin, epoch, wepoch, span }
     }
 
-    fn uninit_error(&self, buf: usize, off: u64, span: Span) -> Fail {
+    fn uninit_error(&self, buf: usize, off: u64, acc: &Acc) -> Fail {
+        let (g, b) = self.launch.as_ref().map_or(([1; 3], [1; 3]), |l| (l.grid, l.block));
+        let unlin = |x: u32, d: [u64; 3]| {
+            let x = u64::from(x);
+            [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
+        };
         fail(
             codes::RUN_UNINIT,
             format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
-            span,
-            "nothing wrote this element before this read",
+            acc.span,
+            format!(
+                "nothing wrote this element before thread {} of block {} read it",
+                coords(unlin(acc.thread, b)),
+                coords(unlin(acc.block, g))
+            ),
         )
     }
 
@@ -1083,7 +1112,7 @@ impl Machine<'_, '_> {
     fn settle_uninit(&mut self) -> R<()> {
         for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
             if self.buffers[buf].data[off as usize] == Value::Uninit {
-                return Err(self.uninit_error(buf, off, acc.span));
+                return Err(self.uninit_error(buf, off, &acc));
             }
         }
         Ok(())
@@ -1187,14 +1216,20 @@ fn at_thread(mut d: Fail, span: Span, who: Who) -> Fail {
     d
 }
 
+/// Coordinates written with as many components as the launch has dimensions.
 fn coords(c: [u64; 3]) -> String {
-    if c[1] == 0 && c[2] == 0 {
-        format!("({})", c[0])
-    } else if c[2] == 0 {
-        format!("({}, {})", c[0], c[1])
-    } else {
-        format!("({}, {}, {})", c[0], c[1], c[2])
+    match LAUNCH_DIMS.with(|d| d.get()) {
+        3 => format!("({}, {}, {})", c[0], c[1], c[2]),
+        2 => format!("({}, {})", c[0], c[1]),
+        _ if c[1] == 0 && c[2] == 0 => format!("({})", c[0]),
+        _ if c[2] == 0 => format!("({}, {})", c[0], c[1]),
+        _ => format!("({}, {}, {})", c[0], c[1], c[2]),
     }
+}
+
+thread_local! {
+    /// How many dimensions the current launch's grid or blocks use (for printing coordinates).
+    static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
 }
 
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
