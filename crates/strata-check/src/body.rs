@@ -241,6 +241,7 @@ impl<'p> FnCx<'p> {
                     "shared memory belongs to one block: declare the owner, e.g. `[grid.blocks.forall(X)] tmp: &uniq gpu.shared …`",
                 );
             }
+            self.check_sizes_natural(&p.ty, f.params[i].ty.span);
             let owner = match &f.params[i].exec {
                 Some(e) => match self.resolve_exec(e) {
                     Some(ex) => Owner::Exec(ex),
@@ -495,6 +496,9 @@ impl<'p> FnCx<'p> {
 
     fn let_stmt(&mut self, l: &ast::LetStmt) {
         let declared = l.ty.as_ref().map(|t| self.lower_ty(t));
+        if let (Some(d), Some(t)) = (&declared, &l.ty) {
+            self.check_sizes_natural(d, t.span);
+        }
         let owner_exec = l.exec.as_ref().and_then(|e| self.resolve_exec(e));
         let mut alias = None;
         let ty = match &l.init {
@@ -505,6 +509,8 @@ impl<'p> FnCx<'p> {
                 if let Some(d) = &declared {
                     if !self.compatible(d, &t) {
                         self.mismatch(init.span, d, &t);
+                    } else if matches!(t, Ty::IntLit | Ty::FloatLit) {
+                        self.fix_open_var(init, d);
                     }
                 }
                 if let ExprKind::Borrow { own, place, .. } = &init.kind {
@@ -534,15 +540,16 @@ impl<'p> FnCx<'p> {
                 }
             },
         };
-        if matches!(&ty, Ty::At(_, Mem::GpuShared))
-            && owner_exec.is_none()
-            && !matches!(self.level(), Level::Block | Level::Warp | Level::Thread)
-        {
+        if matches!(&ty, Ty::At(_, Mem::GpuShared)) && owner_exec.is_none() && self.level() != Level::Block {
             self.error(
                 codes::NARROWING_VIOLATED,
                 l.name.span,
                 "narrowing violated",
-                format!("shared memory exists once per block, but `{}` is declared for {}: declare it inside a `sched` over blocks", l.name.name, self.level().describe()),
+                format!(
+                    "shared memory exists once per block, but `{}` is declared by {}: declare it in block-level code",
+                    l.name.name,
+                    self.level().describe()
+                ),
             );
         }
         let owner = match owner_exec {
@@ -608,8 +615,9 @@ impl<'p> FnCx<'p> {
             ExprKind::Paren(inner) => self.expr(inner, expected),
             ExprKind::Unary(op, inner) => {
                 let t = self.expr(inner, expected);
+                let unsigned = matches!(t, Ty::Scalar(ScalarTy::U32 | ScalarTy::U64) | Ty::Nat);
                 match op {
-                    UnOp::Neg if t.is_numeric() || t.is_error() => t,
+                    UnOp::Neg if (t.is_numeric() && !unsigned) || t.is_error() => t,
                     UnOp::Not if t == Ty::BOOL || t.is_int() || t.is_error() => t,
                     _ => {
                         let sym = if *op == UnOp::Neg { "-" } else { "!" };
@@ -703,6 +711,7 @@ impl<'p> FnCx<'p> {
                 };
                 let t = self.expr(x, elem_exp.as_ref());
                 let n = self.lower_nat(n).unwrap_or_else(|| Nat::lit(0));
+                self.check_sizes_natural(&Ty::Array(Box::new(Ty::UNIT), n.clone()), e.span);
                 let elem = match elem_exp {
                     Some(el) if self.compatible(&el, &t) => el,
                     _ => t,
@@ -1130,6 +1139,27 @@ impl<'p> FnCx<'p> {
         }
     }
 
+    /// Every size in `ty` must be a natural number (`[f32; 0 - 1]` is not a type).
+    fn check_sizes_natural(&mut self, ty: &Ty, span: Span) {
+        match ty {
+            Ty::Array(t, n) | Ty::ViewArray(t, n) => {
+                let natural = n.terms().all(|(_, c)| c >= 0) || self.facts.le(&Nat::lit(0), n) == Truth::Proven;
+                if !natural {
+                    self.error(
+                        codes::SIZE_NOT_PROVEN,
+                        span,
+                        "array size may be negative",
+                        format!("cannot prove `{n} >= 0`"),
+                    );
+                }
+                self.check_sizes_natural(t, span);
+            }
+            Ty::Tuple(ts) => ts.iter().for_each(|t| self.check_sizes_natural(t, span)),
+            Ty::Ref { ty, .. } | Ty::At(ty, _) => self.check_sizes_natural(ty, span),
+            _ => {}
+        }
+    }
+
     /// Size equality: the nat engine, then power-of-two forms.
     fn nat_eq(&self, a: &Nat, b: &Nat) -> bool {
         self.facts.equal(a, b) == Truth::Proven || crate::pow2::equal(&self.facts, a, b)
@@ -1398,6 +1428,27 @@ impl<'p> FnCx<'p> {
         let mut e = value;
         while let ExprKind::Paren(inner) = &e.kind {
             e = inner;
+        }
+        if let ExprKind::Path(segs) = &e.kind {
+            // `let r = &shrd x; … r`: the alias carries the borrow of `x` out.
+            if let Some(id) = self.lookup(&segs[0].name) {
+                if let Some(alias) = &self.vars[id].alias {
+                    let v = &self.vars[alias.place.root];
+                    if v.depth > target_depth && v.alias.is_none() && !matches!(v.ty, Ty::Ref { .. }) {
+                        let (name, vspan) = (v.name.clone(), v.span);
+                        self.report(
+                            Diagnostic::error(
+                                codes::DANGLING_REFERENCE,
+                                format!("`{name}` does not live long enough"),
+                                e.span,
+                                format!("a borrow of `{name}` {what}"),
+                            )
+                            .with_label(vspan, format!("`{name}` is declared here and freed at the end of its block")),
+                        );
+                    }
+                }
+            }
+            return;
         }
         let ExprKind::Borrow { place, .. } = &e.kind else { return };
         let mut root = &**place;
@@ -2228,6 +2279,12 @@ impl<'p> FnCx<'p> {
             let t = self.expr(a, expected.as_ref());
             self.in_call_arg = false;
             arg_tys.push(t.clone());
+            if let (Some(p), true) = (params.get(i), matches!(t, Ty::IntLit | Ty::FloatLit)) {
+                let want = self.apply_subst(&p.ty, &subst);
+                if !has_vars(&want, &sig) {
+                    self.fix_open_var(a, &want);
+                }
+            }
             if let Some(p) = params.get(i) {
                 let before = subst.nats.len() + subst.tys.len() + subst.mems.len();
                 if !self.unify(&p.ty, &t, &mut subst, &sig) {
@@ -2275,7 +2332,12 @@ impl<'p> FnCx<'p> {
         }
         // A memory-space parameter may only stand for memory the callee's resource can use.
         for (g, m) in &subst.mems {
-            let gpu_callee = !matches!(sig.root, Root::CpuThread | Root::Any);
+            // Code run by `Any` runs where it is called from.
+            let gpu_callee = match sig.root {
+                Root::CpuThread => false,
+                Root::Any => self.on_gpu(),
+                _ => true,
+            };
             let bad = if gpu_callee { *m == Mem::CpuMem } else { m.is_gpu() };
             if bad && sig.generics.iter().any(|(n, k)| n == g && *k == Kind::Mem) {
                 let who = if gpu_callee { "GPU code" } else { "the CPU" };
@@ -2494,7 +2556,7 @@ impl<'p> FnCx<'p> {
         }
         let ok = match &sig.root {
             Root::CpuThread => level == Level::Cpu,
-            Root::Thread => level == Level::Thread || (self.in_unsafe() && level != Level::Cpu),
+            Root::Thread => level == Level::Thread || (self.in_unsafe() && !matches!(level, Level::Cpu | Level::Any)),
             Root::Warp => level == Level::Warp,
             Root::Block { .. } => level == Level::Block,
             Root::Any => true,
