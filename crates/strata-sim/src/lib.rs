@@ -459,7 +459,7 @@ impl Machine<'_, '_> {
                 self.shuffle(&mut o);
                 order = o.into_iter().map(|x| x as usize).collect();
             }
-            let mut stops: Vec<Option<(usize, bool, Span)>> = vec![None; states.len()];
+            let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
             for i in order {
                 let (w, pc, locals) = &mut states[i];
                 let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
@@ -469,24 +469,27 @@ impl Machine<'_, '_> {
             }
             self.settle_uninit()?;
             // Where did everyone stop?
-            let at: Vec<&(usize, bool, Span)> = stops.iter().flatten().collect();
+            let at: Vec<&Stop> = stops.iter().flatten().collect();
             if at.is_empty() {
                 break;
             }
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
-            let (op, warp, span) = stops[first].unwrap_or((0, false, Span::DUMMY));
+            let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
+            // The dynamic barrier: the same barrier in the same iteration of the loops around it.
+            let key = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
+            let want = Some((op, instance.clone()));
             // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
             let divergent = if warp {
                 stops.iter().zip(&states).any(|(s, (w, _, _))| {
                     let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
-                    stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && s2.map(|x| x.0) != s.map(|x| x.0))
+                    stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && key(s2) != key(s))
                 })
             } else {
-                stops.iter().any(|s| s.map(|x| x.0) != Some(op)) || (members.len() as u64) < total
+                stops.iter().any(|s| key(s) != want) || (members.len() as u64) < total
             };
             if divergent {
                 let waiting = states[first].0;
-                let other = stops.iter().position(|s| s.map(|x| x.0) != Some(op)).map(|i| (states[i].0, stops[i]));
+                let other = stops.iter().position(|s| key(s) != want).map(|i| (states[i].0, stops[i].clone()));
                 let mut d = Diagnostic::error(
                     codes::RUN_BARRIER_DIVERGENCE,
                     "barrier divergence: not every thread reaches this barrier",
@@ -494,14 +497,15 @@ impl Machine<'_, '_> {
                     format!("thread {} of block {} waits here", coords(waiting.thread), coords(waiting.block)),
                 );
                 match other {
-                    Some((w, Some((_, _, s2)))) => {
+                    Some((w, Some((op2, _, s2, inst2)))) => {
+                        let what = if op2 == op {
+                            format!("at this barrier in another loop iteration (counters {inst2:?}, not {instance:?})")
+                        } else {
+                            "at this other barrier".to_string()
+                        };
                         d = d.with_label(
                             s2,
-                            format!(
-                                "thread {} of block {} waits at this other barrier",
-                                coords(w.thread),
-                                coords(w.block)
-                            ),
+                            format!("thread {} of block {} waits {what}", coords(w.thread), coords(w.block)),
                         );
                     }
                     Some((w, None)) => {
@@ -547,7 +551,7 @@ impl Machine<'_, '_> {
     }
 
     /// Runs one thread from `pc` until a barrier (returned) or the end (`None`).
-    fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<(usize, bool, Span)>> {
+    fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<Stop>> {
         let mut last = Span::DUMMY;
         while *pc < ops.len() {
             // Errors without a position (the step limit, arithmetic) get the loop or statement.
@@ -581,7 +585,10 @@ impl Machine<'_, '_> {
                     f.locals[*c] = Value::Nat(i + 1);
                     *pc = *back;
                 }
-                Op::Barrier(warp, span) => return Ok(Some((*pc, *warp, *span))),
+                Op::Barrier(warp, span, loops) => {
+                    let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
+                    return Ok(Some((*pc, *warp, *span, instance)));
+                }
             }
         }
         Ok(None)
@@ -1200,7 +1207,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// The source position of an op, where it has one.
 fn op_span(op: &Op) -> Option<Span> {
     match op {
-        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s) | Op::Barrier(_, s) => Some(*s),
+        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s) | Op::Barrier(_, s, _) => Some(*s),
         Op::Stmt(Stmt::Store { place, .. }) => Some(place.span),
         Op::Stmt(Stmt::Let { span, .. } | Stmt::Launch { span, .. }) => Some(*span),
         _ => None,
@@ -1313,6 +1320,10 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
     })
 }
 
+/// Where a thread stopped: the barrier op, whether it is a warp barrier, its span, and the values
+/// of the loop counters around it.
+type Stop = (usize, bool, Span, Vec<u64>);
+
 /// A thread region as a linear program, so a thread can stop at a barrier and resume.
 enum Op<'a> {
     Stmt(&'a Stmt),
@@ -1321,26 +1332,28 @@ enum Op<'a> {
     ForInit(ir::LocalId, &'a IExpr),
     ForTest(ir::LocalId, &'a IExpr, usize, Span),
     ForNext(ir::LocalId, usize),
-    Barrier(bool, Span),
+    /// A barrier, with the counters of the `for` loops around it: together with their values
+    /// they identify the dynamic barrier a thread waits at.
+    Barrier(bool, Span, Vec<ir::LocalId>),
 }
 
 fn compile(body: &[Stmt]) -> Vec<Op<'_>> {
     let mut ops = Vec::new();
-    emit(body, &mut ops);
+    emit(body, &mut ops, &mut Vec::new());
     ops
 }
 
-fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
+fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId>) {
     for s in body {
         match s {
             Stmt::If { cond, then, els, span } => {
                 let jif = ops.len();
                 ops.push(Op::Jump(0));
-                emit(then, ops);
+                emit(then, ops, loops);
                 let jend = ops.len();
                 ops.push(Op::Jump(0));
                 let else_at = ops.len();
-                emit(els, ops);
+                emit(els, ops, loops);
                 let end = ops.len();
                 ops[jif] = Op::JumpIfNot(cond, else_at, *span);
                 ops[jend] = Op::Jump(end);
@@ -1348,7 +1361,7 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
             Stmt::While { cond, body, span } => {
                 let top = ops.len();
                 ops.push(Op::Jump(0));
-                emit(body, ops);
+                emit(body, ops, loops);
                 ops.push(Op::Jump(top));
                 let end = ops.len();
                 ops[top] = Op::JumpIfNot(cond, end, *span);
@@ -1357,13 +1370,15 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>) {
                 ops.push(Op::ForInit(*counter, lo));
                 let test = ops.len();
                 ops.push(Op::Jump(0));
-                emit(body, ops);
+                loops.push(*counter);
+                emit(body, ops, loops);
+                loops.pop();
                 ops.push(Op::ForNext(*counter, test));
                 let exit = ops.len();
                 ops[test] = Op::ForTest(*counter, hi, exit, *span);
             }
-            Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span)),
-            Stmt::Threads { body, .. } => emit(body, ops),
+            Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span, loops.clone())),
+            Stmt::Threads { body, .. } => emit(body, ops, loops),
             other => ops.push(Op::Stmt(other)),
         }
     }
