@@ -88,6 +88,8 @@ struct PlaceInfo {
     mem: Option<Mem>,
     /// Dereferenced through a shared reference somewhere along the way.
     via_shared: bool,
+    /// Reached through a `let`-bound borrow (an alias): a use of that borrow, not a new access.
+    via_alias: bool,
     /// The dimensions distributed by the selections on the way, with the collection each belongs
     /// to, in order.
     consumed: Vec<(Exec, DimName)>,
@@ -504,7 +506,9 @@ impl<'p> FnCx<'p> {
         let ty = match &l.init {
             Some(init) => {
                 self.binding_alias = matches!(init.kind, ExprKind::Borrow { .. });
+                let errors_before = self.diags.len();
                 let t = self.expr(init, declared.as_ref());
+                let init_ok = self.diags.len() == errors_before;
                 self.binding_alias = false;
                 if let Some(d) = &declared {
                     if !self.compatible(d, &t) {
@@ -515,7 +519,8 @@ impl<'p> FnCx<'p> {
                 }
                 if let ExprKind::Borrow { own, place, .. } = &init.kind {
                     if let Some(info) = self.place_quiet(place) {
-                        if !self.on_gpu() {
+                        // A borrow that was itself an error is not tracked: it would only cascade.
+                        if !info.via_alias && init_ok {
                             let depth = self.scopes.len();
                             self.live_borrows.push((info.place.clone(), *own, init.span, depth));
                         }
@@ -954,6 +959,7 @@ impl<'p> FnCx<'p> {
                     ty: self.vars[id].ty.clone(),
                     mem: None,
                     via_shared: false,
+                    via_alias: false,
                     consumed: Vec::new(),
                 })
             }
@@ -1249,6 +1255,7 @@ impl<'p> FnCx<'p> {
         let root = &self.vars[info.place.root];
         match (&root.alias, info.place.steps.is_empty()) {
             (Some(alias), true) => {
+                info.via_alias = true;
                 info.place = alias.place.clone();
                 info.consumed = alias.consumed.clone();
                 info.via_shared |= alias.own == Ownership::Shrd;
@@ -1370,7 +1377,7 @@ impl<'p> FnCx<'p> {
                 );
             }
         }
-        if !self.on_gpu() {
+        if !info.via_alias {
             self.check_host_borrow(&info.place, own, span);
         }
         self.access(&info, Mode::Borrow(own), span);
@@ -1581,6 +1588,28 @@ impl<'p> FnCx<'p> {
     }
 
     fn access(&mut self, info: &PlaceInfo, mode: Mode, span: Span) {
+        if !info.via_alias && !matches!(mode, Mode::Borrow(_)) {
+            let write = mode == Mode::Write;
+            let clash = self.live_borrows.iter().find(|(p, o, _, _)| {
+                p.root == info.place.root
+                    && (*o == Ownership::Uniq || write)
+                    && prefix_overlap(&p.steps, &info.place.steps)
+            });
+            if let Some((_, o, at, _)) = clash {
+                let (o, at) = (*o, *at);
+                let name = self.vars[info.place.root].name.clone();
+                let verb = if write { "assign to" } else { "use" };
+                self.report(
+                    Diagnostic::error(
+                        codes::BORROW_CONFLICT,
+                        format!("cannot {verb} `{name}` because it is borrowed as {}", o.keyword()),
+                        span,
+                        format!("{verb} of borrowed `{name}`"),
+                    )
+                    .with_label(at, "borrow, still in scope"),
+                );
+            }
+        }
         if !self.on_gpu() || self.in_unsafe() {
             return;
         }
