@@ -147,8 +147,23 @@ impl<'p> Emitter<'p> {
             let mut hoisted = HashSet::new();
             collect_hoisted(&f.body, &mut hoisted);
             cx.hoisted = hoisted;
+            // Only values that live across a barrier need per-thread storage: a local used in one
+            // barrier-free segment only is a plain C local the compiler can keep in a register.
+            let mut segments = Vec::new();
+            collect_segments(&f.body, &mut segments, false);
+            let mut seen_in: std::collections::HashMap<LocalId, usize> = std::collections::HashMap::new();
+            for seg in &segments {
+                let mut used = HashSet::new();
+                for st in seg {
+                    locals_in_stmt(st, &mut used);
+                }
+                for l in used {
+                    *seen_in.entry(l).or_insert(0) += 1;
+                }
+            }
             for (id, l) in f.locals.iter().enumerate() {
-                if l.level == Level::Thread && !cx.hoisted.contains(&id) {
+                if l.level == Level::Thread && !cx.hoisted.contains(&id) && seen_in.get(&id).copied().unwrap_or(0) >= 2
+                {
                     cx.per_thread.insert(id);
                 }
             }
@@ -809,6 +824,132 @@ fn c_string(s: &str) -> String {
 
 fn unreachable_kernel() -> ! {
     unreachable!("matched a kernel just above")
+}
+
+/// The barrier-free segments of the thread regions in `body`, split exactly as `region` splits
+/// them when it emits thread loops.
+fn collect_segments<'a>(body: &'a [Stmt], out: &mut Vec<Vec<&'a Stmt>>, in_region: bool) {
+    let mut seg: Vec<&Stmt> = Vec::new();
+    for s in body {
+        match s {
+            Stmt::Threads { body, .. } if !in_region => collect_segments(body, out, true),
+            _ if !in_region => match s {
+                Stmt::For { body, .. } | Stmt::While { body, .. } => collect_segments(body, out, false),
+                Stmt::If { then, els, .. } => {
+                    collect_segments(then, out, false);
+                    collect_segments(els, out, false);
+                }
+                _ => {}
+            },
+            _ if !contains_sync(s) => seg.push(s),
+            _ => {
+                out.push(std::mem::take(&mut seg));
+                match s {
+                    Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+                        collect_segments(body, out, true)
+                    }
+                    Stmt::If { then, els, .. } => {
+                        collect_segments(then, out, true);
+                        collect_segments(els, out, true);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if in_region {
+        out.push(seg);
+    }
+}
+
+fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
+    match s {
+        Stmt::Let { local, init, .. } => {
+            out.insert(*local);
+            if let Some(e) = init {
+                locals_in_expr(e, out);
+            }
+        }
+        Stmt::Store { place, value } => {
+            locals_in_place(place, out);
+            locals_in_expr(value, out);
+        }
+        Stmt::Eval(e) => locals_in_expr(e, out),
+        Stmt::For { counter, lo, hi, body, .. } => {
+            out.insert(*counter);
+            locals_in_iexpr(lo, out);
+            locals_in_iexpr(hi, out);
+            body.iter().for_each(|b| locals_in_stmt(b, out));
+        }
+        Stmt::While { cond, body, .. } => {
+            locals_in_expr(cond, out);
+            body.iter().for_each(|b| locals_in_stmt(b, out));
+        }
+        Stmt::If { cond, then, els, .. } => {
+            locals_in_expr(cond, out);
+            then.iter().chain(els).for_each(|b| locals_in_stmt(b, out));
+        }
+        Stmt::Threads { body, .. } => body.iter().for_each(|b| locals_in_stmt(b, out)),
+        Stmt::Launch { args, .. } => args.iter().for_each(|a| locals_in_expr(a, out)),
+        Stmt::Return(Some(e)) => locals_in_expr(e, out),
+        Stmt::Return(None) | Stmt::Sync { .. } => {}
+    }
+}
+
+fn locals_in_place(p: &Place, out: &mut HashSet<LocalId>) {
+    out.insert(p.root);
+    for step in &p.path {
+        if let PathStep::Elem(e) = step {
+            locals_in_iexpr(e, out);
+        }
+    }
+    for (i, b) in &p.checks {
+        locals_in_iexpr(i, out);
+        locals_in_iexpr(b, out);
+    }
+}
+
+fn locals_in_expr(e: &Expr, out: &mut HashSet<LocalId>) {
+    match e {
+        Expr::Lit(_) => {}
+        Expr::Nat(i) => locals_in_iexpr(i, out),
+        Expr::Load(p) | Expr::Ref(p) => locals_in_place(p, out),
+        Expr::Unary(_, x) | Expr::Cast(x, _) => locals_in_expr(x, out),
+        Expr::ArrayRepeat(x, n) => {
+            locals_in_expr(x, out);
+            locals_in_iexpr(n, out);
+        }
+        Expr::Binary(_, a, b) => {
+            locals_in_expr(a, out);
+            locals_in_expr(b, out);
+        }
+        Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) => {
+            xs.iter().for_each(|x| locals_in_expr(x, out))
+        }
+        Expr::Call { args, nats, .. } => {
+            args.iter().for_each(|x| locals_in_expr(x, out));
+            nats.iter().for_each(|n| locals_in_iexpr(n, out));
+        }
+    }
+}
+
+fn locals_in_iexpr(e: &IExpr, out: &mut HashSet<LocalId>) {
+    match e {
+        IExpr::Counter(l) => {
+            out.insert(*l);
+        }
+        IExpr::Add(a, b)
+        | IExpr::Sub(a, b)
+        | IExpr::Mul(a, b)
+        | IExpr::Div(a, b)
+        | IExpr::Rem(a, b)
+        | IExpr::Pow(a, b) => {
+            locals_in_iexpr(a, out);
+            locals_in_iexpr(b, out);
+        }
+        IExpr::Value(v) => locals_in_expr(v, out),
+        _ => {}
+    }
 }
 
 fn contains_sync(s: &Stmt) -> bool {
