@@ -84,7 +84,14 @@ echo "| kernel | Strata (ms) | C (ms) | Strata/C | bytes/launch | Strata GB/s | 
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for name in "${ORDER[@]}"; do
   awk -v n="$name" -v s="${ST[$name]}" -v c="${CT[$name]}" -v b="${BY[$name]}" -v m="$STREAM_GBS" 'BEGIN {
-    printf "| %s | %.2f | %.2f | %.2f | %.1f MB | %.2f | %.2f | %.0f%% |\n", n, s * 1e3, c * 1e3, s / c, b / 1e6, b / s / 1e9, b / c / 1e9, 100 * b / s / 1e9 / m
+    printf "| %s | %.2f | %.2f | %.2f | %.1f MB | %.3g | %.3g | %.2g%% |\n", n, s * 1e3, c * 1e3, s / c, b / 1e6, b / s / 1e9, b / c / 1e9, 100 * b / s / 1e9 / m
+  }'
+done
+for name in matmul matmul_ikj; do
+  [[ -n "${ST[$name]:-}" ]] || continue
+  awk -v n="$name" -v s="${ST[$name]}" -v c="${CT[$name]}" -v b="${BY[$name]}" 'BEGIN {
+    f = 2 * (b / 12) ^ 1.5   # 2 N^3 flops, N^2 = bytes / 12
+    printf "%s: Strata %.2f GFLOP/s, C %.2f GFLOP/s (GB/s of the compulsory traffic is not its measure)\n", n, f / s / 1e9, f / c / 1e9
   }'
 done
 echo
