@@ -106,6 +106,8 @@ enum Device {
 enum Target {
     /// C for the cpu device.
     C,
+    /// CUDA C++ for NVIDIA GPUs (compile with nvcc).
+    Cuda,
     /// The IR, printed for debugging.
     Ir,
 }
@@ -266,6 +268,13 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
     };
     let text = match target {
         Target::Ir => format!("{program:#?}\n"),
+        Target::Cuda => match strata_cpu::emit_cuda(&program) {
+            Ok(c) => c,
+            Err(d) => {
+                report(&[*d], &sources, Format::Human);
+                return EXIT_PROGRAM_ERRORS;
+            }
+        },
         Target::C => match strata_cpu::emit_c(&program) {
             Ok(c) => c,
             Err(d) => {

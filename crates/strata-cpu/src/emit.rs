@@ -20,6 +20,8 @@ use strata_ir::ir::{
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
 
 type E = Box<Diagnostic>;
+/// One shared-memory buffer of a kernel: its local, C element type and length expression.
+type SharedBuf = (LocalId, &'static str, String);
 
 fn unsupported(span: Span, what: impl Into<String>) -> E {
     Box::new(Diagnostic::error(
@@ -66,6 +68,8 @@ pub(crate) struct Emitter<'p> {
     p: &'p Program,
     out: String,
     labels: usize,
+    /// Emit CUDA C++ (kernels as `__global__` functions) instead of C for the cpu device.
+    cuda: bool,
 }
 
 /// Per-function context.
@@ -84,15 +88,30 @@ struct Cx<'f> {
 
 impl<'p> Emitter<'p> {
     pub(crate) fn new(p: &'p Program) -> Self {
-        Emitter { p, out: String::new(), labels: 0 }
+        Emitter { p, out: String::new(), labels: 0, cuda: false }
+    }
+
+    /// An emitter of CUDA C++: the same host code, kernels for a real GPU.
+    pub(crate) fn new_cuda(p: &'p Program) -> Self {
+        Emitter { p, out: String::new(), labels: 0, cuda: true }
     }
 
     pub(crate) fn emit(mut self) -> Result<String, E> {
+        if self.cuda {
+            self.out.push_str("#define STRATA_CUDA 1\n#include <cuda_runtime.h>\n");
+        }
         self.out.push_str(RUNTIME);
         self.out.push('\n');
+        // CUDA C++ warns about unused internal functions; C needs them internal.
+        let linkage = if self.cuda { "" } else { "static " };
         for (i, f) in self.p.functions.iter().enumerate() {
             let sig = self.signature(i, f)?;
-            writeln!(self.out, "static {sig};").ok();
+            writeln!(self.out, "{linkage}{sig};").ok();
+        }
+        if self.cuda {
+            for (i, f) in self.p.functions.iter().enumerate() {
+                self.smem_size_function(i, f)?;
+            }
         }
         for (i, f) in self.p.functions.iter().enumerate() {
             self.function(i, f)?;
@@ -109,11 +128,19 @@ impl<'p> Emitter<'p> {
         for l in &f.params {
             params.push(format!("{} l{l}", c_type(&f.locals[*l].ty, f.span)?));
         }
-        let ret = if matches!(f.kind, FnKind::Kernel { .. }) {
+        let ret = if matches!(f.kind, FnKind::Kernel { .. }) && self.cuda {
+            "__global__ void".to_string()
+        } else if matches!(f.kind, FnKind::Kernel { .. }) {
             for d in ["GX", "GY", "GZ", "BX", "BY", "BZ"] {
                 params.push(format!("uint64_t {d}"));
             }
             "void".to_string()
+        } else if matches!(f.kind, FnKind::Device) && self.cuda {
+            let r = match &f.ret {
+                Ty::Scalar(ScalarTy::Unit) => "void".to_string(),
+                t => c_type(t, f.span)?,
+            };
+            format!("__device__ {r}")
         } else {
             match &f.ret {
                 Ty::Scalar(ScalarTy::Unit) => "void".to_string(),
@@ -140,8 +167,11 @@ impl<'p> Emitter<'p> {
             hoisted: HashSet::new(),
             next_thread: None,
         };
-        writeln!(self.out, "static {sig} {{").ok();
-        if kernel {
+        let linkage = if self.cuda { "" } else { "static " };
+        writeln!(self.out, "{linkage}{sig} {{").ok();
+        if kernel && self.cuda {
+            self.cuda_kernel_body(&mut cx, f)?;
+        } else if kernel {
             let FnKind::Kernel { shared, .. } = &f.kind else { unreachable_kernel() };
             // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
             let mut hoisted = HashSet::new();
@@ -202,6 +232,68 @@ impl<'p> Emitter<'p> {
         }
         writeln!(self.out, "}}\n").ok();
         Ok(())
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // CUDA kernels
+
+    /// Shared memory: statically sized arrays where every size is a constant, otherwise carved out
+    /// of the launch's dynamic shared memory (whose size `f<i>_smem` computes on the host).
+    fn shared_layout(&self, cx: &Cx, f: &Function) -> Result<(bool, Vec<SharedBuf>), E> {
+        let FnKind::Kernel { shared, .. } = &f.kind else { return Ok((true, Vec::new())) };
+        let all_const = shared.iter().all(|(_, _, len)| matches!(len, IExpr::Const(_)));
+        let mut out = Vec::new();
+        for (local, s, len) in shared {
+            out.push((*local, scalar_c(*s), self.iexpr(cx, len)?));
+        }
+        Ok((all_const, out))
+    }
+
+    fn smem_size_function(&mut self, i: usize, f: &Function) -> Result<(), E> {
+        if !matches!(f.kind, FnKind::Kernel { .. }) {
+            return Ok(());
+        }
+        let cx = Cx {
+            f,
+            kernel: true,
+            in_threads: false,
+            per_thread: HashSet::new(),
+            hoisted: HashSet::new(),
+            next_thread: None,
+        };
+        let (all_const, bufs) = self.shared_layout(&cx, f)?;
+        let params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
+        let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
+        writeln!(self.out, "STRATA_INLINE size_t f{i}_smem({params}) {{").ok();
+        for n in &f.nat_params {
+            writeln!(self.out, "    (void)n_{};", c_ident(n)).ok();
+        }
+        writeln!(self.out, "    size_t bytes = 0;").ok();
+        if !all_const {
+            for (_, t, len) in &bufs {
+                writeln!(self.out, "    bytes += ((size_t)({len}) * sizeof({t}) + 15) & ~(size_t)15;").ok();
+            }
+        }
+        writeln!(self.out, "    return bytes;\n}}").ok();
+        Ok(())
+    }
+
+    fn cuda_kernel_body(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
+        let (all_const, bufs) = self.shared_layout(cx, f)?;
+        if all_const {
+            for (local, t, len) in &bufs {
+                writeln!(self.out, "    __shared__ {t} s{local}[{len}];\n    {t} *l{local} = s{local};").ok();
+            }
+        } else {
+            writeln!(self.out, "    extern __shared__ unsigned char strata_smem[];\n    size_t smem_off = 0;").ok();
+            for (local, t, len) in &bufs {
+                writeln!(self.out, "    {t} *l{local} = ({t} *)(strata_smem + smem_off);").ok();
+                writeln!(self.out, "    smem_off += ((size_t)({len}) * sizeof({t}) + 15) & ~(size_t)15;").ok();
+            }
+            writeln!(self.out, "    (void)smem_off;").ok();
+        }
+        cx.in_threads = true;
+        self.stmts(cx, &f.body, 1)
     }
 
     // --------------------------------------------------------------------------------------------
@@ -385,6 +477,59 @@ impl<'p> Emitter<'p> {
                 self.stmts(cx, els, ind + 1)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
+            Stmt::Threads { set, body } if self.cuda => {
+                // On a GPU every thread runs the kernel: a region is the threads of its set.
+                let mut conds = Vec::new();
+                for (on, lo, hi) in set {
+                    let zero = *lo == IExpr::Const(0);
+                    let (on, lo, hi) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                    if zero {
+                        conds.push(format!("({on}) < ({hi})"));
+                    } else {
+                        conds.push(format!("({on}) >= ({lo}) && ({on}) < ({hi})"));
+                    }
+                }
+                let cond = if conds.is_empty() { "1".to_string() } else { conds.join(" && ") };
+                writeln!(self.out, "{pad}if ({cond}) {{").ok();
+                self.stmts(cx, body, ind + 1)?;
+                writeln!(self.out, "{pad}}}").ok();
+            }
+            Stmt::Sync { warp, .. } if self.cuda => {
+                let b = if *warp { "__syncwarp()" } else { "__syncthreads()" };
+                writeln!(self.out, "{pad}{b};").ok();
+            }
+            Stmt::Launch { kernel, nats, grid, block, args, span } if self.cuda => {
+                let mut a: Vec<String> = Vec::new();
+                for n in nats {
+                    a.push(self.iexpr(cx, n)?);
+                }
+                let smem = format!("f{kernel}_smem({})", a.join(", "));
+                for x in args {
+                    a.push(self.expr(cx, x)?);
+                }
+                let mut dims = Vec::new();
+                for d in grid.iter().chain(block) {
+                    dims.push(format!("(unsigned)({})", self.iexpr(cx, d)?));
+                }
+                let name = c_string(&self.p.functions[*kernel].name);
+                let (lo, hi) = (span.lo, span.hi);
+                writeln!(self.out, "{pad}{{ double t0_ = strata_now();").ok();
+                writeln!(
+                    self.out,
+                    "{pad}  f{kernel}<<<dim3({}, {}, {}), dim3({}, {}, {}), {smem}>>>({});",
+                    dims[0],
+                    dims[1],
+                    dims[2],
+                    dims[3],
+                    dims[4],
+                    dims[5],
+                    a.join(", ")
+                )
+                .ok();
+                writeln!(self.out, "{pad}  strata_cuda_check(cudaGetLastError(), {lo}, {hi});").ok();
+                writeln!(self.out, "{pad}  strata_cuda_check(cudaDeviceSynchronize(), {lo}, {hi});").ok();
+                writeln!(self.out, "{pad}  strata_report_time({name}, t0_); }}").ok();
+            }
             Stmt::Threads { set, body } => {
                 if cx.in_threads || !cx.kernel {
                     return Err(unsupported(cx.f.span, "nested thread regions"));
@@ -483,6 +628,10 @@ impl<'p> Emitter<'p> {
             IExpr::Const(c) => format!("UINT64_C({c})"),
             IExpr::Param(p) => format!("n_{}", c_ident(p)),
             IExpr::Counter(l) => self.local(cx, *l),
+            IExpr::BlockIdx(x) if self.cuda => format!("((uint64_t)blockIdx.{})", d(x)),
+            IExpr::ThreadIdx(x) if self.cuda => format!("((uint64_t)threadIdx.{})", d(x)),
+            IExpr::BlockDim(x) if self.cuda => format!("((uint64_t)blockDim.{})", d(x)),
+            IExpr::GridDim(x) if self.cuda => format!("((uint64_t)gridDim.{})", d(x)),
             IExpr::BlockIdx(x) => format!("b{}", d(x)),
             IExpr::ThreadIdx(x) => format!("t{}", d(x)),
             IExpr::BlockDim(x) => format!("B{}", up(x)),
@@ -678,7 +827,7 @@ impl<'p> Emitter<'p> {
                 match op {
                     BinOp::Div | BinOp::Rem if int(&ta) && int(&tb) => {
                         let sym = op.symbol();
-                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail(909, 0, 0, \"division by zero\"); ({x}) {sym} d_; }})")
+                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail_any(909, 0, 0, \"division by zero\"); ({x}) {sym} d_; }})")
                     }
                     BinOp::Rem if !int(&ta) => format!("fmod({x}, {y})"),
                     _ => format!("({x} {} {y})", op.symbol()),
@@ -715,6 +864,41 @@ impl<'p> Emitter<'p> {
         let (lo, hi) = (span.lo, span.hi);
         Ok(match b {
             Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
+            Builtin::GlobalAllocCopy if self.cuda => {
+                let t = self.referent(cx, &args[0]);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                format!(
+                    "({{ {ct} *dst_ = 0; strata_cuda_check(cudaMalloc((void **)&dst_, ({len}) * sizeof({ct})), {lo}, {hi}); strata_cuda_check(cudaMemcpy(dst_, {}, ({len}) * sizeof({ct}), cudaMemcpyHostToDevice), {lo}, {hi}); dst_; }})",
+                    arg(0)?
+                )
+            }
+            Builtin::CopyToHost | Builtin::CopyToGpu if self.cuda => {
+                let (dst, src, kind) = if b == Builtin::CopyToHost {
+                    (1, 0, "cudaMemcpyDeviceToHost")
+                } else {
+                    (0, 1, "cudaMemcpyHostToDevice")
+                };
+                let t = self.referent(cx, &args[dst]);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                format!(
+                    "strata_cuda_check(cudaMemcpy({}, {}, ({len}) * sizeof({ct}), {kind}), {lo}, {hi})",
+                    arg(dst)?,
+                    arg(src)?
+                )
+            }
+            Builtin::AtomicFetchAdd if self.cuda => format!("atomicAdd({}, {})", arg(0)?, arg(1)?),
+            Builtin::AtomicLoad if self.cuda => format!("atomicAdd({}, 0)", arg(0)?),
+            Builtin::AtomicStore if self.cuda => format!("(void)atomicExch({}, {})", arg(0)?, arg(1)?),
+            Builtin::AtomicFetchAddAt if self.cuda => {
+                let t = self.referent(cx, &args[0]);
+                let len = self.flat_len(cx, &t)?;
+                format!(
+                    "atomicAdd(&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})], {})",
+                    arg(0)?,
+                    arg(2)?,
+                    i = arg(1)?
+                )
+            }
             Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);

@@ -17,6 +17,12 @@ pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
     emit::Emitter::new(program).emit()
 }
 
+/// The CUDA C++ translation unit for `program` (what `strata emit --target cuda` prints): the same
+/// host code, with kernels as `__global__` functions and GPU memory through the CUDA runtime.
+pub fn emit_cuda(program: &Program) -> Result<String, Box<Diagnostic>> {
+    emit::Emitter::new_cuda(program).emit()
+}
+
 fn error(message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(codes::UNSUPPORTED, message, Span::DUMMY, label))
 }

@@ -1,4 +1,5 @@
-/* The runtime of Strata's cpu device: included at the top of every generated program. */
+/* The runtime of Strata's generated programs (cpu device and cuda target): included at the top of
+   every translation unit. With STRATA_CUDA defined, helpers used by kernels are host+device. */
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,54 +8,67 @@
 #include <math.h>
 #include <time.h>
 
-static double strata_now(void) {
+#ifdef STRATA_CUDA
+#define STRATA_HD __host__ __device__
+#define STRATA_INLINE inline
+#else
+#define STRATA_HD
+#define STRATA_INLINE static inline
+#endif
+
+STRATA_INLINE double strata_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* With STRATA_TIME set in the environment, each kernel launch reports its duration on stderr. */
-static void strata_report_time(const char *kernel, double t0) {
+STRATA_INLINE void strata_report_time(const char *kernel, double t0) {
     static int enabled = -1;
     if (enabled < 0) enabled = getenv("STRATA_TIME") != NULL;
     if (enabled) fprintf(stderr, "STRATA-TIME %s %.9f\n", kernel, strata_now() - t0);
 }
 
 /* A run-time error: reported on stderr in a form the `strata` command turns into a diagnostic. */
-static void strata_fail(int code, unsigned lo, unsigned hi, const char *message) {
+STRATA_INLINE void strata_fail(int code, unsigned lo, unsigned hi, const char *message) {
     fflush(stdout);
     fprintf(stderr, "STRATA-ERROR E%04d %u %u %s\n", code, lo, hi, message);
     exit(1);
 }
 
-static void *strata_alloc(uint64_t bytes) {
+STRATA_INLINE void *strata_alloc(uint64_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) strata_fail(903, 0, 0, "out of memory");
     return p;
 }
 
-static inline uint64_t strata_chk(uint64_t off, uint64_t i, uint64_t bound, unsigned lo, unsigned hi) {
-    if (i >= bound) {
-        char m[128];
-        snprintf(m, sizeof m, "index out of bounds: the length is %llu but the index is %llu",
-                 (unsigned long long)bound, (unsigned long long)i);
-        strata_fail(903, lo, hi, m);
-    }
+/* A run-time error in code that may run on either device (on a GPU: reported, then the kernel traps). */
+STRATA_INLINE STRATA_HD void strata_fail_any(int code, unsigned lo, unsigned hi, const char *message) {
+#if defined(__CUDA_ARCH__)
+    printf("STRATA-ERROR E%04d %u %u %s\n", code, lo, hi, message);
+    __trap();
+#else
+    strata_fail(code, lo, hi, message);
+#endif
+}
+
+STRATA_INLINE STRATA_HD uint64_t strata_chk(uint64_t off, uint64_t i, uint64_t bound, unsigned lo, unsigned hi) {
+    if (i >= bound) strata_fail_any(903, lo, hi, "index out of bounds");
     return off;
 }
 
-static inline uint64_t strata_idx(int64_t i, unsigned lo, unsigned hi) {
-    if (i < 0) strata_fail(903, lo, hi, "a negative index");
+STRATA_INLINE STRATA_HD uint64_t strata_idx(int64_t i, unsigned lo, unsigned hi) {
+    if (i < 0) strata_fail_any(903, lo, hi, "a negative index");
     return (uint64_t)i;
 }
 
-static inline uint64_t strata_ipow(uint64_t b, uint64_t e) {
+STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     uint64_t r = 1;
     while (e--) r *= b;
     return r;
 }
 
-static inline uint64_t strata_splitmix(uint64_t *s) {
+STRATA_INLINE uint64_t strata_splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -63,7 +77,7 @@ static inline uint64_t strata_splitmix(uint64_t *s) {
 
 /* Floats print like Rust's `{}`: the shortest digits that read back to the same value, written
    without an exponent. */
-static void strata_print_digits(const char *digits, int exp10, int negative) {
+STRATA_INLINE void strata_print_digits(const char *digits, int exp10, int negative) {
     /* value = 0.d1d2d3... * 10^(exp10) */
     int n = (int)strlen(digits);
     if (negative) putchar('-');
@@ -81,7 +95,7 @@ static void strata_print_digits(const char *digits, int exp10, int negative) {
     }
 }
 
-static void strata_print_float(double v, int is_f32) {
+STRATA_INLINE void strata_print_float(double v, int is_f32) {
     if (isnan(v)) { fputs("NaN", stdout); return; }
     if (isinf(v)) { fputs(v < 0 ? "-inf" : "inf", stdout); return; }
     if (v == 0) { fputs(signbit(v) ? "-0" : "0", stdout); return; }
@@ -105,10 +119,17 @@ static void strata_print_float(double v, int is_f32) {
     strata_print_digits(digits, exp10, negative);
 }
 
-static void strata_print_f64(double v) { strata_print_float(v, 0); }
-static void strata_print_f32(float v) { strata_print_float((double)v, 1); }
-static void strata_print_i32(int32_t v) { printf("%d", v); }
-static void strata_print_i64(int64_t v) { printf("%lld", (long long)v); }
-static void strata_print_u32(uint32_t v) { printf("%u", v); }
-static void strata_print_u64(uint64_t v) { printf("%llu", (unsigned long long)v); }
-static void strata_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
+STRATA_INLINE void strata_print_f64(double v) { strata_print_float(v, 0); }
+STRATA_INLINE void strata_print_f32(float v) { strata_print_float((double)v, 1); }
+STRATA_INLINE void strata_print_i32(int32_t v) { printf("%d", v); }
+STRATA_INLINE void strata_print_i64(int64_t v) { printf("%lld", (long long)v); }
+STRATA_INLINE void strata_print_u32(uint32_t v) { printf("%u", v); }
+STRATA_INLINE void strata_print_u64(uint64_t v) { printf("%llu", (unsigned long long)v); }
+STRATA_INLINE void strata_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
+
+#ifdef STRATA_CUDA
+/* Every CUDA API call is checked; a failure names the Strata source span that caused it. */
+STRATA_INLINE void strata_cuda_check(cudaError_t e, unsigned lo, unsigned hi) {
+    if (e != cudaSuccess) strata_fail(801, lo, hi, cudaGetErrorString(e));
+}
+#endif

@@ -267,11 +267,22 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared: s, .. } = &mut kind {
             *s = shared;
         }
+        let ret = fl.ty(&sig.ret, f.span);
         let body = match &f.body {
-            Some(b) => fl.block(b),
+            Some(b) => {
+                let mut out = fl.block(b);
+                // The value of the body's last expression is the function's result.
+                let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
+                let tail = matches!(b.stmts.last(), Some(ast::Stmt::Expr { semi: false, expr }) if !matches!(expr.kind, ExprKind::Return(_)));
+                if returns_value && tail {
+                    if let Some(Stmt::Eval(e)) = out.pop() {
+                        out.push(Stmt::Return(Some(e)));
+                    }
+                }
+                out
+            }
             None => Vec::new(),
         };
-        let ret = fl.ty(&sig.ret, f.span);
         ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
     }
 }
