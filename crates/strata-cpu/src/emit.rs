@@ -84,6 +84,10 @@ struct Cx<'f> {
     hoisted: HashSet<LocalId>,
     /// Label that ends the current thread's iteration (for `return` in thread code).
     next_thread: Option<String>,
+    /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
+    returns: bool,
+    /// Blocks are one-dimensional (`ty`, `tz` are always 0): a thread's index is its `tx`.
+    one_dim: bool,
 }
 
 impl<'p> Emitter<'p> {
@@ -166,6 +170,8 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            returns: false,
+            one_dim: false,
         };
         let linkage = if self.cuda { "" } else { "static " };
         writeln!(self.out, "{linkage}{sig} {{").ok();
@@ -197,14 +203,30 @@ impl<'p> Emitter<'p> {
                     cx.per_thread.insert(id);
                 }
             }
-            writeln!(self.out, "    #pragma omp parallel for schedule(dynamic, 1)").ok();
-            writeln!(self.out, "    for (uint64_t blin = 0; blin < GX * GY * GZ; blin++) {{").ok();
-            writeln!(self.out, "        uint64_t bx = blin % GX, by = (blin / GX) % GY, bz = blin / (GX * GY);").ok();
-            writeln!(self.out, "        (void)bx; (void)by; (void)bz;").ok();
+            // One OpenMP team member runs whole blocks one after another, so the block's scratch
+            // (shared memory, per-thread values, `done` flags) is allocated once per member, not
+            // once per block. Blocks of a kernel do equal work: a static schedule suffices.
+            let FnKind::Kernel { grid, block, .. } = &f.kind else { unreachable_kernel() };
+            cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
+            cx.one_dim = matches!(block[1], IExpr::Const(1)) && matches!(block[2], IExpr::Const(1));
+            writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
+            // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
+            // folds the coordinate arithmetic (`tid % 256` is a mask, `tid / 1` disappears).
+            for (name, dim) in ["GX", "GY", "GZ"].iter().zip(grid).chain(["BX", "BY", "BZ"].iter().zip(block)) {
+                if let IExpr::Const(c) = dim {
+                    writeln!(self.out, "        const uint64_t {name} = UINT64_C({c});").ok();
+                }
+            }
             writeln!(self.out, "        uint64_t nthreads = BX * BY * BZ;").ok();
-            writeln!(self.out, "        unsigned char *done = (unsigned char *)calloc(nthreads ? nthreads : 1, 1);")
+            let mut frees = Vec::new();
+            if cx.returns {
+                writeln!(
+                    self.out,
+                    "        unsigned char *done = (unsigned char *)strata_alloc(nthreads ? nthreads : 1);"
+                )
                 .ok();
-            let mut frees = vec!["done".to_string()];
+                frees.push("done".to_string());
+            }
             for (local, s, len) in shared {
                 let len = self.iexpr(&cx, len)?;
                 writeln!(
@@ -222,7 +244,16 @@ impl<'p> Emitter<'p> {
                 writeln!(self.out, "        {t} *t{id} = ({t} *)strata_alloc(nthreads * sizeof({t}));").ok();
                 frees.push(format!("t{id}"));
             }
-            self.block_level(&mut cx, &f.body, 2)?;
+            writeln!(self.out, "        #pragma omp for schedule(static)").ok();
+            writeln!(self.out, "        for (uint64_t blin = 0; blin < GX * GY * GZ; blin++) {{").ok();
+            writeln!(self.out, "            uint64_t bx = blin % GX, by = (blin / GX) % GY, bz = blin / (GX * GY);")
+                .ok();
+            writeln!(self.out, "            (void)bx; (void)by; (void)bz;").ok();
+            if cx.returns {
+                writeln!(self.out, "            memset(done, 0, nthreads);").ok();
+            }
+            self.block_level(&mut cx, &f.body, 3)?;
+            writeln!(self.out, "        }}").ok();
             for name in frees {
                 writeln!(self.out, "        free({name});").ok();
             }
@@ -260,6 +291,8 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            returns: false,
+            one_dim: false,
         };
         let (all_const, bufs) = self.shared_layout(&cx, f)?;
         let params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
@@ -373,14 +406,34 @@ impl<'p> Emitter<'p> {
         let pad = "    ".repeat(ind);
         let label = format!("next_thread_{}", self.labels);
         self.labels += 1;
-        writeln!(self.out, "{pad}for (uint64_t tid = 0; tid < nthreads; tid++) {{").ok();
-        writeln!(self.out, "{pad}    if (done[tid]) continue;").ok();
-        writeln!(self.out, "{pad}    uint64_t tx = tid % BX, ty = (tid / BX) % BY, tz = tid / (BX * BY);").ok();
+        // In one-dimensional blocks, ranges on `tx` become the loop's bounds (a split's inactive
+        // half costs nothing); the rest are tests that skip the thread.
+        let (mut lo_b, mut hi_b, mut tests) = ("UINT64_C(0)".to_string(), "nthreads".to_string(), Vec::new());
+        for (on, lo, hi) in set {
+            let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+            let uniform = !iexpr_varies(cx, lo, usize::MAX) && !iexpr_varies(cx, hi, usize::MAX);
+            if cx.one_dim && uniform && matches!(on, IExpr::ThreadIdx(DimName::X)) {
+                if lo_c != "UINT64_C(0)" {
+                    lo_b = if lo_b == "UINT64_C(0)" { lo_c } else { format!("strata_max_u64({lo_b}, {lo_c})") };
+                }
+                hi_b = format!("strata_min_u64({hi_b}, {hi_c})");
+            } else {
+                tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;"));
+            }
+        }
+        writeln!(self.out, "{pad}for (uint64_t tid = {lo_b}; tid < {hi_b}; tid++) {{").ok();
+        if cx.returns {
+            writeln!(self.out, "{pad}    if (done[tid]) continue;").ok();
+        }
+        if cx.one_dim {
+            writeln!(self.out, "{pad}    uint64_t tx = tid, ty = 0, tz = 0;").ok();
+        } else {
+            writeln!(self.out, "{pad}    uint64_t tx = tid % BX, ty = (tid / BX) % BY, tz = tid / (BX * BY);").ok();
+        }
         writeln!(self.out, "{pad}    (void)tx; (void)ty; (void)tz;").ok();
         cx.in_threads = true;
-        for (on, lo, hi) in set {
-            let (on, lo, hi) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
-            writeln!(self.out, "{pad}    if (!(({on}) >= ({lo}) && ({on}) < ({hi}))) continue;").ok();
+        for t in tests {
+            writeln!(self.out, "{pad}    {t}").ok();
         }
         let saved = cx.next_thread.replace(label.clone());
         for s in body {
@@ -641,6 +694,11 @@ impl<'p> Emitter<'p> {
             IExpr::Mul(a, b) => format!("({} * {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Div(a, b) => format!("({} / {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Rem(a, b) => format!("({} % {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
+            // Powers of two are the common case (tree levels): a shift the C compiler can hoist.
+            IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => {
+                let b = self.iexpr(cx, b)?;
+                format!("(({b}) < 64 ? UINT64_C(1) << ({b}) : UINT64_C(0))")
+            }
             IExpr::Pow(a, b) => format!("strata_ipow({}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Value(v) => {
                 let s = self.expr(cx, v)?;
@@ -910,6 +968,25 @@ impl<'p> Emitter<'p> {
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
                 format!("memcpy({}, {}, ({len}) * sizeof({ct}))", arg(dst)?, arg(src)?)
             }
+            // A block's threads run one after another on one OS thread, so atomics on the block's
+            // own shared memory need no locked instruction; global memory stays atomic.
+            Builtin::AtomicFetchAdd if args.first().is_some_and(|a| block_private(cx, a)) => {
+                format!(
+                    "({{ __typeof__(*({p})) *p_ = ({p}); __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})",
+                    p = arg(0)?,
+                    v = arg(1)?
+                )
+            }
+            Builtin::AtomicFetchAddAt if args.first().is_some_and(|a| block_private(cx, a)) => {
+                let t = self.referent(cx, &args[0]);
+                let len = self.flat_len(cx, &t)?;
+                format!(
+                    "({{ __typeof__(&({a})[0]) p_ = &({a})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})]; __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})",
+                    a = arg(0)?,
+                    i = arg(1)?,
+                    v = arg(2)?
+                )
+            }
             Builtin::AtomicFetchAdd => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
@@ -1136,15 +1213,26 @@ fn locals_in_iexpr(e: &IExpr, out: &mut HashSet<LocalId>) {
     }
 }
 
-fn contains_sync(s: &Stmt) -> bool {
-    match s {
-        Stmt::Sync { .. } => true,
-        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
-            body.iter().any(contains_sync)
+/// Does `s`, or any statement nested in it, satisfy `pred`?
+fn stmt_any(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool) -> bool {
+    pred(s)
+        || match s {
+            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+                body.iter().any(|x| stmt_any(x, pred))
+            }
+            Stmt::If { then, els, .. } => then.iter().chain(els).any(|x| stmt_any(x, pred)),
+            _ => false,
         }
-        Stmt::If { then, els, .. } => then.iter().chain(els).any(contains_sync),
-        _ => false,
-    }
+}
+
+/// Does `e` point into the current kernel's shared memory (private to one block)?
+fn block_private(cx: &Cx, e: &Expr) -> bool {
+    let FnKind::Kernel { shared, .. } = &cx.f.kind else { return false };
+    matches!(e, Expr::Ref(p) | Expr::Load(p) if shared.iter().any(|(l, _, _)| *l == p.root))
+}
+
+fn contains_sync(s: &Stmt) -> bool {
+    stmt_any(s, &|x| matches!(x, Stmt::Sync { .. }))
 }
 
 fn sync_span(s: &Stmt) -> Span {

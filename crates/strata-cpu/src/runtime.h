@@ -68,6 +68,9 @@ STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     return r;
 }
 
+STRATA_INLINE STRATA_HD uint64_t strata_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+STRATA_INLINE STRATA_HD uint64_t strata_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 STRATA_INLINE uint64_t strata_splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
