@@ -3,7 +3,9 @@
 # Runs, in order and stopping at the first failure:
 #   1. cargo fmt --all -- --check                        (formatting)
 #   2. cargo clippy --workspace --all-targets -- -D warnings   (lints, warnings are errors)
-#   3. cargo test --workspace                            (unit, corpus and doc tests)
+#   3. scripts/setup-nvcc.sh                             (NVIDIA's nvcc from PyPI into .venv; idempotent)
+#   4. cargo test --workspace                            (unit, corpus and doc tests; with
+#      STRATA_REQUIRE_NVCC=1 the cuda_compile test must find nvcc and compile every program's CUDA)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,6 +18,10 @@ cargo fmt --all -- --check
 
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+
+step "scripts/setup-nvcc.sh"
+NVCC=$(scripts/setup-nvcc.sh | tail -1)
+export NVCC STRATA_REQUIRE_NVCC=1
 
 step "cargo test --workspace"
 cargo test --workspace

@@ -87,6 +87,24 @@ enum Command {
         /// The `.strata` file.
         file: PathBuf,
     },
+    /// Compile a program to an executable for a real GPU: emits CUDA C++ and runs `nvcc` on it
+    /// (`$NVCC`, else `nvcc` on the PATH, else `.venv/bin/nvcc` from `scripts/setup-nvcc.sh`).
+    Build {
+        /// What to build for: `cuda` (NVIDIA GPUs).
+        #[arg(long, value_enum, default_value_t = BuildTarget::Cuda)]
+        target: BuildTarget,
+        /// The GPU architecture to compile for, as nvcc's `-arch` (e.g. `sm_80`, `sm_90`).
+        #[arg(long, default_value = "sm_80")]
+        arch: String,
+        /// Override a `const` item: `-D N=4096`.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        define: Vec<(String, u64)>,
+        /// The executable to write.
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+        /// The `.strata` file.
+        file: PathBuf,
+    },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
         /// The code, e.g. `E0501`.
@@ -110,6 +128,12 @@ enum Target {
     Cuda,
     /// The IR, printed for debugging.
     Ir,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum BuildTarget {
+    /// An executable for NVIDIA GPUs, compiled by nvcc.
+    Cuda,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -161,6 +185,9 @@ fn run(cli: Cli) -> u8 {
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
+        Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
+            build_cuda(&file, &arch, &define, &output)
+        }
         Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
             let opts = strata_sim::Options {
                 max_steps,
@@ -296,6 +323,81 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
             0
         }
     }
+}
+
+/// Where `nvcc` is: `$NVCC`, `nvcc` on the PATH, or the project's `.venv/bin/nvcc` (looked for
+/// from the current directory and from the `strata` executable's directory upwards).
+fn find_nvcc() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVCC").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let works = |p: &std::path::Path| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if works(std::path::Path::new("nvcc")) {
+        return Some(PathBuf::from("nvcc"));
+    }
+    let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+    starts
+        .into_iter()
+        .flatten()
+        .flat_map(|d| d.ancestors().map(|a| a.join(".venv/bin/nvcc")).collect::<Vec<_>>())
+        .find(|p| p.is_file() && works(p))
+}
+
+/// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
+fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    let (sources, _, program) = match compile(file, defines, Format::Human) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let cuda = match strata_cpu::emit_cuda(&program) {
+        Ok(c) => c,
+        Err(d) => {
+            report(&[*d], &sources, Format::Human);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    let Some(nvcc) = find_nvcc() else {
+        eprintln!(
+            "error: `nvcc` not found (looked at $NVCC, the PATH and .venv/bin/nvcc)\n  = help: `scripts/setup-nvcc.sh` installs NVIDIA's compiler from PyPI into .venv (no GPU needed), or set NVCC=/path/to/nvcc"
+        );
+        return EXIT_USAGE;
+    };
+    let dir = std::env::temp_dir().join(format!("strata-build-{}", std::process::id()));
+    let src = dir.join("program.cu");
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&src, cuda)) {
+        eprintln!("error: cannot write `{}`: {e}", src.display());
+        return EXIT_USAGE;
+    }
+    let args = ["-O3", "-Werror", "all-warnings", "-arch", arch, "-o"];
+    let result = std::process::Command::new(&nvcc).args(args).arg(output).arg(&src).output();
+    let code = match result {
+        Ok(out) if out.status.success() => 0,
+        Ok(out) => {
+            eprintln!(
+                "error: `{} {} {} {}` failed (this is a bug in Strata's CUDA emission unless the arch is wrong):\n{}",
+                nvcc.display(),
+                args.join(" "),
+                output.display(),
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Keep the source for the bug report.
+            return EXIT_PROGRAM_ERRORS;
+        }
+        Err(e) => {
+            eprintln!("error: cannot run `{}`: {e}", nvcc.display());
+            EXIT_USAGE
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    code
 }
 
 /// Checks, lowers and runs one program.
