@@ -86,8 +86,6 @@ struct Cx<'f> {
     next_thread: Option<String>,
     /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
     returns: bool,
-    /// Blocks are one-dimensional (`ty`, `tz` are always 0): a thread's index is its `tx`.
-    one_dim: bool,
 }
 
 impl<'p> Emitter<'p> {
@@ -171,7 +169,6 @@ impl<'p> Emitter<'p> {
             hoisted: HashSet::new(),
             next_thread: None,
             returns: false,
-            one_dim: false,
         };
         let linkage = if self.cuda { "" } else { "static " };
         writeln!(self.out, "{linkage}{sig} {{").ok();
@@ -208,7 +205,6 @@ impl<'p> Emitter<'p> {
             // once per block. Blocks of a kernel do equal work: a static schedule suffices.
             let FnKind::Kernel { grid, block, .. } = &f.kind else { unreachable_kernel() };
             cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
-            cx.one_dim = matches!(block[1], IExpr::Const(1)) && matches!(block[2], IExpr::Const(1));
             writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
             // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
             // folds the coordinate arithmetic (`tid % 256` is a mask, `tid / 1` disappears).
@@ -292,7 +288,6 @@ impl<'p> Emitter<'p> {
             hoisted: HashSet::new(),
             next_thread: None,
             returns: false,
-            one_dim: false,
         };
         let (all_const, bufs) = self.shared_layout(&cx, f)?;
         let params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
@@ -406,31 +401,51 @@ impl<'p> Emitter<'p> {
         let pad = "    ".repeat(ind);
         let label = format!("next_thread_{}", self.labels);
         self.labels += 1;
-        // In one-dimensional blocks, ranges on `tx` become the loop's bounds (a split's inactive
-        // half costs nothing); the rest are tests that skip the thread.
-        let (mut lo_b, mut hi_b, mut tests) = ("UINT64_C(0)".to_string(), "nthreads".to_string(), Vec::new());
+        // The block's threads are nested loops over `tz`, `ty`, `tx` (extents the kernel's type
+        // fixes at 1 get no loop). Ranges of a region on one coordinate become that loop's
+        // bounds (a split's inactive half costs nothing); other conditions skip the thread.
+        let FnKind::Kernel { block, .. } = &cx.f.kind else { unreachable_kernel() };
+        let dims = [
+            (DimName::Z, "tz", "BZ", &block[2]),
+            (DimName::Y, "ty", "BY", &block[1]),
+            (DimName::X, "tx", "BX", &block[0]),
+        ];
+        let mut bounds: Vec<(String, String)> =
+            dims.iter().map(|d| ("UINT64_C(0)".to_string(), d.2.to_string())).collect();
+        let mut tests = Vec::new();
         for (on, lo, hi) in set {
             let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
             let uniform = !iexpr_varies(cx, lo, usize::MAX) && !iexpr_varies(cx, hi, usize::MAX);
-            if cx.one_dim && uniform && matches!(on, IExpr::ThreadIdx(DimName::X)) {
-                if lo_c != "UINT64_C(0)" {
-                    lo_b = if lo_b == "UINT64_C(0)" { lo_c } else { format!("strata_max_u64({lo_b}, {lo_c})") };
+            let dim = dims.iter().position(|d| matches!(on, IExpr::ThreadIdx(x) if *x == d.0));
+            match dim {
+                Some(k) if uniform => {
+                    let (lo_b, hi_b) = &mut bounds[k];
+                    if lo_c != "UINT64_C(0)" {
+                        *lo_b = if lo_b == "UINT64_C(0)" { lo_c } else { format!("strata_max_u64({lo_b}, {lo_c})") };
+                    }
+                    *hi_b = format!("strata_min_u64({hi_b}, {hi_c})");
                 }
-                hi_b = format!("strata_min_u64({hi_b}, {hi_c})");
-            } else {
-                tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;"));
+                _ => tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;")),
             }
         }
-        writeln!(self.out, "{pad}for (uint64_t tid = {lo_b}; tid < {hi_b}; tid++) {{").ok();
+        let mut loops = String::new();
+        let mut fixed = Vec::new();
+        for ((_, name, whole, extent), (lo, hi)) in dims.iter().zip(&bounds) {
+            if matches!(extent, IExpr::Const(1)) && lo == "UINT64_C(0)" && hi == whole {
+                fixed.push(format!("{name} = 0"));
+            } else {
+                write!(loops, "for (uint64_t {name} = {lo}; {name} < {hi}; {name}++) ").ok();
+            }
+        }
+        writeln!(self.out, "{pad}{loops}{{").ok();
+        if !fixed.is_empty() {
+            writeln!(self.out, "{pad}    const uint64_t {};", fixed.join(", ")).ok();
+        }
+        writeln!(self.out, "{pad}    uint64_t tid = (tz * BY + ty) * BX + tx;").ok();
+        writeln!(self.out, "{pad}    (void)tid; (void)tx; (void)ty; (void)tz;").ok();
         if cx.returns {
             writeln!(self.out, "{pad}    if (done[tid]) continue;").ok();
         }
-        if cx.one_dim {
-            writeln!(self.out, "{pad}    uint64_t tx = tid, ty = 0, tz = 0;").ok();
-        } else {
-            writeln!(self.out, "{pad}    uint64_t tx = tid % BX, ty = (tid / BX) % BY, tz = tid / (BX * BY);").ok();
-        }
-        writeln!(self.out, "{pad}    (void)tx; (void)ty; (void)tz;").ok();
         cx.in_threads = true;
         for t in tests {
             writeln!(self.out, "{pad}    {t}").ok();
