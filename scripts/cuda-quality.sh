@@ -68,6 +68,17 @@ count_instrs() {
     fi
 }
 
+# Global loads of entry function $2 in cubin $1 as "read-only/all": read-only = LDG.E...CONSTANT,
+# the non-coherent path nvcc uses for `const T *__restrict__` data. "-" without nvdisasm.
+count_loads() {
+    [[ -n "$NVDISASM" ]] || { echo "-"; return; }
+    "$NVDISASM" -c "$1" | awk -v fn="$2" '
+        /^[ \t]*\.section[ \t]+\.text\./ { split($2, a, ","); on = (a[1] == ".text." fn); next }
+        /^[ \t]*\.section[ \t]/ { on = 0; next }
+        on && /[ \t]LDG\./ { all++; if (/CONSTANT/) ro++ }
+        END { printf "%d/%d\n", ro, all }'
+}
+
 # compile SRC ARCH OUTBASE: cubin (+ptx when needed) with -Werror all-warnings; ptxas log in OUTBASE.log
 compile() {
     local src=$1 arch=$2 out=$3
@@ -98,13 +109,14 @@ TABLE=$(mktemp)
     echo "Shared memory is the static \`__shared__\` size ptxas reports; the last column gives the"
     echo "dynamic shared memory each version requests at launch (Strata: the \`f<i>_smem()\` helper;"
     echo "hand-written: the third launch argument, which none of them uses)."
-    echo "Spills are spill-store + spill-load bytes, Strata / hand."
+    echo "Spills are spill-store + spill-load bytes, Strata / hand. Read-only loads: global loads that"
+    echo 'use the read-only (non-coherent, `LDG.E.CONSTANT`) path out of all global loads (`LDG`).'
     for arch in "${ARCHS[@]}"; do
         echo
         echo "### $arch"
         echo
-        echo "| kernel | Strata regs | hand regs | Strata smem | hand smem | spills | Strata instrs | hand instrs | dynamic smem |"
-        echo "|---|---:|---:|---:|---:|---|---:|---:|---|"
+        echo "| kernel | Strata regs | hand regs | Strata smem | hand smem | spills | Strata instrs | hand instrs | read-only loads | dynamic smem |"
+        echo "|---|---:|---:|---:|---:|---|---:|---:|---|---|"
         for b in "${BENCHES[@]}"; do
             s_log="$WORK/$b.strata.$arch.log"; h_log="$WORK/$b.hand.$arch.log"
             # Strata kernels: map f<i> (launched as `f<i><<<`) to the source name in strata_report_time.
@@ -117,7 +129,7 @@ TABLE=$(mktemp)
                 sins=$(count_instrs "$WORK/$b.strata.$arch.cubin" "$fn")
                 hins=$(count_instrs "$WORK/$b.hand.$arch.cubin" "$hfn")
                 if grep -q 'extern __shared__' "bench/cuda/$b.cu"; then hdyn=yes; else hdyn=no; fi
-                echo "| $b (\`$name\`) | $sregs | $hregs | $ssmem | $hsmem | $((sst + sld)) / $((hst + hld)) | $sins | $hins | Strata ${dyn:-no}, hand $hdyn |"
+                echo "| $b (\`$name\`) | $sregs | $hregs | $ssmem | $hsmem | $((sst + sld)) / $((hst + hld)) | $sins | $hins | Strata $(count_loads "$WORK/$b.strata.$arch.cubin" "$fn"), hand $(count_loads "$WORK/$b.hand.$arch.cubin" "$hfn") | Strata ${dyn:-no}, hand $hdyn |"
             done < <(parse_ptxas "$s_log")
         done
     done
