@@ -4,13 +4,19 @@
 # produces for each benchmark in bench/*.strata against a straightforward hand-written CUDA
 # version of the same algorithm (bench/cuda/<name>.cu), for sm_80 and sm_90.
 #
-# Usage: scripts/cuda-quality.sh
+# Usage: scripts/cuda-quality.sh [--what-if]
+# --what-if also prints (to stdout, not into the report) the sm_80 statistics of the emitted CUDA
+# after two mechanical edits that model emitter changes: R = `__restrict__` on every pointer
+# parameter of the kernel; S = signed 32-bit (`int32_t`) index arithmetic in the kernel body;
+# RS = both. Valid for these benchmarks only because every index fits in 31 bits.
 # Writes the generated part of docs/cuda-quality.md (between the `<!-- table:begin -->` and
 # `<!-- table:end -->` markers); the hand-written analysis outside the markers is preserved.
 # Needs no GPU: nvcc and ptxas come from scripts/setup-nvcc.sh (PyPI wheels). Instruction counts
 # come from nvdisasm (the nvidia-cuda-nvdisasm wheel, installed into .venv when missing); without
 # it the script falls back to counting PTX instructions and says so in the report.
 set -euo pipefail
+WHAT_IF=0
+[[ "${1:-}" == "--what-if" ]] && WHAT_IF=1
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -159,3 +165,23 @@ else
 fi
 rm -f "$TABLE"
 echo "cuda-quality: wrote $DOC" >&2
+
+if (( WHAT_IF )); then
+    to_i32='/^__global__ void f[0-9]+\(.*\{$/ { on = 1 } on && /^}/ { on = 0 }
+            on { gsub(/uint64_t/, "int32_t"); gsub(/UINT64_C/, "INT32_C"); gsub(/< 64 \?/, "< 31 ?") } { print }'
+    echo "what-if (sm_80): variant = regs / SASS instrs / read-only loads"
+    for b in "${BENCHES[@]}"; do
+        src="$WORK/$b.strata.cu"
+        cp "$src" "$WORK/$b.wi.R.cu"
+        sed -i -E '/^__global__ void f[0-9]+\(/ s/\* l([0-9]+)/* __restrict__ l\1/g' "$WORK/$b.wi.R.cu"
+        awk "$to_i32" "$src" >"$WORK/$b.wi.S.cu"
+        awk "$to_i32" "$WORK/$b.wi.R.cu" >"$WORK/$b.wi.RS.cu"
+        line="$b:"
+        for v in R S RS; do
+            compile "$WORK/$b.wi.$v.cu" sm_80 "$WORK/$b.wi.$v"
+            read -r fn regs _ _ _ < <(parse_ptxas "$WORK/$b.wi.$v.log" | head -1)
+            line="$line  $v=$regs/$(count_instrs "$WORK/$b.wi.$v.cubin" "$fn")/$(count_loads "$WORK/$b.wi.$v.cubin" "$fn")"
+        done
+        echo "$line"
+    done
+fi
