@@ -127,8 +127,18 @@ impl<'p> Emitter<'p> {
 
     fn signature(&self, i: usize, f: &Function) -> Result<String, E> {
         let mut params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
+        // A kernel's buffers never alias one another where one is written (a `&uniq` has no
+        // other alias; `&shrd` buffers are only read), so `__restrict__` is sound and lets nvcc
+        // use read-only loads and reorder loads across stores.
+        let kernel_cuda = self.cuda && matches!(f.kind, FnKind::Kernel { .. });
         for l in &f.params {
-            params.push(format!("{} l{l}", c_type(&f.locals[*l].ty, f.span)?));
+            let t = &f.locals[*l].ty;
+            let restrict = if kernel_cuda && matches!(t, Ty::Ref(_) | Ty::Owned(_) | Ty::Array { .. }) {
+                " __restrict__"
+            } else {
+                ""
+            };
+            params.push(format!("{}{restrict} l{l}", c_type(t, f.span)?));
         }
         let ret = if matches!(f.kind, FnKind::Kernel { .. }) && self.cuda {
             "__global__ void".to_string()
