@@ -970,8 +970,12 @@ impl<'p> Emitter<'p> {
                 )
             }
             Builtin::AtomicFetchAdd if self.cuda => format!("atomicAdd({}, {})", arg(0)?, arg(1)?),
-            Builtin::AtomicLoad if self.cuda => format!("atomicAdd({}, 0)", arg(0)?),
-            Builtin::AtomicStore if self.cuda => format!("(void)atomicExch({}, {})", arg(0)?, arg(1)?),
+            // Relaxed atomic loads and stores of an aligned 32-bit word: PTX treats `volatile`
+            // accesses as relaxed at system scope, so no read-modify-write is needed.
+            Builtin::AtomicLoad if self.cuda => format!("(*(volatile __typeof__(*({p})) *)({p}))", p = arg(0)?),
+            Builtin::AtomicStore if self.cuda => {
+                format!("(void)(*(volatile __typeof__(*({p})) *)({p}) = ({v}))", p = arg(0)?, v = arg(1)?)
+            }
             Builtin::AtomicFetchAddAt if self.cuda => {
                 let t = self.referent(cx, &args[0]);
                 let len = self.flat_len(cx, &t)?;
