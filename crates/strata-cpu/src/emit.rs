@@ -84,6 +84,8 @@ struct Cx<'f> {
     hoisted: HashSet<LocalId>,
     /// Label that ends the current thread's iteration (for `return` in thread code).
     next_thread: Option<String>,
+    /// The innermost statement with a span: where run-time errors of expressions are reported.
+    span: Span,
     /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
     returns: bool,
 }
@@ -178,6 +180,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            span: Span::DUMMY,
             returns: false,
         };
         let linkage = if self.cuda { "" } else { "static " };
@@ -297,6 +300,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            span: Span::DUMMY,
             returns: false,
         };
         let (all_const, bufs) = self.shared_layout(&cx, f)?;
@@ -493,6 +497,16 @@ impl<'p> Emitter<'p> {
     }
 
     fn stmt(&mut self, cx: &mut Cx, s: &Stmt, ind: usize) -> Result<(), E> {
+        let outer = cx.span;
+        if s.span() != Span::DUMMY {
+            cx.span = s.span();
+        }
+        let r = self.stmt_inner(cx, s, ind);
+        cx.span = outer;
+        r
+    }
+
+    fn stmt_inner(&mut self, cx: &mut Cx, s: &Stmt, ind: usize) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match s {
             Stmt::Let { local, init, .. } => {
@@ -727,7 +741,7 @@ impl<'p> Emitter<'p> {
             IExpr::Pow(a, b) => format!("strata_ipow({}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Value(v) => {
                 let s = self.expr(cx, v)?;
-                format!("strata_idx((int64_t)({s}), 0, 0)")
+                format!("strata_idx((int64_t)({s}), {}, {})", cx.span.lo, cx.span.hi)
             }
         })
     }
@@ -910,7 +924,7 @@ impl<'p> Emitter<'p> {
                 match op {
                     BinOp::Div | BinOp::Rem if int(&ta) && int(&tb) => {
                         let sym = op.symbol();
-                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail_any(909, 0, 0, \"division by zero\"); ({x}) {sym} d_; }})")
+                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail_any(909, {lo}, {hi}, \"division by zero\"); ({x}) {sym} d_; }})", lo = cx.span.lo, hi = cx.span.hi)
                     }
                     BinOp::Rem if !int(&ta) => format!("fmod({x}, {y})"),
                     _ => format!("({x} {} {y})", op.symbol()),

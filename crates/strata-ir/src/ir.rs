@@ -274,6 +274,24 @@ pub enum Stmt {
     Return(Option<Expr>),
 }
 
+impl Stmt {
+    /// The source span run-time errors inside this statement are reported at (`Span::DUMMY`
+    /// for statements that carry none, such as `Threads` and a plain expression statement).
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Let { span, .. }
+            | Stmt::For { span, .. }
+            | Stmt::While { span, .. }
+            | Stmt::If { span, .. }
+            | Stmt::Sync { span, .. }
+            | Stmt::Launch { span, .. } => *span,
+            Stmt::Store { place, .. } => place.span,
+            Stmt::Eval(Expr::Builtin(_, _, span) | Expr::Call { span, .. }) => *span,
+            _ => Span::DUMMY,
+        }
+    }
+}
+
 /// Where a local lives: host code, block-level code (one per block) or per thread.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Level {

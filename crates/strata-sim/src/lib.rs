@@ -226,17 +226,7 @@ impl Machine<'_, '_> {
     fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, threads: Option<()>) -> R<Flow> {
         self.stmt_inner(s, f, who, threads).map_err(|mut d| {
             if d.primary.span == Span::DUMMY {
-                let span = match s {
-                    Stmt::Let { span, .. }
-                    | Stmt::For { span, .. }
-                    | Stmt::While { span, .. }
-                    | Stmt::If { span, .. }
-                    | Stmt::Sync { span, .. }
-                    | Stmt::Launch { span, .. } => *span,
-                    Stmt::Store { place, .. } => place.span,
-                    Stmt::Eval(Expr::Builtin(_, _, span) | Expr::Call { span, .. }) => *span,
-                    _ => Span::DUMMY,
-                };
+                let span = s.span();
                 d.primary.span = span;
                 d.primary.message = if who.gpu {
                     format!("in thread {} of block {}", coords(who.thread), coords(who.block))
