@@ -3,6 +3,7 @@
 //! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
 //! errors. A panic is always a bug.
 
+mod bench_cmd;
 mod fmt_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -105,6 +106,31 @@ enum Command {
         /// The `.strata` file.
         file: PathBuf,
     },
+    /// Time the kernels of programs: runs each `main` repeatedly and reports every kernel's
+    /// median, minimum and maximum time per launch (compilation and host code are not timed).
+    Bench {
+        /// The device to run on.
+        #[arg(long, value_enum, default_value_t = Device::Cpu)]
+        device: Device,
+        /// Override a `const` item: `-D N=4096`.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        define: Vec<(String, u64)>,
+        /// Untimed runs before the timed ones.
+        #[arg(long, default_value_t = 1)]
+        warmup: usize,
+        /// Timed runs of each program.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Also write the results, with every sample, as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// `sim` without race detection.
+        #[arg(long)]
+        no_race_check: bool,
+        /// The `.strata` files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
         /// The code, e.g. `E0501`.
@@ -185,6 +211,10 @@ fn run(cli: Cli) -> u8 {
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
+        Command::Bench { device, define, warmup, runs, json, no_race_check, files } => {
+            let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
+            bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, sim })
+        }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
             build_cuda(&file, &arch, &define, &output)
         }

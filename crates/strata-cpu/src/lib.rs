@@ -100,7 +100,28 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
 /// Runs a compiled program, copying its standard output to `out`. `file` is the source the
 /// program's spans point into.
 pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<Diagnostic>> {
-    let mut child = Command::new(exe)
+    execute_with(exe, file, out, None)
+}
+
+/// Like [`execute`], and returns every kernel launch in order: the kernel's name and its wall
+/// time in seconds, measured around the launch only (no compilation, no host code).
+pub fn execute_timed(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
+    let mut times = Vec::new();
+    execute_with(exe, file, out, Some(&mut times))?;
+    Ok(times)
+}
+
+fn execute_with(
+    exe: &Path,
+    file: FileId,
+    out: &mut dyn Write,
+    mut times: Option<&mut Vec<(String, f64)>>,
+) -> Result<(), Box<Diagnostic>> {
+    let mut cmd = Command::new(exe);
+    if times.is_some() {
+        cmd.env("STRATA_TIME", "1");
+    }
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -127,7 +148,11 @@ pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<
     let status = child.wait().map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
     let stderr = err_thread.join().unwrap_or_default();
     for line in stderr.lines().filter(|l| !l.starts_with("STRATA-ERROR ")) {
-        eprintln!("{line}");
+        let timing = line.strip_prefix("STRATA-TIME ").and_then(|r| r.rsplit_once(' '));
+        match (timing.and_then(|(k, t)| Some((k, t.parse::<f64>().ok()?))), times.as_deref_mut()) {
+            (Some((kernel, secs)), Some(times)) => times.push((kernel.to_string(), secs)),
+            _ => eprintln!("{line}"),
+        }
     }
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("STRATA-ERROR ") {

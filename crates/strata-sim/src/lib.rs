@@ -40,6 +40,8 @@ impl Default for Options {
 pub struct Stats {
     pub thread_steps: u64,
     pub launches: u64,
+    /// Every launch in order: the kernel's name and its wall time in seconds (`strata bench`).
+    pub launch_times: Vec<(String, f64)>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -301,7 +303,10 @@ impl Machine<'_, '_> {
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
-                self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?
+                let t0 = std::time::Instant::now();
+                self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?;
+                let name = self.program.functions[*kernel].name.clone();
+                self.stats.launch_times.push((name, t0.elapsed().as_secs_f64()));
             }
             Stmt::Return(v) => {
                 let v = match v {

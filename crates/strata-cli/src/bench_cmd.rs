@@ -1,0 +1,147 @@
+//! `strata bench FILE…`: runs each program's `main` several times on a device and reports the
+//! time of every kernel (median, minimum, maximum and spread over all its launches). Only the
+//! launches are timed: checking, lowering, the C compiler (cached) and host code are not.
+
+use crate::{compile, report, Device, Format, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+pub struct BenchOptions {
+    pub device: Device,
+    pub defines: Vec<(String, u64)>,
+    pub warmup: usize,
+    pub runs: usize,
+    pub json: Option<PathBuf>,
+    pub sim: strata_sim::Options,
+}
+
+/// The launches of one kernel of one program.
+struct KernelTimes {
+    file: String,
+    kernel: String,
+    secs: Vec<f64>,
+}
+
+pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
+    if opts.runs == 0 {
+        eprintln!("error: `--runs` must be at least 1");
+        return EXIT_USAGE;
+    }
+    let mut results: Vec<KernelTimes> = Vec::new();
+    let progress = std::io::stderr().is_terminal();
+    for file in files {
+        let (sources, id, program) = match compile(file, &opts.defines, Format::Human) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+        // Built once, outside the timed runs.
+        let exe = match opts.device {
+            Device::Cpu => {
+                match strata_cpu::emit_c(&program).and_then(|c| strata_cpu::build(&c, &strata_cpu::cache_dir())) {
+                    Ok(exe) => Some(exe),
+                    Err(d) => {
+                        report(&[*d], &sources, Format::Human);
+                        return EXIT_PROGRAM_ERRORS;
+                    }
+                }
+            }
+            Device::Sim => None,
+        };
+        let total = opts.warmup + opts.runs;
+        for i in 0..total {
+            if progress {
+                let bar: String = (0..20).map(|k| if k * total < 20 * (i + 1) { '#' } else { '.' }).collect();
+                eprint!("\r{} [{bar}] run {}/{total}", file.display(), i + 1);
+                let _ = std::io::stderr().flush();
+            }
+            let mut sink = std::io::sink();
+            let times = match &exe {
+                Some(exe) => strata_cpu::execute_timed(exe, id, &mut sink),
+                None => strata_sim::run(&program, &opts.sim, &mut sink).map(|s| s.launch_times),
+            };
+            let times = match times {
+                Ok(t) => t,
+                Err(d) => {
+                    if progress {
+                        eprintln!();
+                    }
+                    report(&[*d], &sources, Format::Human);
+                    return EXIT_PROGRAM_ERRORS;
+                }
+            };
+            if i < opts.warmup {
+                continue;
+            }
+            for (kernel, secs) in times {
+                let name = file.display().to_string();
+                match results.iter_mut().find(|r| r.file == name && r.kernel == kernel) {
+                    Some(r) => r.secs.push(secs),
+                    None => results.push(KernelTimes { file: name, kernel, secs: vec![secs] }),
+                }
+            }
+        }
+        if progress {
+            eprintln!();
+        }
+    }
+    let device = match opts.device {
+        Device::Cpu => "cpu",
+        Device::Sim => "sim",
+    };
+    println!("device {device}, {} run(s) after {} warm-up run(s); times per launch", opts.runs, opts.warmup);
+    println!(
+        "{:<40} {:<20} {:>8} {:>12} {:>12} {:>12} {:>8}",
+        "file", "kernel", "launches", "median ms", "min ms", "max ms", "spread"
+    );
+    let mut json =
+        format!("{{\"device\": \"{device}\", \"runs\": {}, \"warmup\": {}, \"kernels\": [", opts.runs, opts.warmup);
+    for (i, r) in results.iter_mut().enumerate() {
+        r.secs.sort_by(f64::total_cmp);
+        let n = r.secs.len();
+        let median = if n % 2 == 1 { r.secs[n / 2] } else { (r.secs[n / 2 - 1] + r.secs[n / 2]) / 2.0 };
+        let (min, max) = (r.secs[0], r.secs[n - 1]);
+        let spread = if median > 0.0 { (max - min) / median * 100.0 } else { 0.0 };
+        println!(
+            "{:<40} {:<20} {:>8} {:>12.4} {:>12.4} {:>12.4} {:>7.1}%",
+            r.file,
+            r.kernel,
+            n,
+            median * 1e3,
+            min * 1e3,
+            max * 1e3,
+            spread
+        );
+        let samples: Vec<String> = r.secs.iter().map(|s| format!("{s:e}")).collect();
+        json.push_str(&format!(
+            "{}\n  {{\"file\": \"{}\", \"kernel\": \"{}\", \"launches\": {n}, \"median_s\": {median:e}, \"min_s\": {min:e}, \"max_s\": {max:e}, \"samples_s\": [{}]}}",
+            if i == 0 { "" } else { "," },
+            json_escape(&r.file),
+            json_escape(&r.kernel),
+            samples.join(", ")
+        ));
+    }
+    json.push_str("\n]}\n");
+    if results.is_empty() {
+        println!("(no kernel launches)");
+    }
+    if let Some(path) = &opts.json {
+        if let Err(e) = std::fs::write(path, json) {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            return EXIT_USAGE;
+        }
+    }
+    0
+}
+
+fn json_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
