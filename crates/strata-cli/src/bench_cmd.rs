@@ -12,6 +12,7 @@ pub struct BenchOptions {
     pub warmup: usize,
     pub runs: usize,
     pub json: Option<PathBuf>,
+    pub svg: Option<PathBuf>,
     pub sim: strata_sim::Options,
 }
 
@@ -124,6 +125,12 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     if results.is_empty() {
         println!("(no kernel launches)");
     }
+    if let Some(path) = &opts.svg {
+        if let Err(e) = chart(path, device, &results) {
+            eprintln!("error: cannot draw `{}`: {e}", path.display());
+            return EXIT_USAGE;
+        }
+    }
     if let Some(path) = &opts.json {
         if let Err(e) = std::fs::write(path, json) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
@@ -131,6 +138,52 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
         }
     }
     0
+}
+
+/// A bar chart of the median time per launch of every kernel, with its min–max range.
+fn chart(path: &std::path::Path, device: &str, results: &[KernelTimes]) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let stats: Vec<(String, f64, f64, f64)> = results
+        .iter()
+        .map(|r| {
+            let n = r.secs.len();
+            let median = if n % 2 == 1 { r.secs[n / 2] } else { (r.secs[n / 2 - 1] + r.secs[n / 2]) / 2.0 };
+            let file =
+                std::path::Path::new(&r.file).file_stem().map_or(r.file.clone(), |s| s.to_string_lossy().into_owned());
+            (format!("{file}:{}", r.kernel), median * 1e3, r.secs[0] * 1e3, r.secs[n - 1] * 1e3)
+        })
+        .collect();
+    let top = stats.iter().map(|s| s.3).fold(0.0, f64::max).max(1e-6) * 1.1;
+    let width = 160 + 90 * stats.len().max(1) as u32;
+    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(format!("kernel time per launch on {device} (median, bar: min-max)"), ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(60)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..stats.len()).into_segmented(), 0.0..top)?;
+    let names: Vec<String> = stats.iter().map(|s| s.0.clone()).collect();
+    ctx.configure_mesh()
+        .disable_x_mesh()
+        .y_desc("ms")
+        .x_labels(stats.len().max(1))
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(i) => names.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .draw()?;
+    ctx.draw_series(stats.iter().enumerate().map(|(i, s)| {
+        let mut bar =
+            Rectangle::new([(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), s.1)], BLUE.mix(0.6).filled());
+        bar.set_margin(0, 0, 12, 12);
+        bar
+    }))?;
+    ctx.draw_series(stats.iter().enumerate().map(|(i, s)| {
+        PathElement::new(vec![(SegmentValue::CenterOf(i), s.2), (SegmentValue::CenterOf(i), s.3)], BLACK)
+    }))?;
+    root.present()?;
+    Ok(())
 }
 
 fn json_escape(s: &str) -> String {

@@ -124,6 +124,9 @@ enum Command {
         /// Also write the results, with every sample, as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also draw the medians (with min-max ranges) as an SVG bar chart to this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
         /// `sim` without race detection.
         #[arg(long)]
         no_race_check: bool,
@@ -211,9 +214,9 @@ fn run(cli: Cli) -> u8 {
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
-        Command::Bench { device, define, warmup, runs, json, no_race_check, files } => {
+        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
             let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
-            bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, sim })
+            bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
             build_cuda(&file, &arch, &define, &output)

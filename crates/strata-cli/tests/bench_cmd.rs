@@ -35,6 +35,26 @@ fn bench_reports_every_launch_of_every_kernel_on_both_devices() {
 }
 
 #[test]
+fn bench_draws_an_svg_chart_with_a_bar_per_kernel() {
+    let svg = std::env::temp_dir().join(format!("strata-bench-{}.svg", std::process::id()));
+    let out = strata()
+        .args(["bench", "--device", "sim", "--runs", "1", "--svg"])
+        .arg(&svg)
+        .args(["examples/array_sum.strata", "examples/block_reduction.strata"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let _ = std::fs::remove_file(&svg);
+    assert!(text.starts_with("<svg"), "{text}");
+    for label in ["array_sum:sum", "block_reduction:reduce"] {
+        assert!(text.contains(label), "no label {label} in {text}");
+    }
+    // The background plus one bar per kernel.
+    assert_eq!(text.matches("<rect").count(), 3, "{text}");
+}
+
+#[test]
 fn bench_of_a_failing_program_reports_the_error_and_exits_1() {
     let out =
         strata().args(["bench", "--runs", "1", "tests/corpus/run/div_zero_on_host_average.strata"]).output().unwrap();
