@@ -1062,8 +1062,40 @@ impl<'p> Emitter<'p> {
                     arg(0)?
                 )
             }
+            Builtin::Print if args.len() > 1 => self.print_nested(cx, &args[0], &args[1..])?,
             Builtin::Print => self.print(cx, &args[0])?,
         })
+    }
+
+    /// Prints the array of dimensions `dims` (outermost first) that starts at pointer `e`, as
+    /// nested lists: before element k, one `[` per level whose block starts at k; after it, one
+    /// `]` per level whose block ends there.
+    fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr]) -> Result<String, E> {
+        let v = self.expr(cx, e)?;
+        let t = self.expr_ty(cx, e);
+        let inner = match &t {
+            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
+            other => other.clone(),
+        };
+        let f = match leaf(&inner) {
+            Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
+            Ty::Scalar(ScalarTy::F64) => "strata_print_f64",
+            Ty::Scalar(ScalarTy::I32 | ScalarTy::AtomicI32) => "strata_print_i32",
+            Ty::Scalar(ScalarTy::I64) => "strata_print_i64",
+            Ty::Scalar(ScalarTy::U32 | ScalarTy::AtomicU32) => "strata_print_u32",
+            Ty::Scalar(ScalarTy::U64) | Ty::Nat => "strata_print_u64",
+            Ty::Scalar(ScalarTy::Bool) => "strata_print_bool",
+            _ => return Err(unsupported(cx.f.span, "printing this value")),
+        };
+        let dims: Vec<String> = dims.iter().map(|d| self.expr(cx, d)).collect::<Result<_, _>>()?;
+        let n = dims.len();
+        Ok(format!(
+            "({{ const uint64_t d_[{n}] = {{{}}}; uint64_t s_[{n}]; uint64_t total_ = 1; for (int i_ = {n} - 1; i_ >= 0; i_--) {{ total_ *= d_[i_]; s_[i_] = total_; }} \
+if (total_ == 0) fputs(\"[]\", stdout); \
+for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (int i_ = 0; i_ < {n}; i_++) if (k_ % s_[i_] == 0) putchar('['); {f}(({v})[k_]); for (int i_ = 0; i_ < {n}; i_++) if ((k_ + 1) % s_[i_] == 0) putchar(']'); }} \
+putchar('\\n'); }})",
+            dims.join(", ")
+        ))
     }
 
     fn print(&self, cx: &Cx, e: &Expr) -> Result<String, E> {

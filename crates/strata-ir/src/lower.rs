@@ -799,6 +799,14 @@ impl FnLower<'_, '_> {
             "fill_random" => Some(Builtin::FillRandom),
             _ => None,
         };
+        // Printing a (sub-)array: the printer needs its shape, which the flat IR loses.
+        if builtin == Some(Builtin::Print) && args.len() == 1 {
+            if let Some((arg, dims)) = self.printed_array(&args[0]) {
+                let mut all = vec![arg];
+                all.extend(dims.into_iter().map(Expr::Nat));
+                return Expr::Builtin(Builtin::Print, all, span);
+            }
+        }
         let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
         if let Some(b) = builtin {
             return Expr::Builtin(b, lowered, span);
@@ -901,6 +909,37 @@ impl FnLower<'_, '_> {
 
     // --------------------------------------------------------------------------------------------
     // Places
+
+    /// For `println(e)` where `e` is a sub-array (`h[1]` of a 2-D `h`) or a reference to a
+    /// multi-dimensional array: a pointer to its first element and its dimensions, outermost
+    /// first. `None` (and no diagnostics) for everything else, which prints as before.
+    fn printed_array(&mut self, e: &ast::Expr) -> Option<(Expr, Vec<IExpr>)> {
+        use ExprKind as K;
+        if !matches!(e.kind, K::Path(_) | K::Index(..) | K::Select(..) | K::Deref(_) | K::Field(..) | K::Paren(_)) {
+            return None;
+        }
+        let errors = self.l.errors.len();
+        let result = self.pstate(e).and_then(|st| match &st.arr {
+            Some(a) if !a.viewed && a.fixed.len() < a.dims.len() => {
+                let dims = a.dims[a.fixed.len()..].to_vec();
+                Some((Expr::Ref(self.finish(st, e.span)?), dims))
+            }
+            Some(_) => None,
+            None => {
+                let (Ty::Ref(inner) | Ty::Owned(inner)) = &st.ty else { return None };
+                let mut dims = Vec::new();
+                let mut t = &**inner;
+                while let Ty::Array { elem, len } = t {
+                    dims.push(len.clone());
+                    t = elem;
+                }
+                (dims.len() >= 2).then_some(())?;
+                Some((Expr::Load(self.finish(st, e.span)?), dims))
+            }
+        });
+        self.l.errors.truncate(errors);
+        result
+    }
 
     fn place(&mut self, e: &ast::Expr) -> Option<Place> {
         let st = self.pstate(e)?;

@@ -143,6 +143,17 @@ enum Flow {
     Return(Value),
 }
 
+/// `flat` (row-major) as nested arrays with dimensions `dims`, outermost first.
+fn nest(flat: &[Value], dims: &[u64]) -> Value {
+    match dims {
+        [] | [_] => Value::Array(flat.to_vec()),
+        [_, inner @ ..] => {
+            let step = inner.iter().product::<u64>().max(1) as usize;
+            Value::Array(flat.chunks(step).map(|c| nest(c, inner)).collect())
+        }
+    }
+}
+
 /// Runs `program` from `main`, printing to `out`.
 pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result<Stats, Box<Diagnostic>> {
     let Some(entry) = program.entry else {
@@ -828,6 +839,21 @@ impl Machine<'_, '_> {
                         None => Value::U64(x % 100).cast(ScalarTy::I32),
                     };
                 }
+                Value::Unit
+            }
+            Builtin::Print if vs.len() > 1 => {
+                // A (sub-)array with its dimensions: nested lists, outermost first.
+                let dims: Vec<u64> = vs[1..].iter().map(|d| d.as_u64().unwrap_or(0)).collect();
+                let total: u64 = dims.iter().product();
+                let (buf, off) = match arg(0) {
+                    Value::Ref { buf, off } => (buf, off),
+                    Value::Owned { buf } => (buf, 0),
+                    _ => return Err(fail(codes::UNSUPPORTED, "printing this value", span, "not an array")),
+                };
+                let data = &self.buffers[buf].data;
+                let end = (off + total).min(data.len() as u64);
+                let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
+                let _ = writeln!(self.out, "{}", nest(&flat, &dims));
                 Value::Unit
             }
             Builtin::Print => {
