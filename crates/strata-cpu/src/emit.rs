@@ -959,6 +959,13 @@ impl<'p> Emitter<'p> {
     fn builtin(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
         let arg = |i: usize| args.get(i).map(|a| self.expr(cx, a)).unwrap_or(Ok("0".into()));
         let (lo, hi) = (span.lo, span.hi);
+        // `&a[i]` for `atomic_fetch_add_at(a, i, v)`, the index checked against `a`'s length.
+        let elem_at = || -> Result<String, E> {
+            let t = args.first().map_or(Ty::Nat, |a| self.referent(cx, a));
+            let len = self.flat_len(cx, &t)?;
+            let i = arg(1)?;
+            Ok(format!("&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})]", arg(0)?))
+        };
         Ok(match b {
             Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
             Builtin::GlobalAllocCopy if self.cuda => {
@@ -990,16 +997,7 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicStore if self.cuda => {
                 format!("(void)(*(volatile __typeof__(*({p})) *)({p}) = ({v}))", p = arg(0)?, v = arg(1)?)
             }
-            Builtin::AtomicFetchAddAt if self.cuda => {
-                let t = self.referent(cx, &args[0]);
-                let len = self.flat_len(cx, &t)?;
-                format!(
-                    "atomicAdd(&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})], {})",
-                    arg(0)?,
-                    arg(2)?,
-                    i = arg(1)?
-                )
-            }
+            Builtin::AtomicFetchAddAt if self.cuda => format!("atomicAdd({}, {})", elem_at()?, arg(2)?),
             Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
@@ -1014,35 +1012,15 @@ impl<'p> Emitter<'p> {
             // A block's threads run one after another on one OS thread, so atomics on the block's
             // own shared memory need no locked instruction; global memory stays atomic.
             Builtin::AtomicFetchAdd if args.first().is_some_and(|a| block_private(cx, a)) => {
-                format!(
-                    "({{ __typeof__(*({p})) *p_ = ({p}); __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})",
-                    p = arg(0)?,
-                    v = arg(1)?
-                )
+                plain_fetch_add(&arg(0)?, &arg(1)?)
             }
             Builtin::AtomicFetchAddAt if args.first().is_some_and(|a| block_private(cx, a)) => {
-                let t = self.referent(cx, &args[0]);
-                let len = self.flat_len(cx, &t)?;
-                format!(
-                    "({{ __typeof__(&({a})[0]) p_ = &({a})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})]; __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})",
-                    a = arg(0)?,
-                    i = arg(1)?,
-                    v = arg(2)?
-                )
+                plain_fetch_add(&elem_at()?, &arg(2)?)
             }
             Builtin::AtomicFetchAdd => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
-            Builtin::AtomicFetchAddAt => {
-                let t = self.referent(cx, &args[0]);
-                let len = self.flat_len(cx, &t)?;
-                format!(
-                    "__atomic_fetch_add(&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})], {}, __ATOMIC_RELAXED)",
-                    arg(0)?,
-                    arg(2)?,
-                    i = arg(1)?
-                )
-            }
+            Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
             Builtin::Assert => {
                 format!("(({}) ? (void)0 : strata_fail(908, {lo}, {hi}, \"assertion failed\"))", arg(0)?)
             }
@@ -1298,6 +1276,12 @@ fn stmt_any(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool) -> bool {
             Stmt::If { then, els, .. } => then.iter().chain(els).any(|x| stmt_any(x, pred)),
             _ => false,
         }
+}
+
+/// `*p += v`, returning the old value, without a locked instruction (for memory no other OS
+/// thread can touch).
+fn plain_fetch_add(p: &str, v: &str) -> String {
+    format!("({{ __typeof__(*({p})) *p_ = ({p}); __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})")
 }
 
 /// Does `e` point into the current kernel's shared memory (private to one block)?
