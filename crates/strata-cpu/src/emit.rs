@@ -188,7 +188,7 @@ impl<'p> Emitter<'p> {
         if kernel && self.cuda {
             self.cuda_kernel_body(&mut cx, f)?;
         } else if kernel {
-            let FnKind::Kernel { shared, .. } = &f.kind else { unreachable_kernel() };
+            let FnKind::Kernel { shared, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
             // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
             let mut hoisted = HashSet::new();
             collect_hoisted(&f.body, &mut hoisted);
@@ -216,7 +216,7 @@ impl<'p> Emitter<'p> {
             // One OpenMP team member runs whole blocks one after another, so the block's scratch
             // (shared memory, per-thread values, `done` flags) is allocated once per member, not
             // once per block. Blocks of a kernel do equal work: a static schedule suffices.
-            let FnKind::Kernel { grid, block, .. } = &f.kind else { unreachable_kernel() };
+            let FnKind::Kernel { grid, block, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
             cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
             writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
             // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
@@ -418,7 +418,7 @@ impl<'p> Emitter<'p> {
         // The block's threads are nested loops over `tz`, `ty`, `tx` (extents the kernel's type
         // fixes at 1 get no loop). Ranges of a region on one coordinate become that loop's
         // bounds (a split's inactive half costs nothing); other conditions skip the thread.
-        let FnKind::Kernel { block, .. } = &cx.f.kind else { unreachable_kernel() };
+        let FnKind::Kernel { block, .. } = &cx.f.kind else { return Err(not_a_kernel(cx.f.span)) };
         let dims = [
             (DimName::Z, "tz", "BZ", &block[2]),
             (DimName::Y, "ty", "BY", &block[1]),
@@ -1136,8 +1136,9 @@ fn c_string(s: &str) -> String {
     out
 }
 
-fn unreachable_kernel() -> ! {
-    unreachable!("matched a kernel just above")
+/// Kernel-only code reached for another function: a compiler bug, reported instead of a panic.
+fn not_a_kernel(span: Span) -> E {
+    unsupported(span, "block and thread code outside a kernel")
 }
 
 /// The barrier-free segments of the thread regions in `body`, split exactly as `region` splits

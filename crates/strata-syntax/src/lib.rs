@@ -60,7 +60,23 @@ fn parse_impl(file: FileId, src: &str, erase: bool) -> Parsed {
             Err(_) => parse_here(file, src, erase, None),
         }
     });
-    parsed.unwrap_or_else(|| unreachable!("without a stack budget the parser always finishes"))
+    // Without a stack budget the parser always finishes; should it not, the input is reported
+    // as too deeply nested rather than taking the compiler down.
+    parsed.unwrap_or_else(|| too_deep(file, src))
+}
+
+/// An empty module with E0012 at the start of the file.
+fn too_deep(file: FileId, src: &str) -> Parsed {
+    let span = strata_diag::Span::new(file, 0, 0);
+    let d = Diagnostic::error(
+        strata_diag::codes::NESTING_TOO_DEEP,
+        "nesting too deep",
+        span,
+        "the parser ran out of stack",
+    )
+    .with_note("split deeply nested expressions into several `let` statements");
+    let whole = strata_diag::Span::new(file, 0, src.len() as u32);
+    Parsed { module: ast::Module { items: Vec::new(), span: whole }, diagnostics: vec![d], comments: Vec::new() }
 }
 
 /// Lexes and parses on this thread; `None` if `stack_budget` ran out.

@@ -1360,24 +1360,15 @@ impl<'a> Parser<'a> {
 
     /// Applies one postfix operation to `e`; the flag says whether one was applied.
     fn postfix_step(&mut self, e: Expr, lo: Span) -> PResult<(Expr, bool)> {
-        let is_path = matches!(e.kind, ExprKind::Path(_));
+        let Expr { kind, span } = e;
+        let e = match kind {
+            ExprKind::Path(func) => match self.call_of_path(func)? {
+                Ok(call) => return Ok((Expr { kind: call, span: self.span_from(lo) }, true)),
+                Err(func) => Expr { kind: ExprKind::Path(func), span },
+            },
+            kind => Expr { kind, span },
+        };
         let kind = match self.peek() {
-            Tok::LParen if is_path => {
-                let ExprKind::Path(func) = e.kind else { unreachable_path() };
-                let args = self.call_args()?;
-                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: None, args }
-            }
-            Tok::ColonColon if is_path && self.nth(1).kind == Tok::Lt => {
-                let ExprKind::Path(func) = e.kind else { unreachable_path() };
-                self.call_with_generics(func)?
-            }
-            Tok::Lt if is_path && self.at_glued(Tok::Lt, 3) => {
-                // The paper's error example writes launches without `::`: `f<<<X<1>, X<n>>>>(v)`.
-                let ExprKind::Path(func) = e.kind else { unreachable_path() };
-                let launch = self.launch_config()?;
-                let args = self.call_args()?;
-                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: Some(launch), args }
-            }
             Tok::LBracket if self.at_glued(Tok::LBracket, 2) => {
                 let open = self.bump();
                 self.bump();
@@ -1453,6 +1444,24 @@ impl<'a> Parser<'a> {
 
     /// After a path and `::<`: generic arguments, then optionally `::<e>` (an execution resource)
     /// or `::<<<grid, block>>>` (a launch), then the arguments.
+    /// A call of the function named by `func`, if one follows; otherwise `func` back.
+    fn call_of_path(&mut self, func: Vec<Ident>) -> PResult<Result<ExprKind, Vec<Ident>>> {
+        Ok(Ok(match self.peek() {
+            Tok::LParen => {
+                let args = self.call_args()?;
+                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: None, args }
+            }
+            Tok::ColonColon if self.nth(1).kind == Tok::Lt => self.call_with_generics(func)?,
+            Tok::Lt if self.at_glued(Tok::Lt, 3) => {
+                // The paper's error example writes launches without `::`: `f<<<X<1>, X<n>>>>(v)`.
+                let launch = self.launch_config()?;
+                let args = self.call_args()?;
+                ExprKind::Call { func, generics: Vec::new(), exec: None, launch: Some(launch), args }
+            }
+            _ => return Ok(Err(func)),
+        }))
+    }
+
     fn call_with_generics(&mut self, func: Vec<Ident>) -> PResult<ExprKind> {
         let mut generics = Vec::new();
         let mut exec = None;
@@ -1763,11 +1772,6 @@ impl<'a> Parser<'a> {
 fn stack_position() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
-}
-
-fn unreachable_path() -> ! {
-    // Only called after matching `ExprKind::Path` just above.
-    unreachable!("expression was checked to be a path")
 }
 
 /// Expressions that end in a block need no `;` to be followed by another statement.
