@@ -624,29 +624,22 @@ impl Machine<'_, '_> {
             IExpr::ThreadIdx(d) => who.thread[dims(*d)],
             IExpr::BlockDim(d) => l.map_or(1, |l| l.block[dims(*d)]),
             IExpr::GridDim(d) => l.map_or(1, |l| l.grid[dims(*d)]),
-            IExpr::Add(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                a.checked_add(b).ok_or_else(over)?
-            }
-            IExpr::Sub(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                a.checked_sub(b).ok_or_else(over)?
-            }
-            IExpr::Mul(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                a.checked_mul(b).ok_or_else(over)?
-            }
-            IExpr::Div(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                a.checked_div(b).ok_or_else(over)?
-            }
-            IExpr::Rem(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                a.checked_rem(b).ok_or_else(over)?
-            }
-            IExpr::Pow(a, b) => {
-                let (a, b) = bin(self, a, b)?;
-                u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or_else(over)?
+            IExpr::Add(a, b)
+            | IExpr::Sub(a, b)
+            | IExpr::Mul(a, b)
+            | IExpr::Div(a, b)
+            | IExpr::Rem(a, b)
+            | IExpr::Pow(a, b) => {
+                let (x, y) = bin(self, a, b)?;
+                let result = match e {
+                    IExpr::Add(..) => x.checked_add(y),
+                    IExpr::Sub(..) => x.checked_sub(y),
+                    IExpr::Mul(..) => x.checked_mul(y),
+                    IExpr::Div(..) => x.checked_div(y),
+                    IExpr::Rem(..) => x.checked_rem(y),
+                    _ => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+                };
+                result.ok_or_else(over)?
             }
             IExpr::Value(v) => {
                 let mut fr = Frame { func: f.func, locals: f.locals.clone(), nats: f.nats.clone() };
