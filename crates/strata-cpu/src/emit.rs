@@ -121,7 +121,14 @@ impl<'p> Emitter<'p> {
             self.function(i, f)?;
         }
         let Some(entry) = self.p.entry else {
-            return Err(unsupported(Span::DUMMY, "a program without `main`"));
+            // The same report as `sim`'s: nothing is wrong with the program, there is just
+            // nothing to run.
+            return Err(Box::new(Diagnostic::error(
+                codes::UNSUPPORTED,
+                "the program has no `main` function",
+                Span::DUMMY,
+                "nothing to run",
+            )));
         };
         writeln!(self.out, "int main(void) {{\n    f{entry}();\n    fflush(stdout);\n    return 0;\n}}").ok();
         Ok(self.out)
