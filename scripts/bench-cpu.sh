@@ -6,7 +6,7 @@
 #   RUNS=5 scripts/bench-cpu.sh     more repetitions on a noisy machine
 #
 # Builds `strata` in release, compiles the hand-written C baselines (bench/baseline/*.c) with
-# the same flags as the cpu device (cc -O3 -march=native -fopenmp), then runs every Strata
+# the same flags as the cpu device (cc -O3 -march=native -fwrapv -ffp-contract=off -fopenmp), then runs every Strata
 # program of bench/ with STRATA_TIME=1 and its baseline RUNS times each, alternating, and takes
 # the median of all per-launch kernel times (each process launches its kernel REPS times). It
 # prints a markdown table: kernel, Strata time, C time, ratio Strata/C, bytes moved per launch,
@@ -20,7 +20,7 @@ SMALL=0
 if [[ "${1:-}" == "--small" ]]; then SMALL=1; fi
 RUNS=${RUNS:-$([[ $SMALL == 1 ]] && echo 1 || echo 3)}
 CC=${CC:-cc}
-CFLAGS="-O3 -march=native -fopenmp"
+CFLAGS="-O3 -march=native -fwrapv -ffp-contract=off -fopenmp"
 OUT="$ROOT/target/bench-cpu"
 mkdir -p "$OUT"
 rm -f "$OUT"/*.log

@@ -119,6 +119,9 @@ pub struct TypeTable {
     pub literals: HashMap<Span, Ty>,
     /// The callee's size (`nat`) arguments at every call and launch, by the call's span.
     pub call_nats: HashMap<Span, Vec<(String, Nat)>>,
+    /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
+    /// the exchanged scalar type from it).
+    pub shuffle_types: HashMap<Span, ScalarTy>,
 }
 
 pub struct FnCx<'p> {
@@ -2191,7 +2194,7 @@ impl<'p> FnCx<'p> {
             return Ty::Error;
         }
         // `println("text")`: a string literal is printable, though not a value.
-        if name == "println"
+        if (name == "println" || name == "print")
             && args.len() == 1
             && matches!(args[0].kind, ExprKind::Lit(ast::Lit::Str(_)))
             && generics.is_empty()
@@ -2200,8 +2203,8 @@ impl<'p> FnCx<'p> {
                 self.error(
                     codes::WRONG_EXEC,
                     fspan,
-                    "`println` cannot be called here",
-                    format!("`println` runs on the CPU, but this code is executed by {}", self.level().describe()),
+                    format!("`{name}` cannot be called here"),
+                    format!("`{name}` runs on the CPU, but this code is executed by {}", self.level().describe()),
                 );
             }
             return Ty::UNIT;
@@ -2299,7 +2302,7 @@ impl<'p> FnCx<'p> {
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
-        let reads_only = name == "println";
+        let reads_only = name == "println" || name == "print";
         let moved_before: Vec<Option<Span>> =
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         for (i, a) in args.iter().enumerate() {
@@ -2419,7 +2422,22 @@ impl<'p> FnCx<'p> {
             .map(|(g, _)| (g.clone(), subst.nats.get(g).cloned().unwrap_or_else(|| Nat::var(g))))
             .collect();
         self.types.call_nats.insert(span, nats);
-        self.apply_subst(&sig.ret, &subst)
+        let ret = self.apply_subst(&sig.ret, &subst);
+        if name.starts_with("shfl_") {
+            match ret.defaulted() {
+                Ty::Scalar(s) if !matches!(s, ScalarTy::Unit | ScalarTy::AtomicU32 | ScalarTy::AtomicI32) => {
+                    self.types.shuffle_types.insert(span, s);
+                }
+                Ty::Error => {}
+                other => self.error(
+                    codes::MISMATCHED_TYPES,
+                    span,
+                    format!("`{path}` cannot exchange a value of type `{other}`"),
+                    "a warp shuffle moves one `bool`, integer or float per lane",
+                ),
+            }
+        }
+        ret
     }
 
     /// Two borrows passed to one call may not overlap if either is unique.

@@ -54,6 +54,7 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
                 types.lets.extend(t.lets);
                 types.literals.extend(t.literals);
                 types.call_nats.extend(t.call_nats);
+                types.shuffle_types.extend(t.shuffle_types);
             }
         }
     }

@@ -14,7 +14,7 @@ use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
     BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program, ScalarTy,
-    Stmt, Ty, UnOp,
+    ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -848,6 +848,8 @@ impl<'p> Emitter<'p> {
             }
             Expr::Cast(_, s) => Ty::Scalar(*s),
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
+            Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
+            Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
             Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
                 match args.first().map(|a| self.expr_ty(cx, a)) {
                     Some(Ty::Ref(t)) => match leaf(&t) {
@@ -1047,15 +1049,43 @@ impl<'p> Emitter<'p> {
                     arg(0)?
                 )
             }
-            Builtin::Print if args.len() > 1 => self.print_nested(cx, &args[0], &args[1..])?,
-            Builtin::Print => self.print(cx, &args[0])?,
+            Builtin::Print | Builtin::PrintInline if args.len() > 1 => {
+                self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
+            }
+            Builtin::Print | Builtin::PrintInline => self.print(cx, &args[0], b == Builtin::Print)?,
+            Builtin::Sqrt(ScalarTy::F32) => format!("sqrtf({})", arg(0)?),
+            Builtin::Sqrt(_) => format!("sqrt({})", arg(0)?),
+            Builtin::Shuffle(op, t) if self.cuda => {
+                let f = match op {
+                    ShuffleOp::Down => "__shfl_down_sync",
+                    ShuffleOp::Up => "__shfl_up_sync",
+                    ShuffleOp::Xor => "__shfl_xor_sync",
+                    ShuffleOp::Idx => "__shfl_sync",
+                };
+                // A delta of 32 or more keeps every lane's own value, as on `sim`; the hardware
+                // adds the delta in 32 bits, so a run-time delta is clamped (a literal one is not).
+                let a = match (op, args.get(1)) {
+                    (ShuffleOp::Down, Some(Expr::Lit(Lit::Int(d, _)))) if *d < 32 => arg(1)?,
+                    (ShuffleOp::Down, _) => format!("min((unsigned)({}), 32u)", arg(1)?),
+                    _ => format!("(unsigned)({})", arg(1)?),
+                };
+                // The intrinsics have no `bool` overload: exchange it as an `int`.
+                match t {
+                    ScalarTy::Bool => format!("((bool){f}(0xffffffffu, (int)({}), {a}))", arg(0)?),
+                    _ => format!("{f}(0xffffffffu, {}, {a})", arg(0)?),
+                }
+            }
+            Builtin::Ballot if self.cuda => format!("__ballot_sync(0xffffffffu, {})", arg(0)?),
+            Builtin::Shuffle(..) | Builtin::Ballot => {
+                return Err(unsupported(span, "a warp collective that was not expanded into an exchange"))
+            }
         })
     }
 
     /// Prints the array of dimensions `dims` (outermost first) that starts at pointer `e`, as
     /// nested lists: before element k, one `[` per level whose block starts at k; after it, one
     /// `]` per level whose block ends there.
-    fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr]) -> Result<String, E> {
+    fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr], newline: bool) -> Result<String, E> {
         let v = self.expr(cx, e)?;
         let t = self.expr_ty(cx, e);
         let inner = match &t {
@@ -1078,15 +1108,18 @@ impl<'p> Emitter<'p> {
             "({{ const uint64_t d_[{n}] = {{{}}}; uint64_t s_[{n}]; uint64_t total_ = 1; for (int i_ = {n} - 1; i_ >= 0; i_--) {{ total_ *= d_[i_]; s_[i_] = total_; }} \
 if (total_ == 0) fputs(\"[]\", stdout); \
 for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (int i_ = 0; i_ < {n}; i_++) if (k_ % s_[i_] == 0) putchar('['); {f}(({v})[k_]); for (int i_ = 0; i_ < {n}; i_++) if ((k_ + 1) % s_[i_] == 0) putchar(']'); }} \
-putchar('\\n'); }})",
-            dims.join(", ")
+{} }})",
+            dims.join(", "),
+            if newline { "putchar('\\n');" } else { "" }
         ))
     }
 
-    fn print(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
+    fn print(&self, cx: &Cx, e: &Expr, newline: bool) -> Result<String, E> {
         if let Expr::Lit(Lit::Str(text)) = e {
-            return Ok(format!("puts({})", c_string(text)));
+            let put = if newline { "puts" } else { "strata_put" };
+            return Ok(format!("{put}({})", c_string(text)));
         }
+        let nl = if newline { "putchar('\\n')" } else { "0" };
         let v = self.expr(cx, e)?;
         let scalar_fn = |t: &Ty| -> Option<&'static str> {
             Some(match t {
@@ -1102,7 +1135,7 @@ putchar('\\n'); }})",
         };
         let t = self.expr_ty(cx, e);
         if let Some(f) = scalar_fn(&t) {
-            return Ok(format!("({f}({v}), putchar('\\n'))"));
+            return Ok(format!("({f}({v}), {nl})"));
         }
         let inner = match &t {
             Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
@@ -1110,11 +1143,11 @@ putchar('\\n'); }})",
         };
         let Some(f) = scalar_fn(leaf(&inner)) else { return Err(unsupported(cx.f.span, "printing this value")) };
         if !matches!(inner, Ty::Array { .. }) {
-            return Ok(format!("({f}(*({v})), putchar('\\n'))"));
+            return Ok(format!("({f}(*({v})), {nl})"));
         }
         let len = self.flat_len(cx, &inner)?;
         Ok(format!(
-            "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} puts(\"]\"); }})"
+            "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} putchar(']'); {nl}; }})"
         ))
     }
 }

@@ -14,7 +14,10 @@ use strata_ir::ir::Program;
 
 /// The C translation unit for `program` (what `strata emit --target c` prints).
 pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
-    emit::Emitter::new(program).emit()
+    // The CPU has no warp lanes: shuffles and ballots exchange through shared memory.
+    let mut expanded = program.clone();
+    strata_ir::expand_warp_collectives(&mut expanded).map_err(Box::new)?;
+    emit::Emitter::new(&expanded).emit()
 }
 
 /// The CUDA C++ translation unit for `program` (what `strata emit --target cuda` prints): the same
@@ -45,9 +48,13 @@ pub fn cache_dir() -> PathBuf {
 /// Compiles `c` (or finds it in the cache) and returns the executable.
 pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    // No contraction of `a * b + c` into a fused multiply-add: floats round after every
+    // operation, as on `sim`, so both devices print the same digits.
+    let base = ["-O3", "-march=native", "-fwrapv", "-ffp-contract=off", "-std=gnu11", "-w"];
     let mut h = DefaultHasher::new();
     c.hash(&mut h);
     cc.hash(&mut h);
+    base.hash(&mut h);
     let key = format!("{:016x}", h.finish());
     let exe = cache.join(format!("prog-{key}"));
     if exe.exists() {
@@ -59,7 +66,6 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let src = cache.join(format!("prog-{key}.c"));
     std::fs::write(&src, c).map_err(|e| error(format!("cannot write `{}`: {e}", src.display()), ""))?;
     let tmp = cache.join(format!("prog-{key}.tmp{}", std::process::id()));
-    let base = ["-O3", "-march=native", "-fwrapv", "-std=gnu11", "-w"];
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
         cmd.args(base);

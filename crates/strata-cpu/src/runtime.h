@@ -129,6 +129,7 @@ STRATA_INLINE void strata_print_i64(int64_t v) { printf("%lld", (long long)v); }
 STRATA_INLINE void strata_print_u32(uint32_t v) { printf("%u", v); }
 STRATA_INLINE void strata_print_u64(uint64_t v) { printf("%llu", (unsigned long long)v); }
 STRATA_INLINE void strata_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
+STRATA_INLINE int strata_put(const char *s) { return fputs(s, stdout); }
 
 #ifdef STRATA_CUDA
 /* Every CUDA API call is checked; a failure names the Strata source span that caused it. */

@@ -193,8 +193,32 @@ pub enum Builtin {
     AtomicLoad,
     AtomicStore,
     Print,
+    /// `print`: `Print` without the final newline.
+    PrintInline,
     Assert,
     FillRandom,
+    /// `sqrt_f32` / `sqrt_f64`: the correctly rounded square root of a float of this type.
+    Sqrt(ScalarTy),
+    /// A warp shuffle of a scalar of this type; arguments: the value and the delta, mask or lane.
+    /// Executed by every lane of the warp together. `sim` and `cpu` run it as an exchange through
+    /// shared memory between two warp barriers ([`crate::collectives`]); `cuda` emits `__shfl_*_sync`.
+    Shuffle(ShuffleOp, ScalarTy),
+    /// `ballot(p)`: a `u32` with bit l set where lane l's predicate holds (a warp collective too).
+    Ballot,
+}
+
+/// Which lane a warp shuffle reads, for lane `l` and argument `a`; a source outside the warp
+/// means the lane keeps its own value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShuffleOp {
+    /// Lane `l + a` (own value where `l + a >= 32`).
+    Down,
+    /// Lane `l - a` (own value where `a > l`).
+    Up,
+    /// Lane `l ^ a` (own value where `a >= 32`).
+    Xor,
+    /// Lane `a % 32`.
+    Idx,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,9 @@
 //! The Strata IR ([`ir`]) and the lowering from checked syntax.
 
+pub mod collectives;
 pub mod ir;
 pub mod lower;
 pub mod validate;
 
+pub use collectives::expand_warp_collectives;
 pub use lower::lower;

@@ -8,7 +8,9 @@
 //! them as indices. A `let` bound to a borrow is an alias: its place is substituted where it is
 //! used, as the checker does.
 
-use crate::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Local, LocalId, PathStep, Place, Stmt, ThreadSet, Ty};
+use crate::ir::{
+    self, Builtin, Expr, FnKind, IExpr, Level, Lit, Local, LocalId, PathStep, Place, ShuffleOp, Stmt, ThreadSet, Ty,
+};
 use std::collections::HashMap;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 use std::rc::Rc;
@@ -795,16 +797,31 @@ impl FnLower<'_, '_> {
             "atomic_load_u32" => Some(Builtin::AtomicLoad),
             "atomic_store_u32" => Some(Builtin::AtomicStore),
             "println" => Some(Builtin::Print),
+            "print" => Some(Builtin::PrintInline),
+            "sqrt_f32" => Some(Builtin::Sqrt(ScalarTy::F32)),
+            "sqrt_f64" => Some(Builtin::Sqrt(ScalarTy::F64)),
+            "ballot" => Some(Builtin::Ballot),
+            "shfl_down" | "shfl_up" | "shfl_xor" | "shfl_idx" => {
+                let op = match name.as_str() {
+                    "shfl_down" => ShuffleOp::Down,
+                    "shfl_up" => ShuffleOp::Up,
+                    "shfl_xor" => ShuffleOp::Xor,
+                    _ => ShuffleOp::Idx,
+                };
+                // The checker recorded the exchanged scalar type (and rejected any other).
+                let ty = self.l.types.shuffle_types.get(&span).copied().unwrap_or(ScalarTy::I32);
+                Some(Builtin::Shuffle(op, ty))
+            }
             "assert" => Some(Builtin::Assert),
             "fill_random" => Some(Builtin::FillRandom),
             _ => None,
         };
         // Printing a (sub-)array: the printer needs its shape, which the flat IR loses.
-        if builtin == Some(Builtin::Print) && args.len() == 1 {
+        if let (Some(b @ (Builtin::Print | Builtin::PrintInline)), 1) = (builtin, args.len()) {
             if let Some((arg, dims)) = self.printed_array(&args[0]) {
                 let mut all = vec![arg];
                 all.extend(dims.into_iter().map(Expr::Nat));
-                return Expr::Builtin(Builtin::Print, all, span);
+                return Expr::Builtin(b, all, span);
             }
         }
         let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();

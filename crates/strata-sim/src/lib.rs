@@ -159,6 +159,10 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
     let Some(entry) = program.entry else {
         return Err(fail(codes::UNSUPPORTED, "the program has no `main` function", Span::DUMMY, "nothing to run"));
     };
+    // There are no warp lanes here: shuffles and ballots exchange through shared memory.
+    let mut expanded = program.clone();
+    strata_ir::expand_warp_collectives(&mut expanded).map_err(Box::new)?;
+    let program = &expanded;
     let mut m = Machine {
         program,
         buffers: Vec::new(),
@@ -834,7 +838,7 @@ impl Machine<'_, '_> {
                 }
                 Value::Unit
             }
-            Builtin::Print if vs.len() > 1 => {
+            Builtin::Print | Builtin::PrintInline if vs.len() > 1 => {
                 // A (sub-)array with its dimensions: nested lists, outermost first.
                 let dims: Vec<u64> = vs[1..].iter().map(|d| d.as_u64().unwrap_or(0)).collect();
                 let total: u64 = dims.iter().product();
@@ -846,13 +850,23 @@ impl Machine<'_, '_> {
                 let data = &self.buffers[buf].data;
                 let end = (off + total).min(data.len() as u64);
                 let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
-                let _ = writeln!(self.out, "{}", nest(&flat, &dims));
+                let end = if b == Builtin::Print { "\n" } else { "" };
+                let _ = write!(self.out, "{}{end}", nest(&flat, &dims));
                 Value::Unit
             }
-            Builtin::Print => {
+            Builtin::Print | Builtin::PrintInline => {
                 let v = self.deep(&arg(0))?;
-                let _ = writeln!(self.out, "{v}");
+                let end = if b == Builtin::Print { "\n" } else { "" };
+                let _ = write!(self.out, "{v}{end}");
                 Value::Unit
+            }
+            Builtin::Sqrt(_) => match arg(0) {
+                Value::F32(x) => Value::F32(x.sqrt()),
+                Value::F64(x) => Value::F64(x.sqrt()),
+                _ => return Err(fail(codes::UNSUPPORTED, "a square root of a non-float", span, "not a float")),
+            },
+            Builtin::Shuffle(..) | Builtin::Ballot => {
+                return Err(fail(codes::UNSUPPORTED, "a warp collective outside a kernel", span, "not expanded"));
             }
             Builtin::Assert => {
                 if arg(0).as_bool() != Some(true) {
