@@ -16,7 +16,7 @@ use strata_ir::ir::Program;
 pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
     // The CPU has no warp lanes: shuffles and ballots exchange through shared memory.
     let mut expanded = program.clone();
-    strata_ir::expand_warp_collectives(&mut expanded).map_err(Box::new)?;
+    strata_ir::expand_warp_collectives(&mut expanded)?;
     emit::Emitter::new(&expanded).emit()
 }
 

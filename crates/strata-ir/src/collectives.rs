@@ -25,7 +25,7 @@ const WARP: u64 = 32;
 /// Rewrites the warp collectives of every kernel into shared-memory exchanges (see the module
 /// documentation). A collective outside a kernel's body (in a function called by one thread)
 /// is reported: without the kernel's block shape there is no scratch array to exchange through.
-pub fn expand_warp_collectives(p: &mut Program) -> Result<(), Diagnostic> {
+pub fn expand_warp_collectives(p: &mut Program) -> Result<(), Box<Diagnostic>> {
     for f in &mut p.functions {
         let FnKind::Kernel { block, shared, .. } = &mut f.kind else {
             if let Some(span) = f.body.iter().find_map(stmt_collective) {
@@ -46,8 +46,13 @@ pub fn expand_warp_collectives(p: &mut Program) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-fn unsupported(span: Span, what: &str) -> Diagnostic {
-    Diagnostic::error(codes::UNSUPPORTED, format!("not supported by the IR yet: {what}"), span, "cannot be lowered yet")
+fn unsupported(span: Span, what: &str) -> Box<Diagnostic> {
+    Box::new(Diagnostic::error(
+        codes::UNSUPPORTED,
+        format!("not supported by the IR yet: {what}"),
+        span,
+        "cannot be lowered yet",
+    ))
 }
 
 struct Expand<'f> {
@@ -84,7 +89,7 @@ impl Expand<'_> {
             + bx.clone() * (IExpr::ThreadIdx(DimName::Y) + by.clone() * IExpr::ThreadIdx(DimName::Z))
     }
 
-    fn stmts(&mut self, body: Vec<Stmt>) -> Result<Vec<Stmt>, Diagnostic> {
+    fn stmts(&mut self, body: Vec<Stmt>) -> Result<Vec<Stmt>, Box<Diagnostic>> {
         let mut out = Vec::with_capacity(body.len());
         for s in body {
             match s {

@@ -161,7 +161,7 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
     };
     // There are no warp lanes here: shuffles and ballots exchange through shared memory.
     let mut expanded = program.clone();
-    strata_ir::expand_warp_collectives(&mut expanded).map_err(Box::new)?;
+    strata_ir::expand_warp_collectives(&mut expanded)?;
     let program = &expanded;
     let mut m = Machine {
         program,
