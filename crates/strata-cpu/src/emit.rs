@@ -643,6 +643,14 @@ impl<'p> Emitter<'p> {
                     ));
                 }
             }
+            Stmt::Free { local, gpu, span } => {
+                let name = self.local(cx, *local);
+                if self.cuda && *gpu {
+                    writeln!(self.out, "{pad}strata_cuda_check(cudaFree({name}), {}, {});", span.lo, span.hi).ok();
+                } else {
+                    writeln!(self.out, "{pad}free({name});").ok();
+                }
+            }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
                 let mut a: Vec<String> = Vec::new();
                 for n in nats {
@@ -1230,6 +1238,9 @@ fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
             locals_in_expr(value, out);
         }
         Stmt::Eval(e) => locals_in_expr(e, out),
+        Stmt::Free { local, .. } => {
+            out.insert(*local);
+        }
         Stmt::For { counter, lo, hi, body, .. } => {
             out.insert(*counter);
             locals_in_iexpr(lo, out);

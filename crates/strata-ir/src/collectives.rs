@@ -204,7 +204,7 @@ impl Expand<'_> {
                         return;
                     }
                 };
-                *e = Expr::Load(local_place(result, span));
+                *e = Expr::Load(Place::local(result, span));
             }
             Expr::Lit(_) => {}
         }
@@ -227,10 +227,10 @@ impl Expand<'_> {
         pre.push(Stmt::Let { local: a, init: Some(arg), span });
         pre.push(Stmt::Store { place: elem(scratch, tid.clone(), span), value });
         pre.push(Stmt::Sync { warp: true, span });
-        let arg = || Expr::Load(local_place(a, span));
+        let arg = || Expr::Load(Place::local(a, span));
         let lane_u32 = Expr::Cast(Box::new(Expr::Nat(lane.clone())), ScalarTy::U32);
         let read =
-            |at: IExpr| Stmt::Store { place: local_place(result, span), value: Expr::Load(elem(scratch, at, span)) };
+            |at: IExpr| Stmt::Store { place: Place::local(result, span), value: Expr::Load(elem(scratch, at, span)) };
         let value_at = |x: Expr| IExpr::Value(Box::new(x));
         // (condition under which the source lane is inside the warp, source thread index)
         let (inside, source) = match op {
@@ -265,8 +265,8 @@ impl Expand<'_> {
         let bit =
             bin(BinOp::Shl, Expr::Load(elem(scratch, base + IExpr::Counter(k), span)), Expr::Nat(IExpr::Counter(k)));
         let accumulate = Stmt::Store {
-            place: local_place(result, span),
-            value: bin(BinOp::BitOr, Expr::Load(local_place(result, span)), bit),
+            place: Place::local(result, span),
+            value: bin(BinOp::BitOr, Expr::Load(Place::local(result, span)), bit),
         };
         pre.push(Stmt::For { counter: k, lo: IExpr::Const(0), hi: IExpr::Const(WARP), body: vec![accumulate], span });
         pre.push(Stmt::Sync { warp: true, span });
@@ -290,67 +290,25 @@ fn u32_lit(v: u64) -> Expr {
     Expr::Lit(Lit::Int(u128::from(v), ScalarTy::U32))
 }
 
-fn local_place(l: LocalId, span: Span) -> Place {
-    Place { root: l, path: Vec::new(), checks: Vec::new(), span }
-}
-
 fn elem(scratch: LocalId, at: IExpr, span: Span) -> Place {
     Place { root: scratch, path: vec![PathStep::Deref, PathStep::Elem(at)], checks: Vec::new(), span }
 }
 
 /// The span of the first warp collective in a statement, if any.
 fn stmt_collective(s: &Stmt) -> Option<Span> {
-    match s {
-        Stmt::Let { init, .. } => init.as_ref().and_then(expr_collective),
-        Stmt::Store { place, value } => place_collective(place).or_else(|| expr_collective(value)),
-        Stmt::Eval(e) | Stmt::Return(Some(e)) => expr_collective(e),
-        Stmt::For { lo, hi, body, .. } => {
-            iexpr_collective(lo).or_else(|| iexpr_collective(hi)).or_else(|| body.iter().find_map(stmt_collective))
+    let mut found = None;
+    s.visit_exprs(&mut |e| {
+        if let (None, Expr::Builtin(Builtin::Shuffle(..) | Builtin::Ballot, _, span)) = (found, e) {
+            found = Some(*span);
         }
-        Stmt::While { cond, body, .. } => expr_collective(cond).or_else(|| body.iter().find_map(stmt_collective)),
-        Stmt::If { cond, then, els, .. } => expr_collective(cond)
-            .or_else(|| then.iter().find_map(stmt_collective))
-            .or_else(|| els.iter().find_map(stmt_collective)),
-        Stmt::Threads { body, .. } => body.iter().find_map(stmt_collective),
-        Stmt::Launch { args, .. } => args.iter().find_map(expr_collective),
-        Stmt::Sync { .. } | Stmt::Return(None) => None,
-    }
-}
-
-fn place_collective(p: &Place) -> Option<Span> {
-    p.path
-        .iter()
-        .find_map(|s| match s {
-            PathStep::Elem(i) => iexpr_collective(i),
-            _ => None,
-        })
-        .or_else(|| p.checks.iter().find_map(|(i, b)| iexpr_collective(i).or_else(|| iexpr_collective(b))))
-}
-
-fn iexpr_collective(e: &IExpr) -> Option<Span> {
-    match e {
-        IExpr::Value(v) => expr_collective(v),
-        IExpr::Add(a, b)
-        | IExpr::Sub(a, b)
-        | IExpr::Mul(a, b)
-        | IExpr::Div(a, b)
-        | IExpr::Rem(a, b)
-        | IExpr::Pow(a, b) => iexpr_collective(a).or_else(|| iexpr_collective(b)),
-        _ => None,
-    }
+    });
+    found
 }
 
 fn expr_collective(e: &Expr) -> Option<Span> {
-    match e {
-        Expr::Builtin(Builtin::Shuffle(..) | Builtin::Ballot, _, span) => Some(*span),
-        Expr::Load(p) | Expr::Ref(p) => place_collective(p),
-        Expr::Nat(i) => iexpr_collective(i),
-        Expr::ArrayRepeat(x, i) => expr_collective(x).or_else(|| iexpr_collective(i)),
-        Expr::Unary(_, x) | Expr::Cast(x, _) => expr_collective(x),
-        Expr::Binary(_, a, b) => expr_collective(a).or_else(|| expr_collective(b)),
-        Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
-            xs.iter().find_map(expr_collective)
-        }
-        Expr::Lit(_) => None,
-    }
+    stmt_collective(&Stmt::Eval(e.clone()))
+}
+
+fn iexpr_collective(e: &IExpr) -> Option<Span> {
+    expr_collective(&Expr::Nat(e.clone()))
 }

@@ -296,6 +296,14 @@ pub enum Stmt {
         span: Span,
     },
     Return(Option<Expr>),
+    /// The end of an owning local's scope in host code: its buffer is released (`free`, or
+    /// `cudaFree` for GPU memory on the `cuda` target). The lowering emits it only for a local
+    /// that is initialised and never moved out of.
+    Free {
+        local: LocalId,
+        gpu: bool,
+        span: Span,
+    },
 }
 
 impl Stmt {
@@ -308,10 +316,103 @@ impl Stmt {
             | Stmt::While { span, .. }
             | Stmt::If { span, .. }
             | Stmt::Sync { span, .. }
+            | Stmt::Free { span, .. }
             | Stmt::Launch { span, .. } => *span,
             Stmt::Store { place, .. } => place.span,
             Stmt::Eval(Expr::Builtin(_, _, span) | Expr::Call { span, .. }) => *span,
             _ => Span::DUMMY,
+        }
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on every expression of this statement and of the statements nested in it, outer
+    /// expressions before the expressions inside them (including run-time indices in places).
+    pub fn visit_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Stmt::Let { init, .. } => init.iter().for_each(|e| e.visit(f)),
+            Stmt::Store { place, value } => {
+                place.visit_exprs(f);
+                value.visit(f);
+            }
+            Stmt::Eval(e) | Stmt::Return(Some(e)) => e.visit(f),
+            Stmt::For { lo, hi, body, .. } => {
+                lo.visit_exprs(f);
+                hi.visit_exprs(f);
+                body.iter().for_each(|s| s.visit_exprs(f));
+            }
+            Stmt::While { cond, body, .. } => {
+                cond.visit(f);
+                body.iter().for_each(|s| s.visit_exprs(f));
+            }
+            Stmt::If { cond, then, els, .. } => {
+                cond.visit(f);
+                then.iter().chain(els).for_each(|s| s.visit_exprs(f));
+            }
+            Stmt::Threads { body, .. } => body.iter().for_each(|s| s.visit_exprs(f)),
+            Stmt::Launch { args, .. } => args.iter().for_each(|e| e.visit(f)),
+            Stmt::Sync { .. } | Stmt::Return(None) | Stmt::Free { .. } => {}
+        }
+    }
+}
+
+impl Expr {
+    /// Calls `f` on this expression and every expression inside it (see [`Stmt::visit_exprs`]).
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Load(p) | Expr::Ref(p) => p.visit_exprs(f),
+            Expr::Nat(i) => i.visit_exprs(f),
+            Expr::ArrayRepeat(x, i) => {
+                x.visit(f);
+                i.visit_exprs(f);
+            }
+            Expr::Unary(_, x) | Expr::Cast(x, _) => x.visit(f),
+            Expr::Binary(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
+                xs.iter().for_each(|x| x.visit(f))
+            }
+            Expr::Lit(_) => {}
+        }
+    }
+}
+
+impl Place {
+    /// The whole of local `l`.
+    pub fn local(l: LocalId, span: Span) -> Place {
+        Place { root: l, path: Vec::new(), checks: Vec::new(), span }
+    }
+
+    fn visit_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        for step in &self.path {
+            if let PathStep::Elem(i) = step {
+                i.visit_exprs(f);
+            }
+        }
+        for (i, b) in &self.checks {
+            i.visit_exprs(f);
+            b.visit_exprs(f);
+        }
+    }
+}
+
+impl IExpr {
+    fn visit_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            IExpr::Value(v) => v.visit(f),
+            IExpr::Add(a, b)
+            | IExpr::Sub(a, b)
+            | IExpr::Mul(a, b)
+            | IExpr::Div(a, b)
+            | IExpr::Rem(a, b)
+            | IExpr::Pow(a, b) => {
+                a.visit_exprs(f);
+                b.visit_exprs(f);
+            }
+            _ => {}
         }
     }
 }

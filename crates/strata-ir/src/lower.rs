@@ -159,6 +159,9 @@ struct FnLower<'l, 'a> {
     grid_shape: Vec<(DimName, IExpr)>,
     /// Thread regions cannot nest: true inside one.
     in_region: bool,
+    /// Initialised owning locals of host code (`T @ m`) whose scope is open: (local, in GPU
+    /// memory, declaration). Each block releases its own at its end.
+    owned: Vec<(LocalId, bool, Span)>,
 }
 
 impl<'a> Lowering<'a> {
@@ -194,6 +197,7 @@ impl<'a> Lowering<'a> {
             block_shape: Vec::new(),
             grid_shape: Vec::new(),
             in_region: level == Level::Thread,
+            owned: Vec::new(),
         };
         match &sig.root {
             Root::Grid { blocks, threads } => {
@@ -264,6 +268,10 @@ impl<'a> Lowering<'a> {
                 }
             } else {
                 params.push(local);
+                // A host function owns the buffers passed to it by value.
+                if let (cty::Ty::At(_, mem), Level::Host) = (&ps.ty, level) {
+                    fl.owned.push((local, mem.is_gpu(), p.span));
+                }
             }
         }
         if let FnKind::Kernel { shared: s, .. } = &mut kind {
@@ -272,7 +280,8 @@ impl<'a> Lowering<'a> {
         let ret = fl.ty(&sig.ret, f.span);
         let body = match &f.body {
             Some(b) => {
-                let mut out = fl.block(b);
+                // The body releases the by-value parameters registered above, too.
+                let mut out = fl.block_releasing(b, 0, Some(&ret));
                 // The value of the body's last expression is the function's result.
                 let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
                 let tail = matches!(b.stmts.last(), Some(ast::Stmt::Expr { semi: false, expr }) if !matches!(expr.kind, ExprKind::Return(_)));
@@ -428,6 +437,15 @@ impl FnLower<'_, '_> {
     // Statements
 
     fn block(&mut self, b: &ast::Block) -> Vec<Stmt> {
+        let owned_before = self.owned.len();
+        self.block_releasing(b, owned_before, None)
+    }
+
+    /// A block that releases, at its end, the owning locals registered from `owned_from` on
+    /// (its own `let`s, and a function's by-value parameters). `value_ty` is the type of the
+    /// block's value where known (a function body), so a value computed from a released buffer
+    /// can be computed first.
+    fn block_releasing(&mut self, b: &ast::Block, owned_before: usize, value_ty: Option<&Ty>) -> Vec<Stmt> {
         self.scopes.push(Vec::new());
         let mut out = Vec::new();
         for s in &b.stmts {
@@ -437,7 +455,69 @@ impl FnLower<'_, '_> {
             }
         }
         self.scopes.pop();
+        let owned = self.owned.split_off(owned_before);
+        self.release(owned, b, value_ty, &mut out);
         out
+    }
+
+    /// Releases the buffers of the block's owning locals at its end, as Rust drops them. A local
+    /// the block moves out of (a by-value use: `let b = a;`, `f(a)`, `return a`) is not released
+    /// here; nor is one the block's value (its tail expression) still uses.
+    fn release(
+        &mut self,
+        owned: Vec<(LocalId, bool, Span)>,
+        b: &ast::Block,
+        value_ty: Option<&Ty>,
+        out: &mut Vec<Stmt>,
+    ) {
+        if owned.is_empty() {
+            return;
+        }
+        let mut tail = match (b.stmts.last(), out.last()) {
+            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_) | Stmt::Return(_))) => out.pop(),
+            _ => None,
+        };
+        // `println(h)` reads `h` whole without moving it.
+        let mut printed: Vec<*const Expr> = Vec::new();
+        for s in out.iter().chain(tail.iter()) {
+            s.visit_exprs(&mut |e| {
+                if let Expr::Builtin(Builtin::Print | Builtin::PrintInline, args, _) = e {
+                    printed.extend(args.iter().map(|a| a as *const Expr));
+                }
+            });
+        }
+        for (local, gpu, span) in owned {
+            let mut kept = false;
+            for s in out.iter().chain(tail.iter()) {
+                s.visit_exprs(&mut |e| match e {
+                    Expr::Load(p) if p.root == local && p.path.is_empty() => {
+                        kept |= !printed.contains(&(e as *const Expr));
+                    }
+                    _ => {}
+                });
+            }
+            let mut in_value = false;
+            if let Some(t) = &tail {
+                t.visit_exprs(&mut |e| {
+                    if let Expr::Load(p) | Expr::Ref(p) = e {
+                        in_value |= p.root == local;
+                    }
+                });
+            }
+            // A scalar value read from the buffer (`h[0] + h[1]`) is computed before the release.
+            if in_value && !kept {
+                if let (Some(ty @ Ty::Scalar(_)), Some(Stmt::Eval(e))) = (value_ty, tail.as_mut()) {
+                    let tmp = self.new_local("value", ty.clone(), Level::Host);
+                    let value = std::mem::replace(e, Expr::Load(Place::local(tmp, span)));
+                    out.push(Stmt::Let { local: tmp, init: Some(value), span });
+                    in_value = false;
+                }
+            }
+            if !kept && !in_value {
+                out.push(Stmt::Free { local, gpu, span });
+            }
+        }
+        out.extend(tail);
     }
 
     fn let_stmt(&mut self, l: &ast::LetStmt, out: &mut Vec<Stmt>) {
@@ -455,6 +535,9 @@ impl FnLower<'_, '_> {
         }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
+        if let (cty::Ty::At(_, mem), Some(_), Level::Host) = (&cty, &init, self.level) {
+            self.owned.push((local, mem.is_gpu(), l.span));
+        }
         self.bind(&l.name.name, Binding::Local(local));
         out.push(Stmt::Let { local, init, span: l.span });
     }

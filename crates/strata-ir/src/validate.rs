@@ -1,7 +1,7 @@
 //! The IR validator: structural invariants every producer of IR must keep and every consumer may
 //! rely on. Lowering runs it in debug builds and tests; a violation is a compiler bug.
 
-use crate::ir::{Expr, FnKind, IExpr, Level, PathStep, Place, Program, Stmt};
+use crate::ir::{Expr, FnKind, IExpr, Level, PathStep, Place, Program, Stmt, Ty};
 
 /// Checks `p`; returns every violation found, described for a compiler developer.
 pub fn validate(p: &Program) -> Result<(), Vec<String>> {
@@ -101,6 +101,16 @@ impl Validator<'_> {
                 Stmt::Sync { .. } => {
                     if !gpu {
                         self.err("a barrier outside GPU code".into());
+                    }
+                }
+                Stmt::Free { local, .. } => {
+                    self.local(*local, "`free`");
+                    if gpu {
+                        self.err("a release of a buffer in GPU code".into());
+                    }
+                    let ty = self.p.functions[self.func].locals.get(*local).map(|l| &l.ty);
+                    if !matches!(ty, None | Some(Ty::Owned(_))) {
+                        self.err(format!("a release of local {local}, which is not an owning pointer"));
                     }
                 }
                 Stmt::Launch { kernel, nats, grid, block, args, .. } => {

@@ -317,6 +317,13 @@ impl Machine<'_, '_> {
                     }
                 }
             }
+            Stmt::Free { local, .. } => {
+                // Later uses of the buffer (none in checked code) are use-after-free errors.
+                if let Some(Value::Owned { buf }) = f.locals.get(*local) {
+                    self.buffers[*buf].freed = true;
+                    self.buffers[*buf].data = Vec::new();
+                }
+            }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
                 let t0 = std::time::Instant::now();
                 self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?;
@@ -879,6 +886,9 @@ impl Machine<'_, '_> {
 
     /// A value with pointers replaced by what they point to (for printing).
     fn deep(&self, v: &Value) -> R<Value> {
+        if let Value::Owned { .. } | Value::Ref { .. } = v {
+            self.pointer(v, Span::DUMMY)?;
+        }
         Ok(match v {
             Value::Owned { buf } | Value::Ref { buf, off: 0 } => Value::Array(self.buffers[*buf].data.clone()),
             Value::Ref { buf, off } => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
@@ -888,11 +898,20 @@ impl Machine<'_, '_> {
     }
 
     fn pointer(&self, v: &Value, span: Span) -> R<(usize, u64)> {
-        match v {
-            Value::Ref { buf, off } => Ok((*buf, *off)),
-            Value::Owned { buf } => Ok((*buf, 0)),
-            _ => Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
+        let (buf, off) = match v {
+            Value::Ref { buf, off } => (*buf, *off),
+            Value::Owned { buf } => (*buf, 0),
+            _ => return Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
+        };
+        let b = &self.buffers[buf];
+        if b.freed {
+            let msg = format!("use of `{}` after it was freed", b.name);
+            return Err(fail(codes::RUN_USE_AFTER_FREE, msg, span, "this use"));
         }
+        if off as usize > b.data.len() {
+            return Err(fail(codes::RUN_OUT_OF_BOUNDS, "a pointer past the end of its buffer", span, "this use"));
+        }
+        Ok((buf, off))
     }
 
     fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
