@@ -89,8 +89,8 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
         Device::Cpu => "cpu",
         Device::Sim => "sim",
     };
-    println!("device {device}, {} run(s) after {} warm-up run(s); times per launch", opts.runs, opts.warmup);
-    println!(
+    outln!("device {device}, {} run(s) after {} warm-up run(s); times per launch", opts.runs, opts.warmup);
+    outln!(
         "{:<40} {:<20} {:>8} {:>12} {:>12} {:>12} {:>8}",
         "file", "kernel", "launches", "median ms", "min ms", "max ms", "spread"
     );
@@ -102,7 +102,7 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
         let median = if n % 2 == 1 { r.secs[n / 2] } else { (r.secs[n / 2 - 1] + r.secs[n / 2]) / 2.0 };
         let (min, max) = (r.secs[0], r.secs[n - 1]);
         let spread = if median > 0.0 { (max - min) / median * 100.0 } else { 0.0 };
-        println!(
+        outln!(
             "{:<40} {:<20} {:>8} {:>12.4} {:>12.4} {:>12.4} {:>7.1}%",
             r.file,
             r.kernel,
@@ -123,7 +123,7 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     }
     json.push_str("\n]}\n");
     if results.is_empty() {
-        println!("(no kernel launches)");
+        outln!("(no kernel launches)");
     }
     if let Some(path) = &opts.svg {
         if let Err(e) = chart(path, device, &results) {

@@ -59,11 +59,11 @@ fn format_file(path: &Path, mode: Mode, sources: &mut SourceMap) -> u8 {
     let changed = formatted != source;
     match mode {
         Mode::Print => {
-            print!("{formatted}");
+            out!("{formatted}");
             0
         }
         Mode::Check if changed => {
-            println!("{}", path.display());
+            outln!("{}", path.display());
             EXIT_NOT_FORMATTED
         }
         Mode::Check => 0,

@@ -3,6 +3,21 @@
 //! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
 //! errors. A panic is always a bug.
 
+// Standard output goes through these instead of `print!`/`println!`, which panic when the
+// reader has gone (`strata emit … | head`); a closed pipe just ends the output.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 mod bench_cmd;
 mod fmt_cmd;
 
@@ -204,9 +219,9 @@ fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Check { format, phases, define, files } => {
             if phases {
-                println!("syntax");
-                println!("check");
-                println!("run");
+                outln!("syntax");
+                outln!("check");
+                outln!("run");
                 return 0;
             }
             check(&files, format, &define)
@@ -235,7 +250,7 @@ fn run(cli: Cli) -> u8 {
 fn explain(code: &str) -> u8 {
     match codes::lookup(code) {
         Some(info) => {
-            println!("{}", info.explanation.trim_end());
+            outln!("{}", info.explanation.trim_end());
             0
         }
         None => {
@@ -352,7 +367,7 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
             }
         },
         None => {
-            print!("{text}");
+            out!("{text}");
             0
         }
     }
