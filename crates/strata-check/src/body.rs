@@ -122,6 +122,9 @@ pub struct TypeTable {
     /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
     /// the exchanged scalar type from it).
     pub shuffle_types: HashMap<Span, ScalarTy>,
+    /// The type of every `if` expression that has a value, by its span (the lowering stores the
+    /// value of each branch in a local of this type).
+    pub value_types: HashMap<Span, Ty>,
 }
 
 pub struct FnCx<'p> {
@@ -667,7 +670,13 @@ impl<'p> FnCx<'p> {
                 self.while_loop(cond, body);
                 Ty::UNIT
             }
-            ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref(), expected),
+            ExprKind::If { cond, then, els } => {
+                let t = self.if_expr(cond, then, els.as_deref(), expected);
+                if t != Ty::UNIT && t != Ty::Error {
+                    self.types.value_types.insert(e.span, t.defaulted());
+                }
+                t
+            }
             ExprKind::Sched { dims, var, exec, body } => {
                 self.sched(dims, var, exec, body, e.span);
                 Ty::UNIT
