@@ -125,6 +125,8 @@ pub struct TypeTable {
     /// The type of every `if` expression that has a value, by its span (the lowering stores the
     /// value of each branch in a local of this type).
     pub value_types: HashMap<Span, Ty>,
+    /// The dimensions every selection `p[[b]]` distributes, outermost first, by its span.
+    pub selections: HashMap<Span, Vec<DimName>>,
 }
 
 pub struct FnCx<'p> {
@@ -1106,6 +1108,21 @@ impl<'p> FnCx<'p> {
                     );
                     return None;
                 }
+                // A selection by `b`'s own dimensions only, leaving those of the collections it
+                // was scheduled from (`[[block]]` by X after `sched(Y) row`, `sched(X) block in
+                // row`), is accepted where the full one does not fit. It gives many threads the
+                // same part: they may read it, and narrowing refuses writes and `uniq` borrows.
+                let own: Vec<(DimName, Nat)> = binder
+                    .dims
+                    .iter()
+                    .filter(|(d, _)| !info.consumed.iter().any(|(k, cd)| *k == binder.key && cd == d))
+                    .cloned()
+                    .collect();
+                let partial = own.len() < dims.len()
+                    && !self.selection_fits(&info.ty, &dims)
+                    && self.selection_fits(&info.ty, &own);
+                let dims = if partial { own } else { dims };
+                self.types.selections.insert(e.span, dims.iter().map(|(d, _)| *d).collect());
                 let mut ty = info.ty.clone();
                 for (d, size) in &dims {
                     let Some((elem, len)) = ty.as_array().map(|(t, n)| (t.clone(), n.clone())) else {
@@ -1131,7 +1148,7 @@ impl<'p> FnCx<'p> {
                     ty = elem;
                     info.consumed.push((binder.key.clone(), *d));
                 }
-                let single = binder.exec.shape().map(|s| s.level == Level::Thread).unwrap_or(false);
+                let single = !partial && binder.exec.shape().map(|s| s.level == Level::Thread).unwrap_or(false);
                 info.ty = ty;
                 let order = dims.iter().map(|(d, _)| *d).collect();
                 info.place.steps.push(PStep::Select(binder.exec.clone(), single, order));
@@ -1155,6 +1172,19 @@ impl<'p> FnCx<'p> {
                 None
             }
         }
+    }
+
+    /// Whether selecting `dims` (outermost first) fits the leading dimensions of `ty`.
+    fn selection_fits(&self, ty: &Ty, dims: &[(DimName, Nat)]) -> bool {
+        let mut ty = ty.clone();
+        for (_, size) in dims {
+            let Some((elem, len)) = ty.as_array().map(|(t, n)| (t.clone(), n.clone())) else { return false };
+            if !self.nat_eq(&len, size) {
+                return false;
+            }
+            ty = elem;
+        }
+        true
     }
 
     /// Every size in `ty` must be a natural number (`[f32; 0 - 1]` is not a type).

@@ -56,6 +56,7 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
                 types.call_nats.extend(t.call_nats);
                 types.shuffle_types.extend(t.shuffle_types);
                 types.value_types.extend(t.value_types);
+                types.selections.extend(t.selections);
             }
         }
     }

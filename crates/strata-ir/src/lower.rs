@@ -162,6 +162,13 @@ struct FnLower<'l, 'a> {
     /// Initialised owning locals of host code (`T @ m`) whose scope is open: (local, in GPU
     /// memory, declaration). Each block releases its own at its end.
     owned: Vec<(LocalId, bool, Span)>,
+    /// Statements an expression being lowered needs to run before it: a value `if` (or a block
+    /// with statements) inside an expression becomes statements that store its value in a fresh
+    /// local, and the expression loads that local. Whoever lowers an expression at statement
+    /// level emits these first (see [`FnLower::hoisting`]).
+    pre: Vec<Stmt>,
+    /// The locals holding the values of hoisted `if`s: written once, before their only use.
+    value_temps: Vec<LocalId>,
 }
 
 impl<'a> Lowering<'a> {
@@ -198,6 +205,8 @@ impl<'a> Lowering<'a> {
             grid_shape: Vec::new(),
             in_region: level == Level::Thread,
             owned: Vec::new(),
+            pre: Vec::new(),
+            value_temps: Vec::new(),
         };
         match &sig.root {
             Root::Grid { blocks, threads } => {
@@ -281,9 +290,9 @@ impl<'a> Lowering<'a> {
         let body = match &f.body {
             Some(b) => {
                 // The body releases the by-value parameters registered above, too.
-                let mut out = fl.block_releasing(b, 0, Some(&ret));
                 // The value of the body's last expression is the function's result.
                 let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
+                let mut out = fl.block_releasing(b, 0, Some(&ret), returns_value);
                 let tail = matches!(b.stmts.last(), Some(ast::Stmt::Expr { semi: false, expr }) if !matches!(expr.kind, ExprKind::Return(_)));
                 if returns_value && tail {
                     if let Some(Stmt::Eval(e)) = out.pop() {
@@ -438,21 +447,33 @@ impl FnLower<'_, '_> {
 
     fn block(&mut self, b: &ast::Block) -> Vec<Stmt> {
         let owned_before = self.owned.len();
-        self.block_releasing(b, owned_before, None)
+        self.block_releasing(b, owned_before, None, false)
     }
 
     /// A block that releases, at its end, the owning locals registered from `owned_from` on
     /// (its own `let`s, and a function's by-value parameters). `value_ty` is the type of the
     /// block's value where known (a function body), so a value computed from a released buffer
-    /// can be computed first.
-    fn block_releasing(&mut self, b: &ast::Block, owned_before: usize, value_ty: Option<&Ty>) -> Vec<Stmt> {
+    /// can be computed first. With `tail_value`, the block's value is used: a tail expression
+    /// (see [`tail_value`]) is lowered as a value and the block ends with `Stmt::Eval` of it.
+    fn block_releasing(
+        &mut self,
+        b: &ast::Block,
+        owned_before: usize,
+        value_ty: Option<&Ty>,
+        tail_value: bool,
+    ) -> Vec<Stmt> {
         self.scopes.push(Vec::new());
         let mut out = Vec::new();
-        for s in &b.stmts {
+        let value = if tail_value { self::tail_value(b) } else { None };
+        let n = b.stmts.len() - usize::from(value.is_some());
+        for s in &b.stmts[..n] {
             match s {
                 ast::Stmt::Let(l) => self.let_stmt(l, &mut out),
                 ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, &mut out),
             }
+        }
+        if let Some(tail) = value {
+            self.tail_into(tail, value_ty, &mut out);
         }
         self.scopes.pop();
         let owned = self.owned.split_off(owned_before);
@@ -542,17 +563,51 @@ impl FnLower<'_, '_> {
         out.push(Stmt::Let { local, init, span: l.span });
     }
 
+    /// The value of a block's tail expression `tail`, ending `out` with `Stmt::Eval` of it (a
+    /// nested block's statements and value `if`s become statements first).
+    fn tail_into(&mut self, tail: &ast::Expr, value_ty: Option<&Ty>, out: &mut Vec<Stmt>) {
+        match &tail.kind {
+            ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.tail_into(x, value_ty, out),
+            ExprKind::Block(b) => {
+                let owned_before = self.owned.len();
+                let body = self.block_releasing(b, owned_before, value_ty, true);
+                out.extend(body);
+            }
+            _ => {
+                // Like `Assign` and the like, an expression without a value is a statement.
+                if self::tail_value_kind(tail) {
+                    let v = self.hoisting(out, |s| s.expr(tail));
+                    out.push(Stmt::Eval(v));
+                } else {
+                    self.stmt_expr(tail, out);
+                }
+            }
+        }
+    }
+
+    /// Runs `f`, which lowers an expression, and emits the statements that expression needs
+    /// first (its hoisted value `if`s) into `out`.
+    fn hoisting<T>(&mut self, out: &mut Vec<Stmt>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::take(&mut self.pre);
+        let v = f(self);
+        out.append(&mut self.pre);
+        self.pre = saved;
+        v
+    }
+
     fn stmt_expr(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) {
         match &e.kind {
             ExprKind::Assign(lhs, rhs) => {
                 if let Some(place) = self.place(lhs) {
-                    let value = self.expr(rhs);
+                    // As in Rust, the right-hand side is evaluated before the assigned place.
+                    let value = self.hoisting(out, |s| s.expr(rhs));
                     out.push(Stmt::Store { place, value });
                 }
             }
             ExprKind::CompoundAssign(op, lhs, rhs) => {
                 if let Some(place) = self.place(lhs) {
-                    let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(self.expr(rhs)));
+                    let rhs = self.hoisting(out, |s| s.expr(rhs));
+                    let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs));
                     out.push(Stmt::Store { place, value });
                 }
             }
@@ -571,12 +626,20 @@ impl FnLower<'_, '_> {
                 out.push(Stmt::For { counter, lo, hi, body, span: e.span });
             }
             ExprKind::While { cond, body } => {
-                let cond = self.expr(cond);
+                let mut hoisted = Vec::new();
+                let cond = self.hoisting(&mut hoisted, |s| s.expr(cond));
+                if !hoisted.is_empty() {
+                    self.err(
+                        e.span,
+                        "an `if` or a block with statements in a `while` condition (compute it in a variable \
+                         updated at the end of the body)",
+                    );
+                }
                 let body = self.block(body);
                 out.push(Stmt::While { cond, body, span: e.span });
             }
             ExprKind::If { cond, then, els } => {
-                let cond = self.expr(cond);
+                let cond = self.hoisting(out, |s| s.expr(cond));
                 let then = self.block(then);
                 let mut e2 = Vec::new();
                 if let Some(x) = els {
@@ -599,12 +662,12 @@ impl FnLower<'_, '_> {
                 }
             }
             ExprKind::Return(v) => {
-                let v = v.as_ref().map(|x| self.expr(x));
+                let v = v.as_ref().map(|x| self.hoisting(out, |s| s.expr(x)));
                 out.push(Stmt::Return(v));
             }
             ExprKind::Call { launch: Some(l), func, args, .. } => self.launch(func, l, args, e.span, out),
             _ => {
-                let x = self.expr(e);
+                let x = self.hoisting(out, |s| s.expr(e));
                 out.push(Stmt::Eval(x));
             }
         }
@@ -627,10 +690,10 @@ impl FnLower<'_, '_> {
                     self.scopes.pop();
                     return v;
                 }
-                self.expr(e)
+                self.hoisting(out, |s| s.expr(e))
             }
             ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.value_into(x, out),
-            _ => self.expr(e),
+            _ => self.hoisting(out, |s| s.expr(e)),
         }
     }
 
@@ -863,7 +926,7 @@ impl FnLower<'_, '_> {
         let grid = dim3(self, &l.grid);
         let block = dim3(self, &l.block);
         let nats = self.call_nats(span);
-        let args = args.iter().map(|a| self.expr(a)).collect();
+        let args = self.hoisting(out, |s| s.operands(args.iter()));
         out.push(Stmt::Launch { kernel, nats, grid, block, args, span });
     }
 
@@ -907,7 +970,7 @@ impl FnLower<'_, '_> {
                 return Expr::Builtin(b, all, span);
             }
         }
-        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        let lowered: Vec<Expr> = self.operands(args.iter());
         if let Some(b) = builtin {
             return Expr::Builtin(b, lowered, span);
         }
@@ -964,7 +1027,13 @@ impl FnLower<'_, '_> {
             },
             ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.expr(x),
             ExprKind::Unary(op, x) => Expr::Unary(*op, Box::new(self.expr(x))),
-            ExprKind::Binary(op, a, b) => Expr::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Binary(op @ (ast::BinOp::And | ast::BinOp::Or), a, b) => self.short_circuit(*op, a, b, e.span),
+            ExprKind::Binary(op, a, b) => {
+                let mut v = self.operands([&**a, &**b].into_iter());
+                let y = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
+                let x = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
+                Expr::Binary(*op, Box::new(x), Box::new(y))
+            }
             ExprKind::Cast(x, t) => {
                 let inner = self.expr(x);
                 match &t.kind {
@@ -987,8 +1056,8 @@ impl FnLower<'_, '_> {
                 }
             }
             ExprKind::Call { func, args, launch: None, .. } => self.call(func, args, e.span),
-            ExprKind::Tuple(xs) => Expr::Tuple(xs.iter().map(|x| self.expr(x)).collect()),
-            ExprKind::ArrayList(xs) => Expr::ArrayList(xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Tuple(xs) => Expr::Tuple(self.operands(xs.iter())),
+            ExprKind::ArrayList(xs) => Expr::ArrayList(self.operands(xs.iter())),
             ExprKind::ArrayRepeat(x, n) => {
                 let v = self.expr(x);
                 Expr::ArrayRepeat(Box::new(v), self.ast_nat(n, &HashMap::new()))
@@ -997,6 +1066,32 @@ impl FnLower<'_, '_> {
                 ast::Stmt::Expr { expr, semi: false } => self.expr(expr),
                 _ => {
                     self.err(e.span, "blocks as values");
+                    Expr::Lit(Lit::Unit)
+                }
+            },
+            ExprKind::Block(b) if b.stmts.len() > 1 && tail_value(b).is_some() => {
+                // Its statements run first; the expression is its tail's value.
+                let mut pre = std::mem::take(&mut self.pre);
+                let v = self.value_into(e, &mut pre);
+                self.pre = pre;
+                v
+            }
+            ExprKind::If { cond, then, els } => match self.l.types.value_types.get(&e.span).cloned() {
+                Some(t) => {
+                    let ty = self.ty(&t, e.span);
+                    let temp = self.new_local("if_value", ty.clone(), self.local_level());
+                    self.value_temps.push(temp);
+                    let mut pre = std::mem::take(&mut self.pre);
+                    pre.push(Stmt::Let { local: temp, init: None, span: e.span });
+                    self.if_into(cond, then, els.as_deref(), e.span, temp, &ty, &mut pre);
+                    self.pre = pre;
+                    Expr::Load(Place::local(temp, e.span))
+                }
+                None => {
+                    // An `if` without a value (of type `()`): a statement.
+                    let mut pre = std::mem::take(&mut self.pre);
+                    self.stmt_expr(e, &mut pre);
+                    self.pre = pre;
                     Expr::Lit(Lit::Unit)
                 }
             },
@@ -1130,7 +1225,8 @@ impl FnLower<'_, '_> {
                     self.err(ex.span, "this selection");
                     return None;
                 };
-                for c in self.select_coords(b, &st) {
+                let dims = self.l.types.selections.get(&e.span).cloned();
+                for c in self.select_coords(b, dims.as_deref()) {
                     self.push_index(&mut st, c);
                 }
                 Some(st)
@@ -1185,16 +1281,22 @@ impl FnLower<'_, '_> {
         }
     }
 
-    /// The coordinates a selection by binder `b` contributes: every dimension scheduled over b's
-    /// collection down to b, in order, that the place has not selected yet.
-    fn select_coords(&self, b: usize, st: &PState) -> Vec<IExpr> {
+    /// The coordinates a selection by binder `b` indexes with: those of the dimensions the checker
+    /// recorded for it (`dims`, outermost first), else every dimension scheduled down to `b`.
+    fn select_coords(&self, b: usize, dims: Option<&[DimName]>) -> Vec<IExpr> {
         let coll = self.binders[b].coll;
-        let mut coords = Vec::new();
-        for binder in self.binders[..=b].iter().filter(|x| x.coll == coll && self.binder_in_scope(x)) {
-            coords.extend(binder.scheduled.iter().map(|(_, c, _)| c.clone()));
+        let scheduled: Vec<&(DimName, IExpr, IExpr)> = self.binders[..=b]
+            .iter()
+            .filter(|x| x.coll == coll && self.binder_in_scope(x))
+            .flat_map(|x| x.scheduled.iter())
+            .collect();
+        match dims {
+            Some(dims) => dims
+                .iter()
+                .filter_map(|d| scheduled.iter().find(|(n, _, _)| n == d).map(|(_, c, _)| c.clone()))
+                .collect(),
+            None => scheduled.iter().map(|(_, c, _)| c.clone()).collect(),
         }
-        let _ = st;
-        coords
     }
 
     fn binder_in_scope(&self, b: &ExecB) -> bool {
