@@ -32,7 +32,7 @@ int main() {
     CHECK(cudaMalloc(&dv, n * 4));
     CHECK(cudaMalloc(&dc, (size_t)NB * BINS * 4));
     CHECK(cudaMemcpy(dv, v, n * 4, cudaMemcpyHostToDevice));
-    for (int r = 0; r < REPS; r++) histogram<<<NB, NT>>>(dv, dc);
+    for (int r = 0; r < REPS; r++) TIMED("histogram", histogram<<<NB, NT>>>(dv, dc));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(c, dc, (size_t)NB * BINS * 4, cudaMemcpyDeviceToHost));
     uint64_t expected[BINS] = {0}, total[BINS] = {0};

@@ -32,7 +32,7 @@ int main() {
     CHECK(cudaMalloc(&d_in, (size_t)NB * NT * 4));
     CHECK(cudaMalloc(&d_out, (size_t)NB * 4));
     CHECK(cudaMemcpy(d_in, h, (size_t)NB * NT * 4, cudaMemcpyHostToDevice));
-    for (int r = 0; r < REPS; r++) reduce<<<NB, NT>>>(d_in, d_out);
+    for (int r = 0; r < REPS; r++) TIMED("reduce", reduce<<<NB, NT>>>(d_in, d_out));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(sums, d_out, (size_t)NB * 4, cudaMemcpyDeviceToHost));
     for (size_t b = 0; b < NB; b++) {

@@ -55,7 +55,7 @@ int main() {
     CHECK(cudaMalloc(&d_in, n * 4));
     CHECK(cudaMalloc(&d_out, n * 4));
     CHECK(cudaMemcpy(d_in, h, n * 4, cudaMemcpyHostToDevice));
-    for (int k = 0; k < REPS; k++) scan<<<NB, NT>>>(d_in, d_out);
+    for (int k = 0; k < REPS; k++) TIMED("scan", scan<<<NB, NT>>>(d_in, d_out));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(r, d_out, n * 4, cudaMemcpyDeviceToHost));
     for (size_t b = 0; b < NB; b++) {

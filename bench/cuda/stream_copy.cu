@@ -23,7 +23,7 @@ int main() {
     CHECK(cudaMalloc(&da, bytes));
     CHECK(cudaMalloc(&db, bytes));
     CHECK(cudaMemcpy(da, ha, bytes, cudaMemcpyHostToDevice));
-    for (int r = 0; r < REPS; r++) copy<<<N / NT, NT>>>(da, db);
+    for (int r = 0; r < REPS; r++) TIMED("copy", copy<<<N / NT, NT>>>(da, db));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(hb, db, bytes, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < (size_t)N; i++)

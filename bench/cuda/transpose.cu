@@ -33,7 +33,7 @@ int main() {
     CHECK(cudaMalloc(&d_in, bytes));
     CHECK(cudaMalloc(&d_out, bytes));
     CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
-    for (int r = 0; r < REPS; r++) transpose<<<dim3(N / TILE, N / TILE), dim3(TILE, ROWS)>>>(d_in, d_out);
+    for (int r = 0; r < REPS; r++) TIMED("transpose", transpose<<<dim3(N / TILE, N / TILE), dim3(TILE, ROWS)>>>(d_in, d_out));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
     for (int r = 0; r < N; r++)
