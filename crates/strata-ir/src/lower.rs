@@ -260,8 +260,9 @@ impl<'a> Lowering<'a> {
         let mut shared = Vec::new();
         for (p, ps) in f.params.iter().zip(&sig.params) {
             let ty = fl.ty(&ps.ty, p.span);
-            let local =
-                fl.new_local(&ps.name, ty.clone(), if level == Level::Host { Level::Host } else { Level::Block });
+            // A function one GPU thread calls has per-thread parameters; a kernel's or a block
+            // function's are the same for the whole block.
+            let local = fl.new_local(&ps.name, ty.clone(), level);
             fl.bind(&ps.name, Binding::Local(local));
             if p.exec.is_some() {
                 // A shared-memory buffer the launch allocates for each block.
@@ -305,6 +306,44 @@ impl<'a> Lowering<'a> {
         };
         ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
     }
+}
+
+/// The tail expression of a block whose value is used: its last statement when that is an
+/// expression without `;` (and not a `return`).
+fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
+    match b.stmts.last() {
+        Some(ast::Stmt::Expr { expr, semi: false }) if !matches!(expr.kind, ExprKind::Return(_)) => Some(expr),
+        _ => None,
+    }
+}
+
+/// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
+/// printing, an assertion, an allocation or copy.
+fn expr_has_effects(e: &Expr) -> bool {
+    let mut effects = false;
+    e.visit(&mut |x| {
+        effects |=
+            matches!(x, Expr::Call { .. }) || matches!(x, Expr::Builtin(b, _, _) if !matches!(b, Builtin::Sqrt(_)));
+    });
+    effects
+}
+
+/// Whether evaluating `e` may write memory: an atomic, a copy or allocation, a warp collective,
+/// or a call that is passed a reference.
+fn expr_writes(e: &Expr) -> bool {
+    let mut writes = false;
+    e.visit(&mut |x| match x {
+        Expr::Builtin(b, _, _) => {
+            writes |= !matches!(b, Builtin::Sqrt(_) | Builtin::Print | Builtin::PrintInline | Builtin::Assert)
+        }
+        Expr::Call { args, .. } => {
+            for a in args {
+                a.visit(&mut |y| writes |= matches!(y, Expr::Ref(_)));
+            }
+        }
+        _ => {}
+    });
+    writes
 }
 
 /// Total scalar count and scalar element type of a (nested) array type.
@@ -573,16 +612,163 @@ impl FnLower<'_, '_> {
                 let body = self.block_releasing(b, owned_before, value_ty, true);
                 out.extend(body);
             }
+            ExprKind::If { .. } if self.l.types.value_types.contains_key(&tail.span) => {
+                let v = self.hoisting(out, |s| s.expr(tail));
+                out.push(Stmt::Eval(v));
+            }
+            _ => self.stmt_expr(tail, out),
+        }
+    }
+
+    /// Lowers `if cond { then } else { els }` whose value is stored in local `temp` (of type
+    /// `ty`) by each branch; an `else if` stores into the same local.
+    #[allow(clippy::too_many_arguments)]
+    fn if_into(
+        &mut self,
+        cond: &ast::Expr,
+        then: &ast::Block,
+        els: Option<&ast::Expr>,
+        span: Span,
+        temp: LocalId,
+        ty: &Ty,
+        out: &mut Vec<Stmt>,
+    ) {
+        let cond = self.hoisting(out, |s| s.expr(cond));
+        let then = self.branch_into(then, temp, ty);
+        let mut other = Vec::new();
+        match els {
+            Some(x) => self.else_into(x, temp, ty, &mut other),
+            None => self.err(span, "an `if` with a value but no `else`"),
+        }
+        out.push(Stmt::If { cond, then, els: other, span });
+    }
+
+    fn else_into(&mut self, x: &ast::Expr, temp: LocalId, ty: &Ty, out: &mut Vec<Stmt>) {
+        match &x.kind {
+            ExprKind::Paren(y) | ExprKind::Unsafe(y) => self.else_into(y, temp, ty, out),
+            ExprKind::If { cond, then, els } => self.if_into(cond, then, els.as_deref(), x.span, temp, ty, out),
+            ExprKind::Block(b) => out.extend(self.branch_into(b, temp, ty)),
             _ => {
-                // Like `Assign` and the like, an expression without a value is a statement.
-                if self::tail_value_kind(tail) {
-                    let v = self.hoisting(out, |s| s.expr(tail));
-                    out.push(Stmt::Eval(v));
-                } else {
-                    self.stmt_expr(tail, out);
-                }
+                let value = self.value_into(x, out);
+                out.push(Stmt::Store { place: Place::local(temp, x.span), value });
             }
         }
+    }
+
+    /// The statements of one branch of a value `if`, ending with the store of its value into
+    /// `temp` (a branch that ends in `return` stores nothing).
+    fn branch_into(&mut self, b: &ast::Block, temp: LocalId, ty: &Ty) -> Vec<Stmt> {
+        let owned_before = self.owned.len();
+        let mut body = self.block_releasing(b, owned_before, Some(ty), true);
+        if tail_value(b).is_some() {
+            if let Some(Stmt::Eval(value)) = body.pop() {
+                let span = b.stmts.last().map_or(b.span, |s| match s {
+                    ast::Stmt::Expr { expr, .. } => expr.span,
+                    ast::Stmt::Let(l) => l.span,
+                });
+                body.push(Stmt::Store { place: Place::local(temp, span), value });
+            }
+        }
+        body
+    }
+
+    /// Lowers operands that are evaluated in order. A value `if` in one of them becomes
+    /// statements run before the whole expression; that is only the same as evaluating in order
+    /// where nothing can tell: the hoisted statements neither write what an earlier operand reads
+    /// nor have an effect (or a run-time error) to order against an earlier operand's effect, and
+    /// no earlier operand writes what they read. Otherwise the program is refused (E0801) rather
+    /// than reordered.
+    fn operands<'e>(&mut self, es: impl Iterator<Item = &'e ast::Expr>) -> Vec<Expr> {
+        let mut done: Vec<Expr> = Vec::new();
+        for e in es {
+            let (before, locals_before) = (self.pre.len(), self.locals.len());
+            let v = self.expr(e);
+            if self.pre.len() > before && !done.is_empty() {
+                let hoisted = &self.pre[before..];
+                let hoisted_effects = hoisted.iter().any(|s| self.stmt_has_effects(s, locals_before));
+                let (mut hoisted_reads, mut hoisted_fails) = (false, false);
+                for s in hoisted {
+                    s.visit_exprs(&mut |x| match x {
+                        Expr::Load(p) | Expr::Ref(p) => {
+                            hoisted_reads |= matches!(x, Expr::Load(_))
+                                && p.root < locals_before
+                                && !self.value_temps.contains(&p.root);
+                            hoisted_fails |= !p.checks.is_empty();
+                        }
+                        Expr::Binary(ast::BinOp::Div | ast::BinOp::Rem, _, d) => {
+                            hoisted_fails |= !matches!(**d, Expr::Lit(_));
+                        }
+                        _ => {}
+                    });
+                }
+                let earlier_effects = done.iter().any(expr_has_effects);
+                let earlier_writes = done.iter().any(expr_writes);
+                let earlier_reads = done.iter().any(|x| self.reads_memory(x));
+                if (earlier_effects && (hoisted_effects || hoisted_fails))
+                    || (earlier_writes && hoisted_reads)
+                    || (hoisted_effects && earlier_reads)
+                {
+                    self.err(
+                        e.span,
+                        "a value `if` (or block with statements) after an operand it would have to be \
+                         evaluated before (one with a call or atomic, or that reads what the `if` changes); \
+                         bind the earlier operand or the `if` to a variable with `let` first",
+                    );
+                }
+            }
+            done.push(v);
+        }
+        done
+    }
+
+    /// `a && b`, `a || b`: where `b` needs statements (a value `if`), they run only when `a`
+    /// does not decide the result.
+    fn short_circuit(&mut self, op: ast::BinOp, a: &ast::Expr, b: &ast::Expr, span: Span) -> Expr {
+        let x = self.expr(a);
+        let before = self.pre.len();
+        let y = self.expr(b);
+        if self.pre.len() == before {
+            return Expr::Binary(op, Box::new(x), Box::new(y));
+        }
+        let mut then = self.pre.split_off(before);
+        let temp = self.new_local("cond_value", Ty::Scalar(ScalarTy::Bool), self.local_level());
+        self.value_temps.push(temp);
+        self.pre.push(Stmt::Let { local: temp, init: Some(x), span });
+        let known = Expr::Load(Place::local(temp, span));
+        let cond = if op == ast::BinOp::And { known.clone() } else { Expr::Unary(ast::UnOp::Not, Box::new(known)) };
+        then.push(Stmt::Store { place: Place::local(temp, span), value: y });
+        self.pre.push(Stmt::If { cond, then, els: Vec::new(), span });
+        Expr::Load(Place::local(temp, span))
+    }
+
+    /// Whether hoisted statement `s` has an effect an earlier operand could observe or order
+    /// against: a call, an atomic, printing, a barrier, a return, or a store into a local that
+    /// existed before it (locals from `locals_before` on are its own).
+    fn stmt_has_effects(&self, s: &Stmt, locals_before: usize) -> bool {
+        let mut effects = false;
+        s.visit_exprs(&mut |e| effects |= expr_has_effects(e));
+        effects
+            || match s {
+                Stmt::Store { place, .. } => place.root < locals_before,
+                Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+                    body.iter().any(|s| self.stmt_has_effects(s, locals_before))
+                }
+                Stmt::If { then, els, .. } => then.iter().chain(els).any(|s| self.stmt_has_effects(s, locals_before)),
+                Stmt::Let { .. } | Stmt::Eval(_) => false,
+                Stmt::Sync { .. } | Stmt::Launch { .. } | Stmt::Return(_) | Stmt::Free { .. } => true,
+            }
+    }
+
+    /// Whether evaluating `e` reads memory (other than the locals of hoisted `if` values, which
+    /// nothing writes after their `if`).
+    fn reads_memory(&self, e: &Expr) -> bool {
+        let mut reads = false;
+        e.visit(&mut |x| {
+            if let Expr::Load(p) = x {
+                reads |= !self.value_temps.contains(&p.root) || !p.path.is_empty();
+            }
+        });
+        reads
     }
 
     /// Runs `f`, which lowers an expression, and emits the statements that expression needs
@@ -625,12 +811,12 @@ impl FnLower<'_, '_> {
                 self.scopes.pop();
                 out.push(Stmt::For { counter, lo, hi, body, span: e.span });
             }
-            ExprKind::While { cond, body } => {
+            ExprKind::While { cond: c, body } => {
                 let mut hoisted = Vec::new();
-                let cond = self.hoisting(&mut hoisted, |s| s.expr(cond));
+                let cond = self.hoisting(&mut hoisted, |s| s.expr(c));
                 if !hoisted.is_empty() {
                     self.err(
-                        e.span,
+                        c.span,
                         "an `if` or a block with statements in a `while` condition (compute it in a variable \
                          updated at the end of the body)",
                     );
