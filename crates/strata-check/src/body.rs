@@ -2530,7 +2530,10 @@ impl<'p> FnCx<'p> {
             );
             return;
         };
-        if self.current.steps.iter().any(|s| matches!(s, Step::Range(..))) {
+        // Only a range of lanes splits a warp; a range of warps (`split(X) block.warps`) keeps
+        // whole warps together.
+        let lanes_from = self.current.steps.iter().rposition(|s| *s == Step::Lanes).unwrap_or(0);
+        if self.current.steps[lanes_from..].iter().any(|s| matches!(s, Step::Range(..))) {
             self.report(Diagnostic::error(
                 codes::COLLECTIVE_NOT_ALLOWED,
                 "collective operation not allowed here",
