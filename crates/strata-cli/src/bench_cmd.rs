@@ -92,7 +92,13 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     outln!("device {device}, {} run(s) after {} warm-up run(s); times per launch", opts.runs, opts.warmup);
     outln!(
         "{:<40} {:<20} {:>8} {:>12} {:>12} {:>12} {:>8}",
-        "file", "kernel", "launches", "median ms", "min ms", "max ms", "spread"
+        "file",
+        "kernel",
+        "launches",
+        "median ms",
+        "min ms",
+        "max ms",
+        "spread"
     );
     let mut json =
         format!("{{\"device\": \"{device}\", \"runs\": {}, \"warmup\": {}, \"kernels\": [", opts.runs, opts.warmup);
