@@ -256,8 +256,15 @@ impl<'p> Emitter<'p> {
             let mut ids: Vec<&LocalId> = cx.per_thread.iter().collect();
             ids.sort();
             for id in ids {
-                let t = c_type(&f.locals[*id].ty, f.span)?;
-                writeln!(self.out, "        {t} *t{id} = ({t} *)strata_alloc(nthreads * sizeof({t}));").ok();
+                let ty = &f.locals[*id].ty;
+                if let Ty::Array { .. } = ty {
+                    // A local array: one row of its scalars per thread (`t<id>[tid]` is the array).
+                    let (t, len) = (c_type(leaf(ty), f.span)?, self.flat_len(&cx, ty)?);
+                    writeln!(self.out, "        {t} (*t{id})[{len}] = strata_alloc(nthreads * sizeof(*t{id}));").ok();
+                } else {
+                    let t = c_type(ty, f.span)?;
+                    writeln!(self.out, "        {t} *t{id} = ({t} *)strata_alloc(nthreads * sizeof({t}));").ok();
+                }
                 frees.push(format!("t{id}"));
             }
             writeln!(self.out, "        #pragma omp for schedule(static)").ok();
@@ -532,6 +539,16 @@ impl<'p> Emitter<'p> {
                         }
                         writeln!(self.out, "{pad}(void)fill; }}").ok();
                     }
+                    (ty @ Ty::Array { .. }, init) => {
+                        // A local array (per thread in kernels): a C array, filled from its value.
+                        if declare {
+                            let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
+                            writeln!(self.out, "{pad}{t} {name}[{len}];").ok();
+                        }
+                        if let Some(e) = init {
+                            self.assign_array(cx, &name, ty, e, ind)?;
+                        }
+                    }
                     (ty, Some(e)) => {
                         let v = self.typed_expr(cx, e, ty)?;
                         let decl = if declare { format!("{} ", c_type(ty, cx.f.span)?) } else { String::new() };
@@ -543,6 +560,11 @@ impl<'p> Emitter<'p> {
                         }
                     }
                 }
+            }
+            Stmt::Store { place, value } if matches!(self.place_ty(cx, place), Ty::Array { .. }) => {
+                let ty = self.place_ty(cx, place);
+                let lv = self.place(cx, place)?;
+                self.assign_array(cx, &lv, &ty, value, ind)?;
             }
             Stmt::Store { place, value } => {
                 let ty = self.place_ty(cx, place);
@@ -689,6 +711,25 @@ impl<'p> Emitter<'p> {
     }
 
     /// Fills `target[fill++]` with the scalars of an array literal.
+    /// `target = e` for an array `target` of type `ty`: element by element from an array value,
+    /// or a copy of another array.
+    fn assign_array(&mut self, cx: &Cx, target: &str, ty: &Ty, e: &Expr, ind: usize) -> Result<(), E> {
+        let pad = "    ".repeat(ind);
+        match e {
+            Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
+                writeln!(self.out, "{pad}{{ uint64_t fill = 0;").ok();
+                self.fill(cx, target, e, ind + 1)?;
+                writeln!(self.out, "{pad}(void)fill; }}").ok();
+            }
+            other => {
+                let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
+                let src = self.expr(cx, other)?;
+                writeln!(self.out, "{pad}memcpy({target}, {src}, ({len}) * sizeof({t}));").ok();
+            }
+        }
+        Ok(())
+    }
+
     fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match e {
