@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
+use crate::range::Env;
 use strata_ir::ir::{
     BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program, ScalarTy,
     Stmt, Ty, UnOp,
@@ -70,6 +71,8 @@ pub(crate) struct Emitter<'p> {
     labels: usize,
     /// Emit CUDA C++ (kernels as `__global__` functions) instead of C for the cpu device.
     cuda: bool,
+    /// Emit index arithmetic in signed 32 bits where [`Env::range`] proves it fits.
+    narrow: bool,
 }
 
 /// Per-function context.
@@ -88,16 +91,20 @@ struct Cx<'f> {
     span: Span,
     /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
     returns: bool,
+    /// Bounds of the coordinates and of the counters in scope, for narrowing index arithmetic.
+    env: Env,
+    /// Counters declared `int32_t` (the others are `uint64_t`).
+    narrow32: HashSet<LocalId>,
 }
 
 impl<'p> Emitter<'p> {
     pub(crate) fn new(p: &'p Program) -> Self {
-        Emitter { p, out: String::new(), labels: 0, cuda: false }
+        Emitter { p, out: String::new(), labels: 0, cuda: false, narrow: true }
     }
 
     /// An emitter of CUDA C++: the same host code, kernels for a real GPU.
     pub(crate) fn new_cuda(p: &'p Program) -> Self {
-        Emitter { p, out: String::new(), labels: 0, cuda: true }
+        Emitter { p, out: String::new(), labels: 0, cuda: true, narrow: true }
     }
 
     pub(crate) fn emit(mut self) -> Result<String, E> {
@@ -189,6 +196,8 @@ impl<'p> Emitter<'p> {
             next_thread: None,
             span: Span::DUMMY,
             returns: false,
+            env: Env::for_function(f, self.cuda),
+            narrow32: HashSet::new(),
         };
         let linkage = if self.cuda { "" } else { "static " };
         writeln!(self.out, "{linkage}{sig} {{").ok();
@@ -309,6 +318,8 @@ impl<'p> Emitter<'p> {
             next_thread: None,
             span: Span::DUMMY,
             returns: false,
+            env: Env::for_function(f, self.cuda),
+            narrow32: HashSet::new(),
         };
         let (all_const, bufs) = self.shared_layout(&cx, f)?;
         let params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
@@ -376,11 +387,11 @@ impl<'p> Emitter<'p> {
                 Stmt::For { counter, lo, hi, body, .. } => {
                     self.check_uniform_iexpr(cx, lo, *counter)?;
                     self.check_uniform_iexpr(cx, hi, *counter)?;
-                    let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                    let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
                     let pad = "    ".repeat(ind);
-                    writeln!(self.out, "{pad}for (uint64_t l{counter} = {lo}; l{counter} < {hi}; l{counter}++) {{")
-                        .ok();
+                    writeln!(self.out, "{pad}for ({t} l{counter} = {lo}; l{counter} < {hi}; l{counter}++) {{").ok();
                     self.region(cx, set, body, ind + 1)?;
+                    cx.env.counters.remove(counter);
                     writeln!(self.out, "{pad}}}").ok();
                 }
                 Stmt::If { cond, then, els, .. } if self.uniform_expr(cx, cond) => {
@@ -555,11 +566,14 @@ impl<'p> Emitter<'p> {
                 writeln!(self.out, "{pad}(void)({v});").ok();
             }
             Stmt::For { counter, lo, hi, body, .. } => {
-                let (lo, hi) = (self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                // A per-thread counter lives in a `uint64_t` array: its loop stays 64-bit.
+                let declare = !cx.per_thread.contains(counter);
+                let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, declare)?;
                 let c = self.local(cx, *counter);
-                let decl = if cx.per_thread.contains(counter) { "" } else { "uint64_t " };
+                let decl = if declare { format!("{t} ") } else { String::new() };
                 writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}; {c}++) {{").ok();
                 self.stmts(cx, body, ind + 1)?;
+                cx.env.counters.remove(counter);
                 writeln!(self.out, "{pad}}}").ok();
             }
             Stmt::While { cond, body, .. } => {
@@ -581,7 +595,10 @@ impl<'p> Emitter<'p> {
                 let mut conds = Vec::new();
                 for (on, lo, hi) in set {
                     let zero = *lo == IExpr::Const(0);
-                    let (on, lo, hi) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+                    // All three in the same width, so the comparisons mix no signedness.
+                    let n = self.narrowable(cx, on) && self.narrowable(cx, lo) && self.narrowable(cx, hi);
+                    let w = |e| if n { self.iexpr32(cx, e) } else { self.iexpr(cx, e) };
+                    let (on, lo, hi) = (w(on)?, w(lo)?, w(hi)?);
                     if zero {
                         conds.push(format!("({on}) < ({hi})"));
                     } else {
@@ -726,6 +743,8 @@ impl<'p> Emitter<'p> {
         Ok(match e {
             IExpr::Const(c) => format!("UINT64_C({c})"),
             IExpr::Param(p) => format!("n_{}", c_ident(p)),
+            // Keeps the 64-bit type (and unsigned semantics) of every use outside narrowed code.
+            IExpr::Counter(l) if cx.narrow32.contains(l) => format!("((uint64_t){})", self.local(cx, *l)),
             IExpr::Counter(l) => self.local(cx, *l),
             IExpr::BlockIdx(x) if self.cuda => format!("((uint64_t)blockIdx.{})", d(x)),
             IExpr::ThreadIdx(x) if self.cuda => format!("((uint64_t)threadIdx.{})", d(x)),
@@ -749,6 +768,97 @@ impl<'p> Emitter<'p> {
             IExpr::Value(v) => {
                 let s = self.expr(cx, v)?;
                 format!("strata_idx((int64_t)({s}), {}, {})", cx.span.lo, cx.span.hi)
+            }
+        })
+    }
+
+    /// Can `e` be emitted in signed 32 bits ([`Env::range`] proves every intermediate fits)?
+    fn narrowable(&self, cx: &Cx, e: &IExpr) -> bool {
+        self.narrow && cx.env.range(e).is_some()
+    }
+
+    /// An element offset: in 32 bits where provably equal, otherwise in 64.
+    fn index(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
+        if self.narrowable(cx, e) {
+            self.iexpr32(cx, e)
+        } else {
+            self.iexpr(cx, e)
+        }
+    }
+
+    /// The C type and bounds of `for counter in lo..hi`, and the counter's range entered into
+    /// the environment for the body. `int32_t` when both bounds are narrowable and the counter is
+    /// declared here (`declare`), `uint64_t` otherwise.
+    fn loop_head(
+        &self,
+        cx: &mut Cx,
+        counter: LocalId,
+        lo: &IExpr,
+        hi: &IExpr,
+        declare: bool,
+    ) -> Result<(&'static str, String, String), E> {
+        let range = if self.narrow { cx.env.loop_range(lo, hi) } else { None };
+        let head = match range {
+            Some(_) if declare => {
+                cx.narrow32.insert(counter);
+                ("int32_t", self.iexpr32(cx, lo)?, self.iexpr32(cx, hi)?)
+            }
+            _ => ("uint64_t", self.iexpr(cx, lo)?, self.iexpr(cx, hi)?),
+        };
+        // The counter's values are the same whatever its C type.
+        if let Some(r) = range {
+            cx.env.counters.insert(counter, r);
+        }
+        Ok(head)
+    }
+
+    /// `e` in signed 32-bit arithmetic; only for expressions [`Env::range`] accepts, where it is
+    /// equal to the 64-bit result (no intermediate overflows or goes negative).
+    fn iexpr32(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
+        let d = |d: &DimName| match d {
+            DimName::X => 'x',
+            DimName::Y => 'y',
+            DimName::Z => 'z',
+        };
+        let up = |d: &DimName| d.letter();
+        let two = |a: &IExpr, b: &IExpr| -> Result<(String, String), E> { Ok((self.iexpr32(cx, a)?, self.iexpr32(cx, b)?)) };
+        Ok(match e {
+            IExpr::Const(c) => format!("INT32_C({c})"),
+            IExpr::Counter(l) if cx.narrow32.contains(l) => self.local(cx, *l),
+            IExpr::Counter(l) => format!("((int32_t){})", self.local(cx, *l)),
+            IExpr::BlockIdx(x) if self.cuda => format!("((int32_t)blockIdx.{})", d(x)),
+            IExpr::ThreadIdx(x) if self.cuda => format!("((int32_t)threadIdx.{})", d(x)),
+            IExpr::BlockDim(x) if self.cuda => format!("((int32_t)blockDim.{})", d(x)),
+            IExpr::GridDim(x) if self.cuda => format!("((int32_t)gridDim.{})", d(x)),
+            IExpr::BlockIdx(x) => format!("((int32_t)b{})", d(x)),
+            IExpr::ThreadIdx(x) => format!("((int32_t)t{})", d(x)),
+            IExpr::BlockDim(x) => format!("((int32_t)B{})", up(x)),
+            IExpr::GridDim(x) => format!("((int32_t)G{})", up(x)),
+            IExpr::Add(a, b) => {
+                let (a, b) = two(a, b)?;
+                format!("({a} + {b})")
+            }
+            IExpr::Sub(a, b) => {
+                let (a, b) = two(a, b)?;
+                format!("({a} - {b})")
+            }
+            IExpr::Mul(a, b) => {
+                let (a, b) = two(a, b)?;
+                format!("({a} * {b})")
+            }
+            IExpr::Div(a, b) => {
+                let (a, b) = two(a, b)?;
+                format!("({a} / {b})")
+            }
+            IExpr::Rem(a, b) => {
+                let (a, b) = two(a, b)?;
+                format!("({a} % {b})")
+            }
+            // The range proof bounds the exponent by 30: a plain shift.
+            IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => format!("(INT32_C(1) << ({}))", self.iexpr32(cx, b)?),
+            // The range proof refuses these, so they never reach here: a compiler bug if they do.
+            IExpr::Param(_) | IExpr::Value(_) | IExpr::Pow(..) => {
+                return Err(unsupported(cx.span, "32-bit index arithmetic over a value of unknown range"))
             }
         })
     }
@@ -798,7 +908,7 @@ impl<'p> Emitter<'p> {
                     }
                 }
                 PathStep::Elem(e) => {
-                    let mut off = self.iexpr(cx, e)?;
+                    let mut off = self.index(cx, e)?;
                     if let Some((i, b)) = check.take() {
                         off = format!("strata_chk({off}, {i}, {b}, {}, {})", p.span.lo, p.span.hi);
                     }

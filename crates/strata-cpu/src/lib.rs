@@ -3,6 +3,7 @@
 //! executable by content hash, and runs it. Run-time errors come back as diagnostics.
 
 mod emit;
+mod range;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
