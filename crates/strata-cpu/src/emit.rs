@@ -595,10 +595,9 @@ impl<'p> Emitter<'p> {
                 let mut conds = Vec::new();
                 for (on, lo, hi) in set {
                     let zero = *lo == IExpr::Const(0);
-                    // All three in the same width, so the comparisons mix no signedness.
-                    let n = self.narrowable(cx, on) && self.narrowable(cx, lo) && self.narrowable(cx, hi);
-                    let w = |e| if n { self.iexpr32(cx, e) } else { self.iexpr(cx, e) };
-                    let (on, lo, hi) = (w(on)?, w(lo)?, w(hi)?);
+                    // Stays 64-bit: measured, 32-bit conditions cost scan 2 registers (ptxas
+                    // folds the 64-bit compare of a 32-bit `threadIdx` itself).
+                    let (on, lo, hi) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
                     if zero {
                         conds.push(format!("({on}) < ({hi})"));
                     } else {
