@@ -15,7 +15,13 @@ use strata_ir::ir::Program;
 
 /// The C translation unit for `program` (what `strata emit --target c` prints).
 pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
-    emit::Emitter::new(program).emit()
+    emit::Emitter::new(program).narrow_indices(narrow_c()).emit()
+}
+
+/// `STRATA_NARROW_C=1` makes the C of the cpu device use the 32-bit index arithmetic of the CUDA
+/// target (off by default: slower on CPUs), so that the corpus runs the narrowed code.
+fn narrow_c() -> bool {
+    std::env::var_os("STRATA_NARROW_C").is_some_and(|v| v == "1")
 }
 
 /// The CUDA C++ translation unit for `program` (what `strata emit --target cuda` prints): the same
