@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(e.range(&bx()), Some(Interval::new(0, 63)));
         assert_eq!(e.range(&IExpr::ThreadIdx(DimName::Y)), Some(Interval::new(0, 7)));
         // A run-time shape: unbounded in C, the hardware limits on CUDA.
-        let f = kernel([n(), c(1), c(1)], [n(), c(1), c(1)]);
+        let f = kernel([n(), n(), c(1)], [n(), c(1), c(1)]);
         assert_eq!(Env::for_function(&f, false).range(&bx()), None);
         let cuda = Env::for_function(&f, true);
         assert_eq!(cuda.range(&bx()), Some(Interval::new(0, I32_MAX - 1)));
