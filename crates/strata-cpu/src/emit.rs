@@ -1483,3 +1483,104 @@ fn expr_varies(cx: &Cx, e: &Expr) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_ir::ir::Local;
+
+    fn b(e: IExpr) -> Box<IExpr> {
+        Box::new(e)
+    }
+
+    /// A program whose kernel (grid `grid`, 256 threads, size parameters `nats`) stores to
+    /// `a[blockIdx.x * 256 + threadIdx.x]` and, in a loop `for i in 0..4`, to `a[i]`, plus a
+    /// `main` that does nothing.
+    fn program(grid: IExpr, nats: Vec<String>) -> Program {
+        let array =
+            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }));
+        let store = |off: IExpr| Stmt::Store {
+            place: Place {
+                root: 0,
+                path: vec![PathStep::Deref, PathStep::Elem(off)],
+                checks: Vec::new(),
+                span: Span::DUMMY,
+            },
+            value: Expr::Lit(Lit::Float(1.0, ScalarTy::F32)),
+        };
+        let global = IExpr::Add(
+            b(IExpr::Mul(b(IExpr::BlockIdx(DimName::X)), b(IExpr::Const(256)))),
+            b(IExpr::ThreadIdx(DimName::X)),
+        );
+        let body = vec![
+            store(global),
+            Stmt::For {
+                counter: 1,
+                lo: IExpr::Const(0),
+                hi: IExpr::Const(4),
+                body: vec![store(IExpr::Counter(1))],
+                span: Span::DUMMY,
+            },
+        ];
+        let kernel = Function {
+            name: "k".into(),
+            kind: FnKind::Kernel {
+                grid: [grid, IExpr::Const(1), IExpr::Const(1)],
+                block: [IExpr::Const(256), IExpr::Const(1), IExpr::Const(1)],
+                shared: Vec::new(),
+            },
+            nat_params: nats,
+            params: vec![0],
+            locals: vec![
+                Local { name: "a".into(), ty: array, level: Level::Block },
+                Local { name: "i".into(), ty: Ty::Nat, level: Level::Thread },
+            ],
+            body: vec![Stmt::Threads { set: Vec::new(), body }],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        let main = Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: Vec::new(),
+            locals: Vec::new(),
+            body: Vec::new(),
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        Program { functions: vec![kernel, main], entry: Some(1) }
+    }
+
+    fn cuda(p: &Program) -> String {
+        Emitter::new_cuda(p).emit().unwrap_or_default()
+    }
+
+    #[test]
+    fn constant_launch_shape_gives_32_bit_indices() {
+        let out = cuda(&program(IExpr::Const(4096), Vec::new()));
+        assert!(out.contains("l0[((((int32_t)blockIdx.x) * INT32_C(256)) + ((int32_t)threadIdx.x))]"), "{out}");
+        assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
+        assert!(out.contains("l0[l1]"), "{out}");
+    }
+
+    #[test]
+    fn run_time_grid_keeps_64_bits_where_the_limits_do_not_suffice() {
+        // blockIdx.x < 2^31 - 1 under the CUDA limits, so blockIdx.x * 256 may overflow 32 bits.
+        let out = cuda(&program(IExpr::Param("n".into()), vec!["n".into()]));
+        assert!(out.contains("l0[((((uint64_t)blockIdx.x) * UINT64_C(256)) + ((uint64_t)threadIdx.x))]"), "{out}");
+        // The loop's bounds are constants: still 32-bit.
+        assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
+    }
+
+    #[test]
+    fn c_narrows_only_when_asked() {
+        let p = program(IExpr::Const(4096), Vec::new());
+        let plain = Emitter::new(&p).emit().unwrap_or_default();
+        assert!(plain.contains("l0[((bx * UINT64_C(256)) + tx)]"), "{plain}");
+        assert!(!plain.contains("int32_t l1"), "{plain}");
+        let narrow = Emitter::new(&p).narrow_indices(true).emit().unwrap_or_default();
+        assert!(narrow.contains("l0[((((int32_t)bx) * INT32_C(256)) + ((int32_t)tx))]"), "{narrow}");
+        assert!(narrow.contains("int32_t l1 = INT32_C(0)"), "{narrow}");
+    }
+}
