@@ -189,9 +189,12 @@ mod tests {
 
     /// A kernel launched with 64 x 1 x 1 blocks of 256 x 1 x 1 threads, counter 0 in 0..4.
     fn env() -> Env {
-        let mut e = Env::default();
-        e.grid = [Some(Interval::new(64, 64)), Some(Interval::new(1, 1)), Some(Interval::new(1, 1))];
-        e.block = [Some(Interval::new(256, 256)), Some(Interval::new(1, 1)), Some(Interval::new(1, 1))];
+        let one = Some(Interval::new(1, 1));
+        let mut e = Env {
+            grid: [Some(Interval::new(64, 64)), one, one],
+            block: [Some(Interval::new(256, 256)), one, one],
+            ..Env::default()
+        };
         e.counters.insert(0, Interval::new(0, 3));
         e
     }
