@@ -378,8 +378,13 @@ struct Output {
 }
 
 fn run_strata(root: &Path, args: &[&str], timeout: Duration) -> Result<Output, String> {
+    run_strata_env(root, args, &[], timeout)
+}
+
+fn run_strata_env(root: &Path, args: &[&str], envs: &[(&str, &str)], timeout: Duration) -> Result<Output, String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env("TERM", "dumb")
@@ -753,20 +758,23 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         }
     }
     // Run programs on every device: each must print exactly the expected output (differential
-    // testing of `cpu` against the reference `sim`).
-    for device in ["sim", "cpu"] {
+    // testing of `cpu` against the reference `sim`). `cpu32` is the cpu device with the 32-bit
+    // index arithmetic of the CUDA target (`STRATA_NARROW_C=1`), which the cpu device leaves off.
+    for variant in ["sim", "cpu", "cpu32"] {
         if spec.mode != Mode::RunPass {
             break;
         }
         if !ctx.phases.contains("run") {
             return Outcome::PendingRun;
         }
+        let (device, envs): (&str, &[(&str, &str)]) =
+            if variant == "cpu32" { ("cpu", &[("STRATA_NARROW_C", "1")]) } else { (variant, &[]) };
         let mut args: Vec<&str> = vec!["run", "--device", device];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
         if device == "cpu" && spec.sim_only.is_some() {
             // The cpu device must refuse (E0801), not run it differently.
-            let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+            let out = match run_strata_env(&ctx.root, &args, envs, ctx.timeout) {
                 Ok(out) => out,
                 Err(e) => return Outcome::Failed(vec![e]),
             };
@@ -778,11 +786,12 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             }
             continue;
         }
-        let out = match run_strata(&ctx.root, &args, ctx.timeout) {
+        let out = match run_strata_env(&ctx.root, &args, envs, ctx.timeout) {
             Ok(out) => out,
             Err(e) => return Outcome::Failed(vec![e]),
         };
-        let command = format!("strata {}", args.join(" "));
+        let prefix: String = envs.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let command = format!("{prefix}strata {}", args.join(" "));
         if out.timed_out || out.status != Some(0) {
             let status = if out.timed_out { "a timeout".to_string() } else { format!("{:?}", out.status) };
             return Outcome::Failed(vec![format!("`{command}` ended with {status}; stderr:\n{}", indent(&out.stderr))]);

@@ -3,6 +3,7 @@
 //! executable by content hash, and runs it. Run-time errors come back as diagnostics.
 
 mod emit;
+mod range;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -17,7 +18,13 @@ pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
     // The CPU has no warp lanes: shuffles and ballots exchange through shared memory.
     let mut expanded = program.clone();
     strata_ir::expand_warp_collectives(&mut expanded)?;
-    emit::Emitter::new(&expanded).emit()
+    emit::Emitter::new(&expanded).narrow_indices(narrow_c()).emit()
+}
+
+/// `STRATA_NARROW_C=1` makes the C of the cpu device use the 32-bit index arithmetic of the CUDA
+/// target (off by default: slower on CPUs), so that the corpus runs the narrowed code.
+fn narrow_c() -> bool {
+    std::env::var_os("STRATA_NARROW_C").is_some_and(|v| v == "1")
 }
 
 /// The CUDA C++ translation unit for `program` (what `strata emit --target cuda` prints): the same
