@@ -162,6 +162,8 @@ struct FnLower<'l, 'a> {
     /// Initialised owning locals of host code (`T @ m`) whose scope is open: (local, in GPU
     /// memory, declaration). Each block releases its own at its end.
     owned: Vec<(LocalId, bool, Span)>,
+    /// Shared memory declared in a kernel's body (`let [e] x: T @ gpu.shared;`).
+    shared_decls: Vec<(LocalId, ScalarTy, IExpr)>,
     /// Statements an expression being lowered needs to run before it: a value `if` (or a block
     /// with statements) inside an expression becomes statements that store its value in a fresh
     /// local, and the expression loads that local. Whoever lowers an expression at statement
@@ -205,6 +207,7 @@ impl<'a> Lowering<'a> {
             grid_shape: Vec::new(),
             in_region: level == Level::Thread,
             owned: Vec::new(),
+            shared_decls: Vec::new(),
             pre: Vec::new(),
             value_temps: Vec::new(),
         };
@@ -304,6 +307,9 @@ impl<'a> Lowering<'a> {
             }
             None => Vec::new(),
         };
+        if let FnKind::Kernel { shared, .. } = &mut kind {
+            shared.append(&mut fl.shared_decls);
+        }
         ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
     }
 }
@@ -591,7 +597,19 @@ impl FnLower<'_, '_> {
         let cty = self.l.types.lets.get(&l.name.span).cloned().unwrap_or(cty::Ty::Error);
         let ty = self.ty(&cty, l.name.span);
         if l.exec.is_some() {
-            self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`)");
+            // `let [grid.blocks.forall(X)] tmp: [T; n] @ gpu.shared;`: a buffer every block of the
+            // launch allocates, exactly like a shared-memory parameter.
+            if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner), None, Level::Block) =
+                (&cty, &ty, &l.init, self.level)
+            {
+                if let (len, Some(scalar)) = flat_len(inner) {
+                    let local = self.new_local(&l.name.name, Ty::Ref(inner.clone()), Level::Block);
+                    self.shared_decls.push((local, scalar, len));
+                    self.bind(&l.name.name, Binding::Local(local));
+                    return;
+                }
+            }
+            self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`) other than shared memory in a kernel");
         }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
