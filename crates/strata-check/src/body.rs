@@ -2856,6 +2856,7 @@ impl<'p> FnCx<'p> {
             "take_right" => Some("take_right"),
             "transpose" | "transp" => Some("transpose"),
             "reverse" | "rev" => Some("reverse"),
+            "join" => Some("join"),
             "map" => Some("map"),
             "to_view" => Some("to_view"),
             _ => None,
@@ -2937,6 +2938,20 @@ impl<'p> FnCx<'p> {
                     return None;
                 };
                 Ty::ViewArray(Box::new(Ty::ViewArray(Box::new(inner), len)), m)
+            }
+            "join" => {
+                // [[T; m]; n] seen as [T; n * m], row by row (the inverse of `group::<m>`).
+                let Some((inner, m)) = elem.as_array().map(|(t, n)| (t.clone(), n.clone())) else {
+                    self.error(
+                        codes::NOT_AN_ARRAY,
+                        v.span,
+                        "`join` needs a two-dimensional array",
+                        format!("the elements are `{elem}`"),
+                    );
+                    return None;
+                };
+                let joined = crate::pow2::simplify(&len.mul(&m).ok()?, &self.facts);
+                Ty::ViewArray(Box::new(inner), joined)
             }
             "reverse" | "to_view" => Ty::ViewArray(Box::new(elem), len),
             _ => {

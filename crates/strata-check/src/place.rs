@@ -121,16 +121,31 @@ fn disjoint(a: &PStep, b: &PStep, facts: &Facts) -> bool {
             (Some(x), Some(y)) => x != y,
             _ => false,
         },
-        (PStep::View(x), PStep::View(y)) => {
-            let split = |l: &ViewApp, r: &ViewApp| {
-                l.name == "take_left"
-                    && r.name == "take_right"
-                    && l.nats.len() == 1
-                    && r.nats.len() == 1
-                    && facts.le(&l.nats[0], &r.nats[0]) == Truth::Proven
-            };
-            split(x, y) || split(y, x)
-        }
+        (PStep::View(x), PStep::View(y)) => disjoint_views(x, y, facts),
         _ => false,
     }
+}
+
+/// Views that provably select non-overlapping parts of the same array: `take_left::<a>` and
+/// `take_right::<b>` with a <= b, and `map(c)`, `map(d)` whose chains are disjoint at their first
+/// difference (`group::<2k>.map(take_left::<k>)` and `….map(take_right::<k>)`).
+fn disjoint_views(x: &ViewApp, y: &ViewApp, facts: &Facts) -> bool {
+    let split = |l: &ViewApp, r: &ViewApp| {
+        l.name == "take_left"
+            && r.name == "take_right"
+            && l.nats.len() == 1
+            && r.nats.len() == 1
+            && facts.le(&l.nats[0], &r.nats[0]) == Truth::Proven
+    };
+    if split(x, y) || split(y, x) {
+        return true;
+    }
+    if x.name == "map" && y.name == "map" {
+        if let (Some(a), Some(b)) = (x.args.first(), y.args.first()) {
+            if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
+                return disjoint_views(&a[i], &b[i], facts);
+            }
+        }
+    }
+    false
 }

@@ -1612,6 +1612,20 @@ impl FnLower<'_, '_> {
                     }),
                 ))
             }
+            "join" => {
+                let d1 = rest.first()?.clone();
+                let tail: Vec<IExpr> = rest.iter().skip(1).cloned().collect();
+                let m = d1.clone();
+                Some((
+                    with(vec![IExpr::mul(d0, d1)], &tail),
+                    Rc::new(move |idx: Vec<IExpr>| {
+                        let mut out =
+                            vec![IExpr::div(idx[0].clone(), m.clone()), IExpr::rem(idx[0].clone(), m.clone())];
+                        out.extend(idx[1..].iter().cloned());
+                        out
+                    }),
+                ))
+            }
             "reverse" | "rev" => {
                 let n = d0.clone();
                 Some((
