@@ -493,6 +493,39 @@ struct Ctx {
     registry: BTreeMap<String, Phase>,
     bless: bool,
     timeout: Duration,
+    /// Environment of the `cpu32` run: 32-bit indices, and the C built with AddressSanitizer and
+    /// UndefinedBehaviorSanitizer where the C compiler has them.
+    cpu32_env: Vec<(String, String)>,
+}
+
+/// The environment of the `cpu32` run (see [`Ctx::cpu32_env`]). The sanitizers are probed by
+/// building and running an empty program with them; leak detection only where it works (it needs
+/// ptrace, which some containers refuse).
+fn cpu32_env() -> Vec<(String, String)> {
+    let mut env = vec![("STRATA_NARROW_C".to_string(), "1".to_string())];
+    let dir = std::env::temp_dir().join(format!("strata-sanitizer-probe-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let (src, exe) = (dir.join("probe.c"), dir.join("probe"));
+    let flags = "-fsanitize=address,undefined -fno-sanitize-recover=undefined";
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let built = std::fs::write(&src, "#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n").is_ok()
+        && Command::new(&cc)
+            .args(flags.split(' '))
+            .arg("-o")
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let runs = |opts: &str| Command::new(&exe).env("ASAN_OPTIONS", opts).output().is_ok_and(|o| o.status.success());
+    if built && runs("detect_leaks=0") {
+        env.push(("STRATA_CFLAGS".to_string(), flags.to_string()));
+        let opts = if runs("detect_leaks=1") { "detect_leaks=1" } else { "detect_leaks=0" };
+        env.push(("ASAN_OPTIONS".to_string(), opts.to_string()));
+    } else {
+        eprintln!("corpus: `{cc}` cannot build with {flags}; the cpu32 run goes without sanitizers");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    env
 }
 
 /// Collects the `.strata` files and the `.strata.stderr` snapshots under `dir`.
@@ -759,7 +792,10 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     }
     // Run programs on every device: each must print exactly the expected output (differential
     // testing of `cpu` against the reference `sim`). `cpu32` is the cpu device with the 32-bit
-    // index arithmetic of the CUDA target (`STRATA_NARROW_C=1`), which the cpu device leaves off.
+    // index arithmetic of the CUDA target (`STRATA_NARROW_C=1`), which the cpu device leaves off,
+    // built with the sanitizers: an out-of-bounds access, use after free, double free, leak or
+    // undefined behaviour in the emitted C fails the program.
+    let cpu32_env: Vec<(&str, &str)> = ctx.cpu32_env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     for variant in ["sim", "cpu", "cpu32"] {
         if spec.mode != Mode::RunPass {
             break;
@@ -768,7 +804,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             return Outcome::PendingRun;
         }
         let (device, envs): (&str, &[(&str, &str)]) =
-            if variant == "cpu32" { ("cpu", &[("STRATA_NARROW_C", "1")]) } else { (variant, &[]) };
+            if variant == "cpu32" { ("cpu", &cpu32_env) } else { (variant, &[]) };
         let mut args: Vec<&str> = vec!["run", "--device", device];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
@@ -827,7 +863,7 @@ fn corpus() {
         BTreeSet::from(["syntax".to_string()])
     };
     let bless = std::env::var("STRATA_BLESS").is_ok_and(|v| !v.is_empty() && v != "0");
-    let ctx = Ctx { root: root.clone(), phases, registry, bless, timeout };
+    let ctx = Ctx { root: root.clone(), phases, registry, bless, timeout, cpu32_env: cpu32_env() };
 
     let (mut files, mut snapshots) = (Vec::new(), Vec::new());
     find_files(&root.join("tests"), &mut files, &mut snapshots);

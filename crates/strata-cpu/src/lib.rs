@@ -58,10 +58,14 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     // No contraction of `a * b + c` into a fused multiply-add: floats round after every
     // operation, as on `sim`, so both devices print the same digits.
     let base = ["-O3", "-march=native", "-fwrapv", "-ffp-contract=off", "-std=gnu11", "-w"];
+    // Extra flags for the C compiler, e.g. sanitizers (the corpus test builds with them).
+    let extra: Vec<String> =
+        std::env::var("STRATA_CFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
     let mut h = DefaultHasher::new();
     c.hash(&mut h);
     cc.hash(&mut h);
     base.hash(&mut h);
+    extra.hash(&mut h);
     let key = format!("{:016x}", h.finish());
     let exe = cache.join(format!("prog-{key}"));
     if exe.exists() {
@@ -75,7 +79,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let tmp = cache.join(format!("prog-{key}.tmp{}", std::process::id()));
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
-        cmd.args(base);
+        cmd.args(base).args(&extra);
         if openmp {
             cmd.arg("-fopenmp");
         }
