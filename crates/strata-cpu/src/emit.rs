@@ -1539,7 +1539,7 @@ fn collect_hoisted(body: &[Stmt], out: &mut HashSet<LocalId>) {
 fn iexpr_varies(cx: &Cx, e: &IExpr, own: LocalId) -> bool {
     match e {
         IExpr::ThreadIdx(_) => true,
-        IExpr::Counter(l) => *l != own && cx.per_thread.contains(l),
+        IExpr::Counter(l) => *l != own && (cx.per_thread.contains(l) || thread_local(cx, *l)),
         IExpr::Add(a, b)
         | IExpr::Sub(a, b)
         | IExpr::Mul(a, b)
@@ -1551,6 +1551,11 @@ fn iexpr_varies(cx: &Cx, e: &IExpr, own: LocalId) -> bool {
     }
 }
 
+/// A local each thread has its own copy of (counters of loops hoisted to block level are not).
+fn thread_local(cx: &Cx, l: LocalId) -> bool {
+    cx.f.locals.get(l).is_some_and(|x| x.level == Level::Thread) && !cx.hoisted.contains(&l)
+}
+
 /// Could `e` differ between the threads of a block? (Any thread-level local or coordinate.)
 fn expr_varies(cx: &Cx, e: &Expr) -> bool {
     match e {
@@ -1558,6 +1563,7 @@ fn expr_varies(cx: &Cx, e: &Expr) -> bool {
         Expr::Nat(i) => iexpr_varies(cx, i, usize::MAX),
         Expr::Load(p) | Expr::Ref(p) => {
             cx.per_thread.contains(&p.root)
+                || thread_local(cx, p.root)
                 || p.path.iter().any(|s| matches!(s, PathStep::Elem(i) if iexpr_varies(cx, i, usize::MAX)))
                 || p.path.iter().any(|s| matches!(s, PathStep::Deref))
         }
