@@ -7,6 +7,12 @@
 //! `threadIdx` minus the start of a `split` part, warp and lane numbers); a selection consumes
 //! them as indices. A `let` bound to a borrow is an alias: its place is substituted where it is
 //! used, as the checker does.
+//!
+//! The IR has no views, so a function cannot receive an arbitrary view as a pointer. Calls of a
+//! function executed by a block or a warp, or with a view-array parameter (`[[T; n]]`), are
+//! therefore inlined: the callee's body is lowered at the call site, its reference parameters
+//! bound to the (already resolved) places of the arguments, its resource to the caller's and its
+//! size parameters to the call's sizes. Such functions are not lowered on their own.
 
 use crate::ir::{
     self, Builtin, Expr, FnKind, IExpr, Level, Lit, Local, LocalId, PathStep, Place, ShuffleOp, Stmt, ThreadSet, Ty,
@@ -16,7 +22,7 @@ use std::ops::{Add, Div, Mul, Rem, Sub};
 use std::rc::Rc;
 use strata_check::exec::Root;
 use strata_check::nat::{Atom, Nat};
-use strata_check::program::{Program as Env, PATH_ALIASES};
+use strata_check::program::{FnSig, Program as Env, PATH_ALIASES};
 use strata_check::ty as cty;
 use strata_check::TypeTable;
 use strata_diag::{codes, Diagnostic, Span};
@@ -65,7 +71,15 @@ enum Binding {
     Counter(LocalId),
     Alias(Rc<ast::Expr>),
     Exec(usize),
+    /// A reference parameter of an inlined call: the place its argument refers to, resolved in
+    /// the caller's scope (so the callee's names cannot capture the argument's).
+    Arg(Rc<PState>),
+    /// A size parameter of an inlined call, bound to the call's size argument.
+    Nat(IExpr),
 }
+
+/// How deep inlined calls may nest (bounds the size of the inlined code).
+const MAX_INLINE_DEPTH: usize = 32;
 
 /// The view machinery while lowering one place.
 #[derive(Clone)]
@@ -78,6 +92,7 @@ struct ArrState {
     viewed: bool,
 }
 
+#[derive(Clone)]
 struct PState {
     root: LocalId,
     path: Vec<PathStep>,
@@ -90,6 +105,8 @@ pub struct Lowering<'a> {
     env: &'a Env,
     types: &'a TypeTable,
     fn_ids: HashMap<String, usize>,
+    /// The functions with a body, by name (inlined calls lower their callee's body).
+    decls: HashMap<String, &'a ast::FnDecl>,
     module: &'a ast::Module,
     pub errors: Vec<Diagnostic>,
 }
@@ -97,16 +114,22 @@ pub struct Lowering<'a> {
 /// Lowers a checked module. Errors are constructs the IR cannot express yet (E0801).
 pub fn lower(module: &ast::Module, env: &Env, types: &TypeTable) -> Result<ir::Program, Vec<Diagnostic>> {
     let mut fn_ids = HashMap::new();
+    let mut decls = HashMap::new();
     let mut fns = Vec::new();
     for item in &module.items {
         if let ast::Item::Fn(f) = item {
             if f.body.is_some() {
+                decls.insert(f.name.name.clone(), f);
+                // A function whose calls are all inlined is not an IR function of its own.
+                if env.fns.get(&f.name.name).is_some_and(|sig| always_inlined(sig)) {
+                    continue;
+                }
                 fn_ids.insert(f.name.name.clone(), fns.len());
                 fns.push(f);
             }
         }
     }
-    let mut l = Lowering { env, types, fn_ids, module, errors: Vec::new() };
+    let mut l = Lowering { env, types, fn_ids, decls, module, errors: Vec::new() };
     let mut program = ir::Program::default();
     for f in fns {
         let func = l.function(f);
@@ -171,6 +194,8 @@ struct FnLower<'l, 'a> {
     pre: Vec<Stmt>,
     /// The locals holding the values of hoisted `if`s: written once, before their only use.
     value_temps: Vec<LocalId>,
+    /// The functions whose inlined bodies the code being lowered is nested in, outermost first.
+    inlining: Vec<String>,
 }
 
 impl<'a> Lowering<'a> {
@@ -210,6 +235,7 @@ impl<'a> Lowering<'a> {
             shared_decls: Vec::new(),
             pre: Vec::new(),
             value_temps: Vec::new(),
+            inlining: Vec::new(),
         };
         match &sig.root {
             Root::Grid { blocks, threads } => {
@@ -314,6 +340,78 @@ impl<'a> Lowering<'a> {
     }
 }
 
+/// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
+/// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
+/// passes whole buffers).
+fn always_inlined(sig: &FnSig) -> bool {
+    fn has_view(t: &cty::Ty) -> bool {
+        match t {
+            cty::Ty::ViewArray(..) => true,
+            cty::Ty::Array(e, _) | cty::Ty::At(e, _) | cty::Ty::Ref { ty: e, .. } => has_view(e),
+            cty::Ty::Tuple(ts) => ts.iter().any(has_view),
+            _ => false,
+        }
+    }
+    !sig.builtin
+        && match sig.root {
+            Root::Block { .. } | Root::Warp => true,
+            Root::Grid { .. } => false,
+            Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
+        }
+}
+
+/// The body of an inlined function with a final `return` turned into its tail value; `None`
+/// where a `return` stands anywhere else (it would have to leave the callee only).
+fn inline_body(b: &ast::Block) -> Option<std::borrow::Cow<'_, ast::Block>> {
+    let mut body = std::borrow::Cow::Borrowed(b);
+    if let Some(ast::Stmt::Expr { expr, .. }) = b.stmts.last() {
+        if let ExprKind::Return(v) = &expr.kind {
+            let owned = body.to_mut();
+            owned.stmts.pop();
+            if let Some(v) = v {
+                owned.stmts.push(ast::Stmt::Expr { expr: (**v).clone(), semi: false });
+            }
+        }
+    }
+    (!block_returns(&body)).then_some(body)
+}
+
+fn block_returns(b: &ast::Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        ast::Stmt::Let(l) => l.init.as_ref().is_some_and(expr_returns),
+        ast::Stmt::Expr { expr, .. } => expr_returns(expr),
+    })
+}
+
+/// Whether `e` contains a `return`.
+fn expr_returns(e: &ast::Expr) -> bool {
+    use ExprKind as K;
+    match &e.kind {
+        K::Return(_) => true,
+        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error => false,
+        K::Unary(_, x)
+        | K::Cast(x, _)
+        | K::Field(x, _)
+        | K::Deref(x)
+        | K::Select(x, _)
+        | K::View(x, _)
+        | K::Unsafe(x)
+        | K::Paren(x)
+        | K::ArrayRepeat(x, _)
+        | K::Borrow { place: x, .. } => expr_returns(x),
+        K::Binary(_, a, b) | K::Index(a, b) | K::Assign(a, b) | K::CompoundAssign(_, a, b) => {
+            expr_returns(a) || expr_returns(b)
+        }
+        K::Block(b) | K::For { body: b, .. } | K::Sched { body: b, .. } => block_returns(b),
+        K::While { cond, body } => expr_returns(cond) || block_returns(body),
+        K::If { cond, then, els } => {
+            expr_returns(cond) || block_returns(then) || els.as_deref().is_some_and(expr_returns)
+        }
+        K::Split { arms, .. } => arms.iter().any(|a| expr_returns(&a.body)),
+        K::Call { args, .. } | K::Tuple(args) | K::ArrayList(args) => args.iter().any(expr_returns),
+    }
+}
+
 /// The tail expression of a block whose value is used: its last statement when that is an
 /// expression without `;` (and not a `return`).
 fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
@@ -364,9 +462,13 @@ fn flat_len(t: &Ty) -> (IExpr, Option<ScalarTy>) {
     }
 }
 
-impl FnLower<'_, '_> {
+impl<'a> FnLower<'_, 'a> {
     fn err(&mut self, span: Span, what: impl Into<String>) {
-        self.l.errors.push(unsupported(span, what));
+        let d = unsupported(span, what);
+        // The body of a function inlined at several calls is lowered once per call.
+        if !self.l.errors.iter().any(|e| e.primary.span == span && e.message == d.message) {
+            self.l.errors.push(d);
+        }
     }
 
     fn bind(&mut self, name: &str, b: Binding) {
@@ -398,6 +500,7 @@ impl FnLower<'_, '_> {
     fn name_to_iexpr(&self, name: &str) -> IExpr {
         match self.lookup(name) {
             Some(Binding::Counter(c)) => IExpr::Counter(c),
+            Some(Binding::Nat(n)) => n,
             _ => {
                 if let Some(v) = self.l.env.consts.get(name) {
                     IExpr::Const(*v)
@@ -870,6 +973,12 @@ impl FnLower<'_, '_> {
                 out.push(Stmt::Return(v));
             }
             ExprKind::Call { launch: Some(l), func, args, .. } => self.launch(func, l, args, e.span, out),
+            ExprKind::Call { launch: None, func, args, exec, .. } if self.inlined_callee(func).is_some() => {
+                if let Some((decl, sig)) = self.inlined_callee(func) {
+                    // The callee's value, if any, is unused.
+                    self.inline_call(decl, &sig, exec.as_ref(), args, e.span, out);
+                }
+            }
             _ => {
                 let x = self.hoisting(out, |s| s.expr(e));
                 out.push(Stmt::Eval(x));
@@ -1134,7 +1243,7 @@ impl FnLower<'_, '_> {
         out.push(Stmt::Launch { kernel, nats, grid, block, args, span });
     }
 
-    fn call(&mut self, func: &[ast::Ident], args: &[ast::Expr], span: Span) -> Expr {
+    fn call(&mut self, func: &[ast::Ident], exec: Option<&ast::ExecExpr>, args: &[ast::Expr], span: Span) -> Expr {
         let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
         let builtin = match name.as_str() {
@@ -1166,6 +1275,15 @@ impl FnLower<'_, '_> {
             "fill_random" => Some(Builtin::FillRandom),
             _ => None,
         };
+        if builtin.is_none() {
+            if let Some((decl, sig)) = self.inlined_callee(func) {
+                // The inlined body runs before the expression that uses its value.
+                let mut pre = std::mem::take(&mut self.pre);
+                let v = self.inline_call(decl, &sig, exec, args, span, &mut pre);
+                self.pre = pre;
+                return v;
+            }
+        }
         // Printing a (sub-)array: the printer needs its shape, which the flat IR loses.
         if let (Some(b @ (Builtin::Print | Builtin::PrintInline)), 1) = (builtin, args.len()) {
             if let Some((arg, dims)) = self.printed_array(&args[0]) {
@@ -1185,6 +1303,157 @@ impl FnLower<'_, '_> {
                 Expr::Lit(Lit::Unit)
             }
         }
+    }
+
+    /// The declaration and signature of the function a call names, where its calls are inlined.
+    fn inlined_callee(&self, func: &[ast::Ident]) -> Option<(&'a ast::FnDecl, Rc<FnSig>)> {
+        let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
+        let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
+        let sig = self.l.env.fns.get(&name)?;
+        if !always_inlined(sig) {
+            return None;
+        }
+        let decl = self.l.decls.get(&name).copied()?;
+        Some((decl, sig.clone()))
+    }
+
+    /// The execution resource a call runs on: the one it names (`f::<…>::<e>(…)`), else the
+    /// innermost one in scope.
+    fn call_resource(&self, exec: Option<&ast::ExecExpr>) -> Option<usize> {
+        if let Some(ast::ExecExpr { base: ast::ExecBase::Var(id), path, .. }) = exec {
+            if let (Some(Binding::Exec(b)), true) = (self.lookup(&id.name), path.is_empty()) {
+                return Some(b);
+            }
+        }
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find_map(|(_, b)| match b {
+            Binding::Exec(i) => Some(*i),
+            _ => None,
+        })
+    }
+
+    /// The place a reference argument refers to (`&uniq p` or a reference `r`), resolved now, in
+    /// the caller's scope; references along the way are followed, so it is the memory itself.
+    fn arg_place(&mut self, a: &ast::Expr) -> Option<PState> {
+        let place = match &a.kind {
+            ExprKind::Borrow { place, .. } => &**place,
+            ExprKind::Paren(x) => return self.arg_place(x),
+            _ => a,
+        };
+        let mut st = self.pstate(place)?;
+        self.auto_deref(&mut st, a.span)?;
+        Some(st)
+    }
+
+    /// Lowers a call of `f` by lowering its body here, into `out`: reference parameters are bound
+    /// to their arguments' places (which compose with the callee's views and selections like a
+    /// `let` alias), by-value parameters to fresh locals, size parameters to the call's sizes and
+    /// the callee's resource to the caller's. The callee sees only its own names. Returns the
+    /// call's value (a load of a local it is stored in) or `()`.
+    fn inline_call(
+        &mut self,
+        f: &ast::FnDecl,
+        sig: &FnSig,
+        exec: Option<&ast::ExecExpr>,
+        args: &[ast::Expr],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Expr {
+        let unit = Expr::Lit(Lit::Unit);
+        let name = &f.name.name;
+        let Some(body) = &f.body else { return unit };
+        if self.inlining.contains(name) || self.inlining.len() >= MAX_INLINE_DEPTH {
+            let what = if self.inlining.contains(name) {
+                "a recursive call of".to_string()
+            } else {
+                format!("more than {MAX_INLINE_DEPTH} nested calls, here of")
+            };
+            self.err(
+                span,
+                format!(
+                    "{what} `{name}` (calls of a function executed by a block or a warp, or with a view-array \
+                     parameter, are inlined)"
+                ),
+            );
+            return unit;
+        }
+        let Some(body) = inline_body(body) else {
+            self.err(
+                span,
+                format!(
+                    "calling `{name}`, which has a `return` before its end (calls of a function executed by a \
+                     block or a warp, or with a view-array parameter, are inlined)"
+                ),
+            );
+            return unit;
+        };
+        if args.len() != sig.params.len() {
+            self.err(span, format!("this call of `{name}`"));
+            return unit;
+        }
+        // Everything the arguments say is resolved in the caller's scope.
+        let mut scope: Vec<(String, Binding)> = Vec::new();
+        if let Some(nats) = self.l.types.call_nats.get(&span) {
+            for (n, v) in nats {
+                scope.push((n.clone(), Binding::Nat(self.nat(v))));
+            }
+        }
+        match self.call_resource(exec) {
+            Some(r) => {
+                let mut b = self.binders[r].clone();
+                b.name = sig.exec_name.clone();
+                scope.push((sig.exec_name.clone(), Binding::Exec(self.binders.len())));
+                self.binders.push(b);
+            }
+            None if matches!(sig.root, Root::Block { .. } | Root::Warp) => {
+                self.err(span, format!("calling `{name}` outside a block or warp"));
+                return unit;
+            }
+            None => {}
+        }
+        let mut values = Vec::new();
+        for (p, a) in sig.params.iter().zip(args) {
+            if matches!(p.ty, cty::Ty::Ref { .. }) {
+                let Some(st) = self.arg_place(a) else { return unit };
+                scope.push((p.name.clone(), Binding::Arg(Rc::new(st))));
+            } else {
+                values.push((p, self.value_into(a, out)));
+            }
+        }
+        let caller_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let owned_before = self.owned.len();
+        // By-value parameters are the callee's own (mutable) copies; in host code the callee
+        // owns the buffers passed to it by value and releases them at its end.
+        for (p, v) in values {
+            let ty = self.ty(&p.ty, p.span);
+            let local = self.new_local(&p.name, ty, self.local_level());
+            out.push(Stmt::Let { local, init: Some(v), span: p.span });
+            self.bind(&p.name, Binding::Local(local));
+            if let (cty::Ty::At(_, mem), Level::Host) = (&p.ty, self.level) {
+                self.owned.push((local, mem.is_gpu(), p.span));
+            }
+        }
+        let ret = self.ty(&sig.ret, f.span);
+        let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
+        self.inlining.push(name.clone());
+        let mut stmts = self.block_releasing(&body, owned_before, Some(&ret), returns_value);
+        self.inlining.pop();
+        self.scopes = caller_scopes;
+        let mut result = unit;
+        if returns_value && tail_value(&body).is_some() {
+            match stmts.pop() {
+                Some(Stmt::Eval(v)) => {
+                    // Stored at once: later operands of the caller's expression may change what
+                    // the value reads.
+                    let temp = self.new_local(&format!("{name}_result"), ret, self.local_level());
+                    self.value_temps.push(temp);
+                    stmts.push(Stmt::Let { local: temp, init: Some(v), span });
+                    result = Expr::Load(Place::local(temp, span));
+                }
+                other => stmts.extend(other),
+            }
+        }
+        out.extend(stmts);
+        result
     }
 
     // --------------------------------------------------------------------------------------------
@@ -1217,6 +1486,11 @@ impl FnLower<'_, '_> {
                 Some(Binding::Counter(c)) => Expr::Nat(IExpr::Counter(c)),
                 Some(Binding::Local(_)) | Some(Binding::Alias(_)) => match self.place(e) {
                     Some(p) => Expr::Load(p),
+                    None => Expr::Lit(Lit::Unit),
+                },
+                // A reference parameter of an inlined call, used as a value: the reference.
+                Some(Binding::Arg(st)) => match self.finish((*st).clone(), e.span) {
+                    Some(p) => Expr::Ref(p),
                     None => Expr::Lit(Lit::Unit),
                 },
                 _ => Expr::Nat(self.name_to_iexpr(&segs[0].name)),
@@ -1259,7 +1533,7 @@ impl FnLower<'_, '_> {
                     None => Expr::Lit(Lit::Unit),
                 }
             }
-            ExprKind::Call { func, args, launch: None, .. } => self.call(func, args, e.span),
+            ExprKind::Call { func, args, launch: None, exec, .. } => self.call(func, exec.as_ref(), args, e.span),
             ExprKind::Tuple(xs) => Expr::Tuple(self.operands(xs.iter())),
             ExprKind::ArrayList(xs) => Expr::ArrayList(self.operands(xs.iter())),
             ExprKind::ArrayRepeat(x, n) => {
@@ -1347,8 +1621,10 @@ impl FnLower<'_, '_> {
 
     fn finish(&mut self, mut st: PState, span: Span) -> Option<Place> {
         if let Some(arr) = st.arr.take() {
-            // A sub-array: only contiguous (not re-viewed) parts can be referred to as a whole.
-            if arr.viewed && !arr.fixed.is_empty() || arr.viewed && arr.fixed.is_empty() && arr.dims != arr.base_dims {
+            // A sub-array: only contiguous (not re-viewed) parts can be referred to as a whole. A
+            // view of the whole array is only the array itself where it maps every index to
+            // itself (`reverse` and a square `transpose` keep the dimensions, not the order).
+            if arr.viewed && (!arr.fixed.is_empty() || arr.dims != arr.base_dims || !is_identity(&arr)) {
                 self.err(span, "a reference to a view that is not a contiguous part of memory");
                 return None;
             }
@@ -1369,6 +1645,7 @@ impl FnLower<'_, '_> {
                     Some(PState { root: l, path: vec![], arr: None, ty: self.locals[l].ty.clone(), checks: vec![] })
                 }
                 Some(Binding::Alias(a)) => self.pstate(&a),
+                Some(Binding::Arg(st)) => Some((*st).clone()),
                 _ => {
                     self.err(e.span, "this place");
                     None
@@ -1377,8 +1654,11 @@ impl FnLower<'_, '_> {
             ExprKind::Paren(x) => self.pstate(x),
             ExprKind::Deref(x) => {
                 if let ExprKind::Path(segs) = &x.kind {
-                    if let Some(Binding::Alias(a)) = self.lookup(&segs[0].name) {
-                        return self.pstate(&a);
+                    match self.lookup(&segs[0].name) {
+                        Some(Binding::Alias(a)) => return self.pstate(&a),
+                        // An argument's place is already the memory its reference refers to.
+                        Some(Binding::Arg(st)) => return Some((*st).clone()),
+                        _ => {}
                     }
                 }
                 let mut st = self.pstate(x)?;
@@ -1467,6 +1747,7 @@ impl FnLower<'_, '_> {
             ExprKind::Paren(x) => self.index_nat(x),
             ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
                 Some(Binding::Counter(c)) => Some(IExpr::Counter(c)),
+                Some(Binding::Nat(n)) => Some(n),
                 Some(_) => None,
                 None => Some(self.name_to_iexpr(&segs[0].name)),
             },
@@ -1670,6 +1951,13 @@ impl FnLower<'_, '_> {
             }
         }
     }
+}
+
+/// Whether a view's inverse index function maps every index to itself (tested on symbolic
+/// indices, named so that they cannot be a program's names).
+fn is_identity(arr: &ArrState) -> bool {
+    let idx: Vec<IExpr> = (0..arr.dims.len()).map(|k| IExpr::Param(format!("#{k}"))).collect();
+    (arr.inv)(idx.clone()) == idx
 }
 
 /// Row-major flat offset of `idx` in an array with dimensions `dims`.
