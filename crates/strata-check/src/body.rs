@@ -145,6 +145,12 @@ pub struct FnCx<'p> {
     accesses: Vec<Access>,
     /// Host borrows bound to variables: (place, ownership, span, scope depth).
     live_borrows: Vec<(Place, Ownership, Span, usize)>,
+    /// Host borrows (by span) that were live at a call which may have stored a reference where
+    /// [`crate::liveness`] does not follow it: they stay live to the end of their blocks.
+    pinned_borrows: HashSet<Span>,
+    /// Whether the value bound by a `let` (by the span of its name) or assigned to a place (by the
+    /// place's span) may hold a reference, for [`crate::liveness`].
+    holds_ref_at: HashMap<Span, bool>,
     unsafe_depth: u32,
     /// Set while typing an expression that reads thread-dependent data.
     varying: bool,
@@ -208,6 +214,8 @@ impl<'p> FnCx<'p> {
             current,
             accesses: Vec::new(),
             live_borrows: Vec::new(),
+            pinned_borrows: HashSet::new(),
+            holds_ref_at: HashMap::new(),
             unsafe_depth: 0,
             varying: false,
             loop_nats: Vec::new(),
@@ -482,6 +490,10 @@ impl<'p> FnCx<'p> {
         self.push_scope();
         let mut ty = Ty::UNIT;
         let n = b.stmts.len();
+        // Host borrows bound by `let` end after the last statement that may use them (non-lexical
+        // lifetimes, as in Rust); GPU code keeps lexical borrows.
+        let uses = (self.level() == Level::Cpu).then(|| crate::liveness::BlockUses::new(&b.stmts));
+        let mut pending: Vec<(Span, crate::liveness::Flow)> = Vec::new();
         for (i, s) in b.stmts.iter().enumerate() {
             let last = i + 1 == n;
             match s {
@@ -499,9 +511,34 @@ impl<'p> FnCx<'p> {
                     ty = if last && !semi { t } else { Ty::UNIT };
                 }
             }
+            if let (Some(uses), false) = (&uses, last) {
+                let holds = |s: Span| self.holds_ref_at.get(&s).copied().unwrap_or(true);
+                for (_, flow) in &mut pending {
+                    flow.step(&b.stmts, i, uses, &holds);
+                }
+                if let ast::Stmt::Let(ast::LetStmt { name, init: Some(init), .. }) = s {
+                    if matches!(init.kind, ExprKind::Borrow { .. }) {
+                        pending.push((init.span, crate::liveness::Flow::new(&name.name)));
+                    }
+                }
+                let (ended, live): (Vec<_>, Vec<_>) = pending.into_iter().partition(|(_, f)| f.dead_after(i, uses));
+                pending = live;
+                for (span, _) in ended {
+                    self.end_borrow(span);
+                }
+            }
         }
         self.pop_scope();
         ty
+    }
+
+    /// The host borrow made by the `let` initialiser at `span` in the current block is dead.
+    fn end_borrow(&mut self, span: Span) {
+        if self.pinned_borrows.contains(&span) {
+            return;
+        }
+        let depth = self.scopes.len();
+        self.live_borrows.retain(|b| !(b.2 == span && b.3 == depth));
     }
 
     fn let_stmt(&mut self, l: &ast::LetStmt) {
@@ -570,6 +607,7 @@ impl<'p> FnCx<'p> {
             None => Owner::Chain(self.chain().len()),
         };
         self.types.lets.insert(l.name.span, ty.defaulted());
+        self.holds_ref_at.insert(l.name.span, holds_ref(&ty));
         let var = Var {
             name: l.name.name.clone(),
             ty,
@@ -1539,6 +1577,7 @@ impl<'p> FnCx<'p> {
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);
         }
+        self.holds_ref_at.insert(lhs.span, holds_ref(&lt));
         let Some(info) = info else { return };
         if let Some(op) = op {
             if self.join_numeric(&lt, &rt).is_none() && !rt.is_error() && !lt.is_error() {
@@ -2363,6 +2402,14 @@ impl<'p> FnCx<'p> {
                 }
             }
         }
+        // A callee given a `&uniq` reference to data that holds references may store another
+        // argument there, out of sight of the liveness analysis: keep every live borrow.
+        if !self.on_gpu()
+            && arg_tys.iter().any(|t| matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)))
+        {
+            let live: Vec<Span> = self.live_borrows.iter().map(|b| b.2).collect();
+            self.pinned_borrows.extend(live);
+        }
         if reads_only {
             for (v, m) in self.vars.iter_mut().zip(moved_before) {
                 v.moved = m;
@@ -3098,6 +3145,16 @@ fn has_vars(t: &Ty, sig: &FnSig) -> bool {
 
 fn same_shape_refs(a: &Ty, b: &Ty) -> bool {
     matches!((a, b), (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 == m2)
+}
+
+/// May a value of this type hold a reference (a generic type may stand for one)?
+fn holds_ref(t: &Ty) -> bool {
+    match t {
+        Ty::Ref { .. } | Ty::Var(_) | Ty::Error => true,
+        Ty::Tuple(ts) => ts.iter().any(holds_ref),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) => holds_ref(t),
+        _ => false,
+    }
 }
 
 fn prefix_overlap(a: &[PStep], b: &[PStep]) -> bool {

@@ -6,6 +6,7 @@
 
 mod body;
 pub mod exec;
+mod liveness;
 pub mod nat;
 pub mod place;
 pub mod pow2;
