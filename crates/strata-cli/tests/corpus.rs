@@ -14,6 +14,8 @@
 //!   on `sim` without error;
 //! * `//@ sim-only: TEXT` — a `run-pass` program the `cpu` device cannot run yet (TEXT says why;
 //!   it must then refuse with E0801, never print something else);
+//! * `//@ cpu-large: -D N=…` — one more run on `cpu` with these arguments (a larger size than the
+//!   one `sim` runs), which must end without error: the program's own checks must hold there too;
 //! * `//@ known-bug: TEXT` — the file states the correct expectation but the compiler does not meet
 //!   it yet (TEXT says why); it is counted as a known bug while it fails and fails the test once it
 //!   passes, so that the directive is removed.
@@ -102,6 +104,9 @@ struct Spec {
     known_bug: Option<String>,
     no_run: Option<String>,
     sim_only: Option<String>,
+    /// `//@ cpu-large: -D …`: arguments of one more run on `cpu` at a larger size, which must
+    /// end without error (the program's own checks hold); its output is not compared.
+    cpu_large: Option<Vec<String>>,
 }
 
 /// Reads the directives and annotations of a corpus file. Every malformed or misplaced
@@ -115,6 +120,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     let mut known_bug = None;
     let mut no_run = None;
     let mut sim_only = None;
+    let mut cpu_large = None;
     let mut in_header = true;
 
     for (index, line) in text.lines().enumerate() {
@@ -158,6 +164,8 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             no_run = Some(rest.to_string());
         } else if let Some(rest) = word.strip_prefix("sim-only:").map(str::trim).filter(|r| !r.is_empty()) {
             sim_only = Some(rest.to_string());
+        } else if let Some(rest) = word.strip_prefix("cpu-large:").map(str::trim).filter(|r| !r.is_empty()) {
+            cpu_large = Some(rest.split_whitespace().map(str::to_string).collect());
         } else {
             errors.push(format!("line {lineno}: unknown directive `//@{directive}`"));
         }
@@ -184,8 +192,11 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     if !stdout.is_empty() && mode != Mode::RunPass {
         errors.push("`//@ stdout:` is only meaningful in a `run-pass` file".to_string());
     }
+    if cpu_large.is_some() && (mode != Mode::RunPass || sim_only.is_some()) {
+        errors.push("`//@ cpu-large:` is only meaningful in a `run-pass` file the cpu device runs".to_string());
+    }
     if errors.is_empty() {
-        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run, sim_only })
+        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run, sim_only, cpu_large })
     } else {
         Err(errors)
     }
@@ -838,6 +849,22 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             return Outcome::Failed(vec![format!(
                 "stdout of `{command}` differs (- expected, + actual):\n{}",
                 diff(&expected, &actual)
+            )]);
+        }
+    }
+    if let (Some(large), Mode::RunPass) = (&spec.cpu_large, spec.mode) {
+        let mut args: Vec<&str> = vec!["run", "--device", "cpu"];
+        args.extend(large.iter().map(String::as_str));
+        args.push(rel);
+        let out = match run_strata_env(&ctx.root, &args, &[], ctx.timeout) {
+            Ok(out) => out,
+            Err(e) => return Outcome::Failed(vec![e]),
+        };
+        if out.timed_out || out.status != Some(0) {
+            return Outcome::Failed(vec![format!(
+                "`strata {}` (the `cpu-large` run) failed; stderr:\n{}",
+                args.join(" "),
+                indent(&out.stderr)
             )]);
         }
     }
