@@ -437,6 +437,15 @@ impl<'p> FnCx<'p> {
                     let b = self.lower_nat(b)?;
                     Step::Range(a, b, *d)
                 }
+                ast::ExecStep::Dim(d) => {
+                    self.error(
+                        codes::INVALID_SCHED,
+                        e.span,
+                        format!("`.{}` is not an execution resource", d.letter()),
+                        format!("a dimension only narrows a selection: `p[[b.{}]]`", d.letter()),
+                    );
+                    return None;
+                }
             };
             ex = ex.with(s);
         }
@@ -1087,14 +1096,20 @@ impl<'p> FnCx<'p> {
             ExprKind::Select(inner, ex) => {
                 let mut info = self.place(inner)?;
                 self.auto_deref(&mut info, e.span, inner.span)?;
+                // `[[b]]`, or `[[b.X]]` (`.Y`, `.Z`, several allowed) for chosen dimensions only.
+                let only: Option<Vec<DimName>> = (!ex.path.is_empty())
+                    .then(|| {
+                        ex.path.iter().map(|s| if let ast::ExecStep::Dim(d) = s { Some(*d) } else { None }).collect()
+                    })
+                    .flatten();
                 let name = match &ex.base {
-                    ast::ExecBase::Var(id) if ex.path.is_empty() => id.name.clone(),
+                    ast::ExecBase::Var(id) if ex.path.is_empty() || only.is_some() => id.name.clone(),
                     _ => {
                         self.error(
                             codes::INVALID_SCHED,
                             ex.span,
                             "a selection must name a scheduled execution resource",
-                            "expected the name bound by `sched`",
+                            "expected the name bound by `sched`, optionally with dimensions: `[[b]]`, `[[b.X]]`",
                         );
                         return None;
                     }
@@ -1146,20 +1161,35 @@ impl<'p> FnCx<'p> {
                     );
                     return None;
                 }
-                // A selection by `b`'s own dimensions only, leaving those of the collections it
-                // was scheduled from (`[[block]]` by X after `sched(Y) row`, `sched(X) block in
-                // row`), is accepted where the full one does not fit. It gives many threads the
+                // `[[b.X]]` selects by the named pending dimensions only (`[[block.X]]` for B's
+                // column after `sched(Y) row`, `sched(X) block in row`). It gives many threads the
                 // same part: they may read it, and narrowing refuses writes and `uniq` borrows.
-                let own: Vec<(DimName, Nat)> = binder
-                    .dims
-                    .iter()
-                    .filter(|(d, _)| !info.consumed.iter().any(|(k, cd)| *k == binder.key && cd == d))
-                    .cloned()
-                    .collect();
-                let partial = own.len() < dims.len()
-                    && !self.selection_fits(&info.ty, &dims)
-                    && self.selection_fits(&info.ty, &own);
-                let dims = if partial { own } else { dims };
+                let mut partial = false;
+                let dims = match &only {
+                    None => dims,
+                    Some(names) => {
+                        let mut chosen = Vec::new();
+                        for d in names {
+                            match dims.iter().find(|(pd, _)| pd == d) {
+                                Some(x) if !chosen.contains(x) => chosen.push(x.clone()),
+                                _ => {
+                                    let pending: String = dims.iter().map(|(d, _)| d.letter()).collect();
+                                    self.error(
+                                        codes::INVALID_SCHED,
+                                        ex.span,
+                                        format!("`{name}` cannot select by `{}` here", d.letter()),
+                                        format!(
+                                            "the dimensions `{name}` can still select here are `{pending}`, each once"
+                                        ),
+                                    );
+                                    return None;
+                                }
+                            }
+                        }
+                        partial = chosen.len() < dims.len();
+                        chosen
+                    }
+                };
                 self.types.selections.insert(e.span, dims.iter().map(|(d, _)| *d).collect());
                 let mut ty = info.ty.clone();
                 for (d, size) in &dims {
@@ -1210,19 +1240,6 @@ impl<'p> FnCx<'p> {
                 None
             }
         }
-    }
-
-    /// Whether selecting `dims` (outermost first) fits the leading dimensions of `ty`.
-    fn selection_fits(&self, ty: &Ty, dims: &[(DimName, Nat)]) -> bool {
-        let mut ty = ty.clone();
-        for (_, size) in dims {
-            let Some((elem, len)) = ty.as_array().map(|(t, n)| (t.clone(), n.clone())) else { return false };
-            if !self.nat_eq(&len, size) {
-                return false;
-            }
-            ty = elem;
-        }
-        true
     }
 
     /// Every size in `ty` must be a natural number (`[f32; 0 - 1]` is not a type).
@@ -3185,6 +3202,9 @@ fn exec_text(e: &ast::ExecExpr) -> String {
             ast::ExecStep::ToWarps => ".to_warps",
             ast::ExecStep::Forall(_) => ".forall(…)",
             ast::ExecStep::Range(..) => "[…]",
+            ast::ExecStep::Dim(DimName::X) => ".X",
+            ast::ExecStep::Dim(DimName::Y) => ".Y",
+            ast::ExecStep::Dim(DimName::Z) => ".Z",
         });
     }
     s

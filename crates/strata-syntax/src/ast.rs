@@ -244,6 +244,8 @@ pub enum ExecStep {
     Forall(DimName),
     /// `[a..b]_d`: the sub-resources with index in `a..b` along `d`.
     Range(Nat, Nat, DimName),
+    /// `.X` (`.Y`, `.Z`), only in a selection `p[[b.X]]`: select by this dimension of `b` alone.
+    Dim(DimName),
 }
 
 /// Execution resource types (Fig. 5), written after the function arrow's name.

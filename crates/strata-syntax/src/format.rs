@@ -828,6 +828,7 @@ fn exec_expr(e: &ExecExpr) -> String {
             ExecStep::ToWarps => s.push_str(".to_warps"),
             ExecStep::Forall(d) => s.push_str(&format!(".forall({})", d.letter())),
             ExecStep::Range(a, b, d) => s.push_str(&format!("[{}..{}]_{}", nat(a), nat(b), d.letter())),
+            ExecStep::Dim(d) => s.push_str(&format!(".{}", d.letter())),
         }
     }
     s

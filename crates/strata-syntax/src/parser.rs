@@ -755,6 +755,9 @@ impl<'a> Parser<'a> {
                     "lanes" => ExecStep::Lanes,
                     "to_threads" => ExecStep::ToThreads,
                     "to_warps" => ExecStep::ToWarps,
+                    "X" => ExecStep::Dim(DimName::X),
+                    "Y" => ExecStep::Dim(DimName::Y),
+                    "Z" => ExecStep::Dim(DimName::Z),
                     "forall" => {
                         self.bump();
                         self.bump();
