@@ -646,7 +646,8 @@ impl<'a> FnLower<'_, 'a> {
             (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_) | Stmt::Return(_))) => out.pop(),
             _ => None,
         };
-        // `println(h)` reads `h` whole without moving it.
+        // Whole-value reads that move nothing: `println(h)`, and a reference bound to a local of
+        // reference type (`let s = &shrd h; let a = s;` reads `h` as a reference copy).
         let mut printed: Vec<*const Expr> = Vec::new();
         for s in out.iter().chain(tail.iter()) {
             s.visit_exprs(&mut |e| {
@@ -654,6 +655,11 @@ impl<'a> FnLower<'_, 'a> {
                     printed.extend(args.iter().map(|a| a as *const Expr));
                 }
             });
+            if let Stmt::Let { local, init: Some(init), .. } = s {
+                if matches!(self.locals.get(*local).map(|l| &l.ty), Some(Ty::Ref(_))) {
+                    printed.push(init as *const Expr);
+                }
+            }
         }
         for (local, gpu, span) in owned {
             let mut kept = false;
