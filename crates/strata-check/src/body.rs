@@ -1668,7 +1668,7 @@ impl<'p> FnCx<'p> {
         let root = &self.vars[info.place.root];
         match &root.owner {
             Owner::Chain(k) => Some(chain[(*k).min(chain.len())..].to_vec()),
-            Owner::Exec(e) => match chain.iter().position(|b| self.binders[*b].exec == *e) {
+            Owner::Exec(e) => match chain.iter().position(|b| self.binders[*b].exec.is_instance_of(e)) {
                 Some(i) => Some(chain[i + 1..].to_vec()),
                 None => {
                     let name = root.name.clone();
@@ -1683,6 +1683,13 @@ impl<'p> FnCx<'p> {
                 }
             },
         }
+    }
+
+    /// For memory declared for each of some resources: the scheduled resource around this point
+    /// whose memory it is (see [`Exec::is_instance_of`]).
+    fn owner_instance(&self, root: usize) -> Option<Exec> {
+        let Owner::Exec(e) = &self.vars[root].owner else { return None };
+        self.chain().iter().map(|b| &self.binders[*b].exec).find(|x| x.is_instance_of(e)).cloned()
     }
 
     fn access(&mut self, info: &PlaceInfo, mode: Mode, span: Span) {
@@ -1747,7 +1754,8 @@ impl<'p> FnCx<'p> {
         if !shared {
             return;
         }
-        let clash = self.accesses.iter().position(|a| conflicts(&info.place, write, a, &self.facts));
+        let instance = self.owner_instance(info.place.root);
+        let clash = self.accesses.iter().position(|a| conflicts(&info.place, write, instance.as_ref(), a, &self.facts));
         if let Some(i) = clash {
             let (prior, prior_write, reported) =
                 (self.accesses[i].span, self.accesses[i].write, self.accesses[i].reported);
@@ -1770,7 +1778,14 @@ impl<'p> FnCx<'p> {
         }
         // A borrow bound to a variable is not an access: the accesses through it are recorded.
         if !(self.binding_alias && matches!(mode, Mode::Borrow(_))) {
-            self.accesses.push(Access { place: info.place.clone(), write, span, truncated: false, reported: false });
+            self.accesses.push(Access {
+                place: info.place.clone(),
+                write,
+                span,
+                truncated: false,
+                reported: false,
+                instance,
+            });
         }
     }
 
@@ -2110,7 +2125,13 @@ impl<'p> FnCx<'p> {
                 return true;
             }
             let owned_below = match &vars[a.place.root].owner {
-                Owner::Exec(e) => e.within(&tb.exec),
+                // A block of a `split` arm is one block of the whole collection: memory owned by
+                // that block or its sub-resources is released too.
+                Owner::Exec(e) => {
+                    e.within(&tb.exec)
+                        || (!e.steps.iter().any(|s| matches!(s, Step::Range(..)))
+                            && tb.exec.without_ranges().is_some_and(|t| e.within(&t)))
+                }
                 Owner::Chain(k) => *k >= depth_of_target,
             };
             !owned_below
@@ -2180,7 +2201,7 @@ impl<'p> FnCx<'p> {
                 // another value than the current one, so give it another, unknown, name.
                 let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
                 for a in &mut self.accesses {
-                    crate::place::rename_nat(&mut a.place, &var.name, &earlier);
+                    crate::place::rename_access_nat(a, &var.name, &earlier);
                 }
             }
             self.block(body, Some(&Ty::UNIT));
@@ -2193,7 +2214,7 @@ impl<'p> FnCx<'p> {
         // After the loop its variable means nothing: a later loop may reuse the name.
         let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
         for a in &mut self.accesses {
-            crate::place::rename_nat(&mut a.place, &var.name, &gone);
+            crate::place::rename_access_nat(a, &var.name, &gone);
         }
         self.loop_nats.pop();
         self.pop_scope();

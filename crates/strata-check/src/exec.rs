@@ -152,6 +152,49 @@ impl Exec {
             && self.steps[..other.steps.len()] == other.steps[..]
     }
 
+    /// This resource with its `[a..b]_d` ranges removed, kept canonical: `grid.blocks[0..1]_X.forall(X)`
+    /// becomes `grid.blocks.forall(X)`. Only ranges whose dimension a later `forall` of the same
+    /// collection schedules are removed (each single resource keeps its index in the whole
+    /// collection, so it *is* one resource of the result); `None` if some range is not scheduled
+    /// that way (the resource is then part of a collection, not one of its members).
+    pub fn without_ranges(&self) -> Option<Exec> {
+        self.without_ranges_at(|_| true)
+    }
+
+    /// [`Exec::without_ranges`] for the ranges at the step positions that `at` accepts; the other
+    /// steps are kept.
+    pub fn without_ranges_at(&self, at: impl Fn(usize) -> bool) -> Option<Exec> {
+        let mut out = Exec::new(self.name.clone(), self.root.clone());
+        for (i, step) in self.steps.iter().enumerate() {
+            match step {
+                Step::Range(_, _, d) if at(i) => {
+                    if !scheduled_later(&self.steps[i + 1..], *d) {
+                        return None;
+                    }
+                }
+                other => out = out.with(other.clone()),
+            }
+        }
+        Some(out)
+    }
+
+    /// Where the innermost collection begins: the index after its last `.blocks`, `.threads`,
+    /// `.warps`, `.lanes` or `.to_threads` step (0 if there is none).
+    pub fn last_collection_start(&self) -> usize {
+        self.steps.iter().rposition(is_collection_step).map_or(0, |i| i + 1)
+    }
+
+    /// True if every single resource `self` denotes is exactly one of the resources `owner`
+    /// denotes: `self` is `owner`, or `owner` restricted by ranges that are then scheduled (a block
+    /// of an arm of `split(X) grid.blocks` is one of `grid.blocks.forall(X)`). Memory declared for
+    /// each `owner` then exists once for each resource of `self`.
+    pub fn is_instance_of(&self, owner: &Exec) -> bool {
+        if self == owner {
+            return true;
+        }
+        !owner.steps.iter().any(|s| matches!(s, Step::Range(..))) && self.without_ranges().is_some_and(|e| e == *owner)
+    }
+
     pub fn shape(&self) -> Result<ExecShape, ShapeError> {
         let mut sh = match &self.root {
             Root::CpuThread => ExecShape { level: Level::Cpu, dims: Vec::new(), block: None },
@@ -262,6 +305,16 @@ impl Exec {
             _ => self.clone(),
         })
     }
+}
+
+/// Steps that begin a new collection of sub-resources.
+fn is_collection_step(s: &Step) -> bool {
+    matches!(s, Step::Blocks | Step::Threads | Step::Warps | Step::Lanes | Step::ToThreads)
+}
+
+/// Whether `forall(d)` follows in `rest` before the next collection begins.
+fn scheduled_later(rest: &[Step], d: DimName) -> bool {
+    rest.iter().take_while(|s| !is_collection_step(s)).any(|s| *s == Step::Forall(d))
 }
 
 impl Exec {

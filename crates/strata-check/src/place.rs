@@ -5,9 +5,10 @@
 //! becomes `a.group::<32>[[block]][[thread]]`). Selections record the *canonical execution
 //! resource* they distribute over, so two accesses can be compared step by step.
 
-use crate::exec::Exec;
+use crate::exec::{Exec, Step};
 use crate::nat::{Facts, Nat, Truth};
 use strata_diag::Span;
+use strata_syntax::ast::DimName;
 
 /// A basic view applied to an array (named views are expanded into these).
 #[derive(Clone, Debug, PartialEq)]
@@ -47,17 +48,40 @@ pub struct Access {
     pub truncated: bool,
     /// A conflict with this access was reported: later ones against it are the same mistake.
     pub reported: bool,
+    /// For memory declared for each of some resources (`[grid.blocks.forall(X)] tmp`): the one
+    /// whose memory this is, as scheduled where the access is made (a block of a `split` arm).
+    pub instance: Option<Exec>,
+}
+
+/// Replaces the nat variable `name` by `to` everywhere in an access: its place and the ranges of
+/// the resource whose memory it touched.
+pub fn rename_access_nat(access: &mut Access, name: &str, to: &Nat) {
+    rename_nat(&mut access.place, name, to);
+    if let Some(e) = &mut access.instance {
+        rename_exec_nat(e, name, to);
+    }
+}
+
+fn rename_one(n: &mut Nat, name: &str, to: &Nat) {
+    if n.mentions(name) {
+        if let Ok(r) = n.subst(name, to) {
+            *n = r;
+        }
+    }
+}
+
+fn rename_exec_nat(e: &mut Exec, name: &str, to: &Nat) {
+    for s in &mut e.steps {
+        if let Step::Range(a, b, _) = s {
+            rename_one(a, name, to);
+            rename_one(b, name, to);
+        }
+    }
 }
 
 /// Replaces the nat variable `name` by `to` everywhere in `place` (indices, view sizes, ranges).
 pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
-    let ren = |n: &mut Nat| {
-        if n.mentions(name) {
-            if let Ok(r) = n.subst(name, to) {
-                *n = r;
-            }
-        }
-    };
+    let ren = |n: &mut Nat| rename_one(n, name, to);
     fn views(apps: &mut [ViewApp], ren: &dyn Fn(&mut Nat)) {
         for a in apps {
             a.nats.iter_mut().for_each(ren);
@@ -70,14 +94,7 @@ pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
         match step {
             PStep::Index(Some(n)) => ren(n),
             PStep::View(v) => views(std::slice::from_mut(v), &ren),
-            PStep::Select(e, _, _) => {
-                for s in &mut e.steps {
-                    if let crate::exec::Step::Range(a, b, _) = s {
-                        ren(a);
-                        ren(b);
-                    }
-                }
-            }
+            PStep::Select(e, _, _) => rename_exec_nat(e, name, to),
             _ => {}
         }
     }
@@ -89,20 +106,33 @@ pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
 /// single thread (each thread touches only its own part), or the record was released to the block
 /// that makes the new access, or the first differing steps are provably disjoint. Otherwise, if
 /// either is a write, they conflict.
-pub fn conflicts(place: &Place, write: bool, rec: &Access, facts: &Facts) -> bool {
+pub fn conflicts(place: &Place, write: bool, instance: Option<&Exec>, rec: &Access, facts: &Facts) -> bool {
     if !write && !rec.write {
         return false;
     }
     if place.root != rec.place.root {
         return false;
     }
-    let (a, r) = (&place.steps, &rec.place.steps);
+    if let (Some(x), Some(y)) = (instance, rec.instance.as_ref()) {
+        if distinct_instances(x, y, facts) {
+            return false;
+        }
+    }
+    // Both comparisons are sound; the accesses conflict only if neither tells them apart (the
+    // written steps show `take_left`/`take_right` halves apart, the normal form shows the same
+    // thread through a `split` arm and through the whole collection).
+    steps_conflict(&place.steps, &rec.place.steps, rec.truncated, facts)
+        && steps_conflict(&normalized(&place.steps, facts), &normalized(&rec.place.steps, facts), rec.truncated, facts)
+}
+
+/// The step-by-step comparison of [`conflicts`] (one of the accesses is a write).
+fn steps_conflict(a: &[PStep], r: &[PStep], truncated: bool, facts: &Facts) -> bool {
     for i in 0..a.len().min(r.len()) {
         if a[i] == r[i] {
             if matches!(a[i], PStep::Select(_, true, _)) {
                 return false;
             }
-            if rec.truncated && i + 1 == r.len() {
+            if truncated && i + 1 == r.len() {
                 return false;
             }
             continue;
@@ -110,6 +140,96 @@ pub fn conflicts(place: &Place, write: bool, rec: &Access, facts: &Facts) -> boo
         return !disjoint(&a[i], &r[i], facts);
     }
     true
+}
+
+/// Resources that are provably never the same one: equal but for a range of the same dimension at
+/// the same position, the two ranges apart (the blocks of the two arms of `split(X) grid.blocks`).
+/// Memory declared for each of them is then not the same memory.
+fn distinct_instances(x: &Exec, y: &Exec, facts: &Facts) -> bool {
+    if x.root != y.root || x.steps.len() != y.steps.len() {
+        return false;
+    }
+    let mut apart = false;
+    for (s, t) in x.steps.iter().zip(&y.steps) {
+        match (s, t) {
+            (Step::Range(a, b, d), Step::Range(c, e, f)) if d == f => {
+                if facts.le(b, c) == Truth::Proven || facts.le(e, a) == Truth::Proven {
+                    apart = true;
+                } else if facts.equal(a, c) != Truth::Proven || facts.equal(b, e) != Truth::Proven {
+                    return false;
+                }
+            }
+            _ if s == t => {}
+            _ => return false,
+        }
+    }
+    apart && x.without_ranges().is_some() && y.without_ranges().is_some()
+}
+
+/// The steps of a place written so that a selection by a resource of a sub-range of a collection
+/// reads as the selection by the same resource of the whole collection where both pick the same
+/// part:
+///
+/// * `take_left::<k>` followed by a selection by the resources of `[0..k]_d` of a collection
+///   (along `d` first), and `take_right::<k>` followed by one by the resources of `[k..n]_d`: the
+///   resource with index `i` in the whole collection picks element `i` either way
+///   (`a.take_left::<k>[[t]]` in the arm `lo` of `split(X) block.threads at k` is `a[[t]]` of the
+///   whole block's thread `t`);
+/// * a selection by a resource whose enclosing resources were ranges (a thread of a block of an
+///   arm of `split(X) grid.blocks`): it picks by the resource's index in its own collection, which
+///   the outer ranges do not change; the earlier steps of the place say which outer resource.
+///
+/// Everything else is kept as it is, so that the comparison stays conservative.
+fn normalized(steps: &[PStep], facts: &Facts) -> Vec<PStep> {
+    let mut out = Vec::with_capacity(steps.len());
+    let mut i = 0;
+    while i < steps.len() {
+        if let (PStep::View(v), Some(PStep::Select(e, single, order))) = (&steps[i], steps.get(i + 1)) {
+            if let Some(whole) = take_then_select(v, e, order, facts) {
+                out.push(PStep::Select(whole, *single, order.clone()));
+                i += 2;
+                continue;
+            }
+        }
+        out.push(match &steps[i] {
+            PStep::Select(e, single, order) => {
+                let outer = e.last_collection_start();
+                let stripped = e.without_ranges_at(|j| j < outer);
+                PStep::Select(stripped.unwrap_or_else(|| e.clone()), *single, order.clone())
+            }
+            other => other.clone(),
+        });
+        i += 1;
+    }
+    out
+}
+
+/// The whole collection's resource for a selection by `e` right after the view `v`, if the pair
+/// is `take_left::<k>` and a selection by the resources of `[0..k]_d`, or `take_right::<k>` and one
+/// by the resources of `[k..n]_d`, along `d` first (see [`normalized`]).
+fn take_then_select(v: &ViewApp, e: &Exec, order: &[DimName], facts: &Facts) -> Option<Exec> {
+    if !matches!(v.name, "take_left" | "take_right") || v.nats.len() != 1 || !v.args.is_empty() {
+        return None;
+    }
+    let k = &v.nats[0];
+    let start = e.last_collection_start();
+    let mut ranges = e.steps[start..].iter().filter_map(|s| match s {
+        Step::Range(a, b, d) => Some((a, b, *d)),
+        _ => None,
+    });
+    let (a, b, d) = ranges.next()?;
+    if ranges.next().is_some() || order.first() != Some(&d) {
+        return None;
+    }
+    let fits = if v.name == "take_left" {
+        facts.equal(a, &Nat::lit(0)) == Truth::Proven && facts.equal(b, k) == Truth::Proven
+    } else {
+        facts.equal(a, k) == Truth::Proven
+    };
+    if !fits {
+        return None;
+    }
+    e.without_ranges()
 }
 
 /// Steps that provably select non-overlapping memory.
