@@ -1463,17 +1463,13 @@ fn locals_in_iexpr(e: &IExpr, out: &mut HashSet<LocalId>) {
         IExpr::Counter(l) => {
             out.insert(*l);
         }
-        IExpr::Add(a, b)
-        | IExpr::Sub(a, b)
-        | IExpr::Mul(a, b)
-        | IExpr::Div(a, b)
-        | IExpr::Rem(a, b)
-        | IExpr::Pow(a, b) => {
-            locals_in_iexpr(a, out);
-            locals_in_iexpr(b, out);
-        }
         IExpr::Value(v) => locals_in_expr(v, out),
-        _ => {}
+        other => {
+            if let Some((a, b)) = other.operands() {
+                locals_in_iexpr(a, out);
+                locals_in_iexpr(b, out);
+            }
+        }
     }
 }
 

@@ -148,18 +148,11 @@ impl Expand<'_> {
     }
 
     fn hoist_iexpr(&mut self, e: &mut IExpr, pre: &mut Vec<Stmt>) {
-        match e {
-            IExpr::Value(v) => self.hoist(v, pre),
-            IExpr::Add(a, b)
-            | IExpr::Sub(a, b)
-            | IExpr::Mul(a, b)
-            | IExpr::Div(a, b)
-            | IExpr::Rem(a, b)
-            | IExpr::Pow(a, b) => {
-                self.hoist_iexpr(a, pre);
-                self.hoist_iexpr(b, pre);
-            }
-            _ => {}
+        if let IExpr::Value(v) = e {
+            self.hoist(v, pre);
+        } else if let Some((a, b)) = e.operands_mut() {
+            self.hoist_iexpr(a, pre);
+            self.hoist_iexpr(b, pre);
         }
     }
 

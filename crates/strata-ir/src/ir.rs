@@ -400,19 +400,38 @@ impl Place {
 }
 
 impl IExpr {
-    fn visit_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+    /// The two operands of a binary operation (`Add` … `Pow`), if this is one.
+    pub fn operands(&self) -> Option<(&IExpr, &IExpr)> {
         match self {
-            IExpr::Value(v) => v.visit(f),
             IExpr::Add(a, b)
             | IExpr::Sub(a, b)
             | IExpr::Mul(a, b)
             | IExpr::Div(a, b)
             | IExpr::Rem(a, b)
-            | IExpr::Pow(a, b) => {
-                a.visit_exprs(f);
-                b.visit_exprs(f);
-            }
-            _ => {}
+            | IExpr::Pow(a, b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// [`IExpr::operands`], mutably.
+    pub fn operands_mut(&mut self) -> Option<(&mut IExpr, &mut IExpr)> {
+        match self {
+            IExpr::Add(a, b)
+            | IExpr::Sub(a, b)
+            | IExpr::Mul(a, b)
+            | IExpr::Div(a, b)
+            | IExpr::Rem(a, b)
+            | IExpr::Pow(a, b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    fn visit_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        if let IExpr::Value(v) = self {
+            v.visit(f);
+        } else if let Some((a, b)) = self.operands() {
+            a.visit_exprs(f);
+            b.visit_exprs(f);
         }
     }
 }

@@ -209,17 +209,13 @@ impl Validator<'_> {
         match e {
             IExpr::ThreadIdx(_) if !region => self.err("`threadIdx` used outside a thread region".into()),
             IExpr::Counter(l) => self.local(*l, "counter"),
-            IExpr::Add(a, b)
-            | IExpr::Sub(a, b)
-            | IExpr::Mul(a, b)
-            | IExpr::Div(a, b)
-            | IExpr::Rem(a, b)
-            | IExpr::Pow(a, b) => {
-                self.iexpr(a, region);
-                self.iexpr(b, region);
-            }
             IExpr::Value(x) => self.expr(x, region),
-            _ => {}
+            other => {
+                if let Some((a, b)) = other.operands() {
+                    self.iexpr(a, region);
+                    self.iexpr(b, region);
+                }
+            }
         }
     }
 }
