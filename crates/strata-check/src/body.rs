@@ -550,6 +550,24 @@ impl<'p> FnCx<'p> {
         self.live_borrows.retain(|b| !(b.2 == span && b.3 == depth));
     }
 
+    /// Host borrows written in `e` whose result may be stored in a variable declared at scope
+    /// `depth`: they stay live until that scope ends (a conservative, lexical lifetime).
+    fn track_stored_borrows(&mut self, e: &ast::Expr, depth: usize) {
+        if self.level() != Level::Cpu {
+            return;
+        }
+        let mut borrows = Vec::new();
+        crate::liveness::borrows_in(e, &mut borrows);
+        for b in borrows {
+            let ExprKind::Borrow { own, place, .. } = &b.kind else { continue };
+            if let Some(info) = self.place_quiet(place) {
+                if !info.via_alias {
+                    self.live_borrows.push((info.place, *own, b.span, depth));
+                }
+            }
+        }
+    }
+
     fn let_stmt(&mut self, l: &ast::LetStmt) {
         let declared = l.ty.as_ref().map(|t| self.lower_ty(t));
         if let (Some(d), Some(t)) = (&declared, &l.ty) {
@@ -580,6 +598,11 @@ impl<'p> FnCx<'p> {
                         }
                         alias = Some(Alias { place: info.place, own: *own, consumed: info.consumed });
                     }
+                } else if init_ok && holds_ref(&t) {
+                    // A reference that comes out of a call or a block may be any borrow made in
+                    // the initialiser: all of them live as long as the variable.
+                    let depth = self.scopes.len();
+                    self.track_stored_borrows(init, depth);
                 }
                 // An unannotated literal keeps its open type (`let mut sum = 0.0;` may be an f32),
                 // as in Rust; anything else is fixed now.
@@ -1582,11 +1605,20 @@ impl<'p> FnCx<'p> {
     }
 
     fn assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, op: Option<BinOp>, span: Span) {
+        let mut stored_at = None;
         if let ExprKind::Path(segs) = &lhs.kind {
             if let Some(id) = self.lookup(&segs[0].name) {
                 let depth = self.vars[id].depth;
                 self.check_outlives(rhs, depth, "is stored in a variable that lives longer");
+                if holds_ref(&self.vars[id].ty) {
+                    stored_at = Some(depth);
+                }
             }
+        }
+        if let Some(depth) = stored_at {
+            // `r = &shrd h;` (or a call or block giving a reference): the borrows live as long as
+            // the variable, like those of a `let` initialiser.
+            self.track_stored_borrows(rhs, depth);
         }
         let info = self.place(lhs);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());

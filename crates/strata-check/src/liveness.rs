@@ -269,3 +269,25 @@ fn mentions(e: &ast::Expr, tracked: &HashSet<String>) -> bool {
     names(e, &mut out);
     out.iter().any(|n| tracked.contains(*n))
 }
+
+/// Every borrow expression (`&shrd p`, `&uniq p`) inside `e`, nested blocks included.
+pub(crate) fn borrows_in<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    if let ExprKind::Borrow { .. } = &e.kind {
+        out.push(e);
+    }
+    for c in children(e) {
+        borrows_in(c, out);
+    }
+    if let Some(b) = body(e) {
+        for s in &b.stmts {
+            match s {
+                ast::Stmt::Let(l) => {
+                    if let Some(x) = &l.init {
+                        borrows_in(x, out);
+                    }
+                }
+                ast::Stmt::Expr { expr, .. } => borrows_in(expr, out),
+            }
+        }
+    }
+}
