@@ -1686,6 +1686,3 @@ impl Facts {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,5 +1,7 @@
-use super::*;
+//! Symbolic sizes (`strata_check::nat`): normal forms, arithmetic and the decision procedures.
+
 use proptest::prelude::*;
+use strata_check::nat::*;
 
 fn v(name: &str) -> Nat {
     Nat::var(name)
