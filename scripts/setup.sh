@@ -4,7 +4,8 @@
 #
 # Needed today:
 #   cargo  - builds the compiler (Rust 1.80 or newer, see Cargo.toml)
-#   cc     - the system C compiler; the CPU backend (planned) compiles generated C with it
+#   cc     - the system C compiler; the cpu device compiles the generated C with it
+#   python3 (with venv) - scripts/setup-nvcc.sh installs NVIDIA's nvcc from PyPI into .venv
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -23,13 +24,8 @@ need() {
 need cargo "install Rust from https://rustup.rs"
 need cc "install a C compiler (e.g. gcc or clang) and make it available as \`cc\`"
 
-# ----------------------------------------------------------------------------------------------
-# CUDA toolchain (nvcc, ptxas) into .venv — NOT DONE YET.
-# The CUDA backend is a later issue. When it lands, this is where nvcc gets installed from PyPI
-# into the project-local virtual environment `.venv` (ignored by git), e.g.
-#     python3 -m venv .venv && .venv/bin/pip install "nvidia-cuda-nvcc==13.*"
-# and its version is printed like the tools above. Until then nothing is installed here.
-# ----------------------------------------------------------------------------------------------
+need python3 "install Python 3 with the venv module (e.g. apt-get install python3-venv)"
+# nvcc itself is installed by scripts/setup-nvcc.sh (the test command runs it), not here.
 
 if [ "$missing" -ne 0 ]; then
     echo "setup: some required tools are missing (see above)" >&2
