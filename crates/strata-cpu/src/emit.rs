@@ -789,32 +789,37 @@ impl<'p> Emitter<'p> {
     // --------------------------------------------------------------------------------------------
     // Expressions
 
+    /// The C name of a block or thread coordinate or extent: CUDA's built-in variables, or the
+    /// cpu device's loop variables and constants (`bx`, `tx`, `BX`, `GX`).
+    fn coordinate(&self, e: &IExpr) -> Option<String> {
+        let lower = |d: &DimName| d.letter().to_ascii_lowercase();
+        Some(match e {
+            IExpr::BlockIdx(x) if self.cuda => format!("blockIdx.{}", lower(x)),
+            IExpr::ThreadIdx(x) if self.cuda => format!("threadIdx.{}", lower(x)),
+            IExpr::BlockDim(x) if self.cuda => format!("blockDim.{}", lower(x)),
+            IExpr::GridDim(x) if self.cuda => format!("gridDim.{}", lower(x)),
+            IExpr::BlockIdx(x) => format!("b{}", lower(x)),
+            IExpr::ThreadIdx(x) => format!("t{}", lower(x)),
+            IExpr::BlockDim(x) => format!("B{}", x.letter()),
+            IExpr::GridDim(x) => format!("G{}", x.letter()),
+            _ => return None,
+        })
+    }
+
     fn iexpr(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
-        let d = |d: &DimName| match d {
-            DimName::X => 'x',
-            DimName::Y => 'y',
-            DimName::Z => 'z',
-        };
-        let up = |d: &DimName| d.letter();
+        if let Some(name) = self.coordinate(e) {
+            // CUDA's built-ins are `unsigned`: widen them; the cpu device's are `uint64_t` already.
+            return Ok(if self.cuda { format!("((uint64_t){name})") } else { name });
+        }
+        if let Some((a, op, b)) = e.infix() {
+            return Ok(format!("({} {op} {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?));
+        }
         Ok(match e {
             IExpr::Const(c) => format!("UINT64_C({c})"),
             IExpr::Param(p) => format!("n_{}", c_ident(p)),
             // Keeps the 64-bit type (and unsigned semantics) of every use outside narrowed code.
             IExpr::Counter(l) if cx.narrow32.contains(l) => format!("((uint64_t){})", self.local(cx, *l)),
             IExpr::Counter(l) => self.local(cx, *l),
-            IExpr::BlockIdx(x) if self.cuda => format!("((uint64_t)blockIdx.{})", d(x)),
-            IExpr::ThreadIdx(x) if self.cuda => format!("((uint64_t)threadIdx.{})", d(x)),
-            IExpr::BlockDim(x) if self.cuda => format!("((uint64_t)blockDim.{})", d(x)),
-            IExpr::GridDim(x) if self.cuda => format!("((uint64_t)gridDim.{})", d(x)),
-            IExpr::BlockIdx(x) => format!("b{}", d(x)),
-            IExpr::ThreadIdx(x) => format!("t{}", d(x)),
-            IExpr::BlockDim(x) => format!("B{}", up(x)),
-            IExpr::GridDim(x) => format!("G{}", up(x)),
-            IExpr::Add(a, b) => format!("({} + {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
-            IExpr::Sub(a, b) => format!("({} - {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
-            IExpr::Mul(a, b) => format!("({} * {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
-            IExpr::Div(a, b) => format!("({} / {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
-            IExpr::Rem(a, b) => format!("({} % {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             // Powers of two are the common case (tree levels): a shift the C compiler can hoist.
             IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => {
                 let b = self.iexpr(cx, b)?;
@@ -825,6 +830,8 @@ impl<'p> Emitter<'p> {
                 let s = self.expr(cx, v)?;
                 format!("strata_idx((int64_t)({s}), {}, {})", cx.span.lo, cx.span.hi)
             }
+            // Coordinates and infix operations are handled above.
+            _ => return Err(unsupported(cx.span, "this index expression")),
         })
     }
 
@@ -871,52 +878,20 @@ impl<'p> Emitter<'p> {
     /// `e` in signed 32-bit arithmetic; only for expressions [`Env::range`] accepts, where it is
     /// equal to the 64-bit result (no intermediate overflows or goes negative).
     fn iexpr32(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
-        let d = |d: &DimName| match d {
-            DimName::X => 'x',
-            DimName::Y => 'y',
-            DimName::Z => 'z',
-        };
-        let up = |d: &DimName| d.letter();
-        let two =
-            |a: &IExpr, b: &IExpr| -> Result<(String, String), E> { Ok((self.iexpr32(cx, a)?, self.iexpr32(cx, b)?)) };
+        if let Some(name) = self.coordinate(e) {
+            return Ok(format!("((int32_t){name})"));
+        }
+        if let Some((a, op, b)) = e.infix() {
+            return Ok(format!("({} {op} {})", self.iexpr32(cx, a)?, self.iexpr32(cx, b)?));
+        }
         Ok(match e {
             IExpr::Const(c) => format!("INT32_C({c})"),
             IExpr::Counter(l) if cx.narrow32.contains(l) => self.local(cx, *l),
             IExpr::Counter(l) => format!("((int32_t){})", self.local(cx, *l)),
-            IExpr::BlockIdx(x) if self.cuda => format!("((int32_t)blockIdx.{})", d(x)),
-            IExpr::ThreadIdx(x) if self.cuda => format!("((int32_t)threadIdx.{})", d(x)),
-            IExpr::BlockDim(x) if self.cuda => format!("((int32_t)blockDim.{})", d(x)),
-            IExpr::GridDim(x) if self.cuda => format!("((int32_t)gridDim.{})", d(x)),
-            IExpr::BlockIdx(x) => format!("((int32_t)b{})", d(x)),
-            IExpr::ThreadIdx(x) => format!("((int32_t)t{})", d(x)),
-            IExpr::BlockDim(x) => format!("((int32_t)B{})", up(x)),
-            IExpr::GridDim(x) => format!("((int32_t)G{})", up(x)),
-            IExpr::Add(a, b) => {
-                let (a, b) = two(a, b)?;
-                format!("({a} + {b})")
-            }
-            IExpr::Sub(a, b) => {
-                let (a, b) = two(a, b)?;
-                format!("({a} - {b})")
-            }
-            IExpr::Mul(a, b) => {
-                let (a, b) = two(a, b)?;
-                format!("({a} * {b})")
-            }
-            IExpr::Div(a, b) => {
-                let (a, b) = two(a, b)?;
-                format!("({a} / {b})")
-            }
-            IExpr::Rem(a, b) => {
-                let (a, b) = two(a, b)?;
-                format!("({a} % {b})")
-            }
             // The range proof bounds the exponent by 30: a plain shift.
             IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => format!("(INT32_C(1) << ({}))", self.iexpr32(cx, b)?),
-            // The range proof refuses these, so they never reach here: a compiler bug if they do.
-            IExpr::Param(_) | IExpr::Value(_) | IExpr::Pow(..) => {
-                return Err(unsupported(cx.span, "32-bit index arithmetic over a value of unknown range"))
-            }
+            // The range proof refuses the rest, so they never reach here: a compiler bug if they do.
+            _ => return Err(unsupported(cx.span, "32-bit index arithmetic over a value of unknown range")),
         })
     }
 

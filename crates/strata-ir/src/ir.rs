@@ -413,6 +413,18 @@ impl IExpr {
         }
     }
 
+    /// `(a, op, b)` for the operations C writes infix (`+ - * / %`), if this is one.
+    pub fn infix(&self) -> Option<(&IExpr, &'static str, &IExpr)> {
+        match self {
+            IExpr::Add(a, b) => Some((a, "+", b)),
+            IExpr::Sub(a, b) => Some((a, "-", b)),
+            IExpr::Mul(a, b) => Some((a, "*", b)),
+            IExpr::Div(a, b) => Some((a, "/", b)),
+            IExpr::Rem(a, b) => Some((a, "%", b)),
+            _ => None,
+        }
+    }
+
     /// [`IExpr::operands`], mutably.
     pub fn operands_mut(&mut self) -> Option<(&mut IExpr, &mut IExpr)> {
         match self {
