@@ -1883,17 +1883,9 @@ impl<'p> FnCx<'p> {
             );
             return;
         }
-        let Some(ex) = self.resolve_exec(exec) else { return };
-        if !ex.within(&self.current) {
-            let here = self.current.to_string();
-            self.error(
-                codes::WRONG_EXEC,
-                exec.span,
-                format!("cannot schedule over `{ex}` here"),
-                format!("this code is executed by `{here}`; schedule over its sub-resources"),
-            );
+        let Some(ex) = self.resolve_sub_resource(exec, "schedule over", "; schedule over its sub-resources") else {
             return;
-        }
+        };
         let domain = match ex.sched_domain().and_then(|d| d.shape().map(|s| (d, s))) {
             Ok(x) => x,
             Err(err) => {
@@ -1949,22 +1941,29 @@ impl<'p> FnCx<'p> {
         self.frames.pop();
     }
 
-    fn split(&mut self, dim: DimName, exec: &ast::ExecExpr, at: &ast::Nat, arms: &[ast::SplitArm; 2], span: Span) {
-        if !self.on_gpu() {
-            self.error(codes::WRONG_EXEC, span, "`split` outside of GPU code", "executed by `cpu.thread`");
-            return;
-        }
-        let Some(ex) = self.resolve_exec(exec) else { return };
+    /// The resource `exec` names, which `sched` and `split` need to be a part of the executing
+    /// one (E0401 otherwise: "cannot {verb} `…` here").
+    fn resolve_sub_resource(&mut self, exec: &ast::ExecExpr, verb: &str, hint: &str) -> Option<Exec> {
+        let ex = self.resolve_exec(exec)?;
         if !ex.within(&self.current) {
             let here = self.current.to_string();
             self.error(
                 codes::WRONG_EXEC,
                 exec.span,
-                format!("cannot split `{ex}` here"),
-                format!("this code is executed by `{here}`"),
+                format!("cannot {verb} `{ex}` here"),
+                format!("this code is executed by `{here}`{hint}"),
             );
+            return None;
+        }
+        Some(ex)
+    }
+
+    fn split(&mut self, dim: DimName, exec: &ast::ExecExpr, at: &ast::Nat, arms: &[ast::SplitArm; 2], span: Span) {
+        if !self.on_gpu() {
+            self.error(codes::WRONG_EXEC, span, "`split` outside of GPU code", "executed by `cpu.thread`");
             return;
         }
+        let Some(ex) = self.resolve_sub_resource(exec, "split", "") else { return };
         let Ok((domain, shape)) = ex.sched_domain().and_then(|d| d.shape().map(|s| (d, s))) else {
             self.error(codes::INVALID_SCHED, exec.span, "invalid split", "not an execution resource that can be split");
             return;
