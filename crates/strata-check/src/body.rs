@@ -16,6 +16,50 @@ use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
 
+/// How far a value (or a point of control flow) may differ between the threads of a kernel:
+/// the finest level of the hierarchy whose members may disagree on it. `Block` values agree
+/// within each block (they may differ between blocks), `Warp` values within each warp, `Thread`
+/// values may differ between any two threads. `sync(block)` needs control flow that is at most
+/// `Block`-varying, `sync(warp)` and warp collectives at most `Warp`-varying.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Uni {
+    #[default]
+    Uniform,
+    Block,
+    Warp,
+    Thread,
+}
+
+impl Uni {
+    /// What a value computed by a resource of this level may vary by.
+    fn of_level(l: Level) -> Uni {
+        match l {
+            Level::Cpu | Level::Grid | Level::Any => Uni::Uniform,
+            Level::Blocks | Level::Block => Uni::Block,
+            Level::Warps | Level::Warp => Uni::Warp,
+            Level::Threads | Level::Thread | Level::Lanes => Uni::Thread,
+        }
+    }
+
+    /// The level a barrier of a resource of level `l` needs its control flow to be uniform at.
+    fn barrier(l: Level) -> Uni {
+        match l {
+            Level::Warp => Uni::Warp,
+            _ => Uni::Block,
+        }
+    }
+
+    /// The resource a value of this uniformity depends on, for diagnostics.
+    fn noun(self) -> &'static str {
+        match self {
+            Uni::Uniform => "grid",
+            Uni::Block => "block",
+            Uni::Warp => "warp",
+            Uni::Thread => "thread",
+        }
+    }
+}
+
 /// Who owns a variable's memory.
 #[derive(Clone, Debug)]
 enum Owner {
@@ -47,8 +91,9 @@ struct Var {
     span: Span,
     /// Scope depth of the declaration; 0 for parameters.
     depth: usize,
-    /// Assigned under a `split` arm or a thread-dependent condition: its value varies per thread.
-    varying: bool,
+    /// How far its value may differ between threads: raised by every write made under a `split`
+    /// arm or a varying condition, and by every varying value stored into it (whole or in part).
+    varies: Uni,
 }
 
 #[derive(Clone, Debug)]
@@ -73,10 +118,13 @@ enum Frame {
         binder: usize,
         span: Span,
         what: String,
+        /// The members of the split collection run different arms.
+        uni: Uni,
     },
-    /// A branch or loop whose condition depends on the executing thread.
+    /// A branch or loop whose condition varies (see [`Uni`]).
     Cond {
         span: Span,
+        uni: Uni,
     },
 }
 
@@ -152,16 +200,17 @@ pub struct FnCx<'p> {
     /// place's span) may hold a reference, for [`crate::liveness`].
     holds_ref_at: HashMap<Span, bool>,
     unsafe_depth: u32,
-    /// Set while typing an expression that reads thread-dependent data.
-    varying: bool,
+    /// The largest [`Uni`] of the data read while typing the current expression.
+    varies: Uni,
     /// Nat variables introduced by `for` loops, by source name.
     loop_nats: Vec<String>,
     /// Set while typing the borrow that initialises a `let`.
     binding_alias: bool,
     /// Nesting of named-view expansions (bounded: a view may be defined in terms of itself).
     view_depth: u32,
-    /// A `return` under a thread-dependent condition: later barriers are not reached by all.
-    divergent_return: Option<Span>,
+    /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
+    /// may differ: later barriers at a coarser level are not reached by all.
+    divergent_return: Option<(Span, Uni)>,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
     in_call_arg: bool,
 }
@@ -217,7 +266,7 @@ impl<'p> FnCx<'p> {
             pinned_borrows: HashSet::new(),
             holds_ref_at: HashMap::new(),
             unsafe_depth: 0,
-            varying: false,
+            varies: Uni::Uniform,
             loop_nats: Vec::new(),
             binding_alias: false,
             view_depth: 0,
@@ -278,7 +327,7 @@ impl<'p> FnCx<'p> {
                 nat: None,
                 span: p.span,
                 depth: 0,
-                varying: false,
+                varies: Uni::Uniform,
             };
             self.declare(var);
         }
@@ -295,7 +344,7 @@ impl<'p> FnCx<'p> {
                     nat: Some(Nat::var(name)),
                     span: self.sig.span,
                     depth: 0,
-                    varying: false,
+                    varies: Uni::Uniform,
                 };
                 self.declare(var);
             }
@@ -575,11 +624,13 @@ impl<'p> FnCx<'p> {
         }
         let owner_exec = l.exec.as_ref().and_then(|e| self.resolve_exec(e));
         let mut alias = None;
+        let mut init_uni = Uni::Uniform;
         let ty = match &l.init {
             Some(init) => {
                 self.binding_alias = matches!(init.kind, ExprKind::Borrow { .. });
                 let errors_before = self.diags.len();
-                let t = self.expr(init, declared.as_ref());
+                let (t, uni) = self.expr_uni(init, declared.as_ref());
+                init_uni = uni;
                 let init_ok = self.diags.len() == errors_before;
                 self.binding_alias = false;
                 if let Some(d) = &declared {
@@ -651,7 +702,7 @@ impl<'p> FnCx<'p> {
             nat: None,
             span: l.name.span,
             depth: self.scopes.len(),
-            varying: false,
+            varies: if self.on_gpu() { init_uni.max(self.context_uni()) } else { Uni::Uniform },
         };
         self.declare(var);
     }
@@ -808,8 +859,11 @@ impl<'p> FnCx<'p> {
                 Ty::Array(Box::new(elem), n)
             }
             ExprKind::Return(v) => {
-                if self.on_gpu() && self.frames.iter().any(|f| matches!(f, Frame::Cond { .. } | Frame::Arm { .. })) {
-                    self.divergent_return.get_or_insert(e.span);
+                // The threads that return and those that go on differ as far as the control flow
+                // around the `return` does: the rest of the code runs under that condition.
+                let uni = self.context_uni();
+                if self.on_gpu() && uni > Uni::Uniform && !matches!(self.divergent_return, Some((_, u)) if u >= uni) {
+                    self.divergent_return = Some((e.span, uni));
                 }
                 if let Some(v) = v {
                     self.check_outlives(v, 0, "is returned from the function");
@@ -1418,9 +1472,8 @@ impl<'p> FnCx<'p> {
             );
             return info.ty;
         }
-        if self.reads_varying(&info) {
-            self.varying = true;
-        }
+        let uni = self.read_uni(&info);
+        self.varies = self.varies.max(uni);
         if !info.ty.is_copy() && !info.ty.is_error() {
             if info.place.steps.is_empty() {
                 if let Some(b) = self.live_borrows.iter().find(|b| b.0.root == root).map(|b| b.2) {
@@ -1453,11 +1506,46 @@ impl<'p> FnCx<'p> {
         info.ty
     }
 
-    fn reads_varying(&self, info: &PlaceInfo) -> bool {
+    /// How far the value read from a place may differ between threads: as far as its variable's
+    /// value, the resource that declared it, and every selection on the way (a `[[warp]]`
+    /// selection reads one part per warp) allow.
+    fn read_uni(&self, info: &PlaceInfo) -> Uni {
         let v = &self.vars[info.place.root];
-        v.varying
-            || matches!(v.level, Level::Thread | Level::Lanes | Level::Threads)
-            || info.place.steps.iter().any(|s| matches!(s, PStep::Select(..) | PStep::Index(None)))
+        let mut uni = v.varies.max(Uni::of_level(v.level));
+        for s in &info.place.steps {
+            uni = uni.max(match s {
+                PStep::Select(e, _, _) => e.shape().map_or(Uni::Thread, |s| Uni::of_level(s.level)),
+                PStep::Index(None) => Uni::Thread,
+                _ => Uni::Uniform,
+            });
+        }
+        uni
+    }
+
+    /// How far the threads that reach the current point may differ: the largest [`Uni`] of the
+    /// enclosing varying conditions and `split` arms.
+    fn context_uni(&self) -> Uni {
+        self.frames
+            .iter()
+            .map(|f| match f {
+                Frame::Cond { uni, .. } | Frame::Arm { uni, .. } => *uni,
+                Frame::Sched(_) => Uni::Uniform,
+            })
+            .max()
+            .unwrap_or(Uni::Uniform)
+    }
+
+    /// A write of a value that varies by `value` into a variable's own memory (not memory behind
+    /// a reference, which every thread sees alike after a barrier): the variable varies at least
+    /// as much as the value and the control flow that writes it, whether the whole variable or
+    /// one element or field is written.
+    fn note_local_write(&mut self, info: &PlaceInfo, value: Uni) {
+        if !self.on_gpu() || info.mem.is_some() || info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+            return;
+        }
+        let uni = value.max(self.context_uni()).max(Uni::of_level(self.level()));
+        let v = &mut self.vars[info.place.root];
+        v.varies = v.varies.max(uni);
     }
 
     fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
@@ -1622,7 +1710,7 @@ impl<'p> FnCx<'p> {
         }
         let info = self.place(lhs);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
-        let rt = self.expr(rhs, Some(&lt));
+        let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);
         }
@@ -1657,9 +1745,6 @@ impl<'p> FnCx<'p> {
                 );
             }
             self.vars[info.place.root].moved = None;
-            if self.frames.iter().any(|f| matches!(f, Frame::Arm { .. } | Frame::Cond { .. })) {
-                self.vars[info.place.root].varying = true;
-            }
         } else {
             self.check_mutable(&info, lhs.span, "write", "");
             let v = &self.vars[info.place.root];
@@ -1677,7 +1762,19 @@ impl<'p> FnCx<'p> {
                 );
             }
         }
+        // `x op= v` also keeps what `x` was.
+        let value_uni = if op.is_some() { value_uni.max(self.read_uni(&info)) } else { value_uni };
+        self.note_local_write(&info, value_uni);
         self.access(&info, Mode::Write, lhs.span);
+    }
+
+    /// Types `e` and tells how far its value may differ between threads.
+    fn expr_uni(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> (Ty, Uni) {
+        let saved = std::mem::take(&mut self.varies);
+        let t = self.expr(e, expected);
+        let uni = self.varies;
+        self.varies = saved.max(uni);
+        (t, uni)
     }
 
     // --------------------------------------------------------------------------------------------
@@ -2006,7 +2103,8 @@ impl<'p> FnCx<'p> {
                 span: arm.name.span,
                 key: collection_key(&domain),
             });
-            self.frames.push(Frame::Arm { binder: b, span: split_span, what: what.clone() });
+            let uni = Uni::of_level(shape.level);
+            self.frames.push(Frame::Arm { binder: b, span: split_span, what: what.clone(), uni });
             let saved = std::mem::replace(&mut self.current, arm_exec);
             self.expr(&arm.body, Some(&Ty::UNIT));
             self.current = saved;
@@ -2084,7 +2182,11 @@ impl<'p> FnCx<'p> {
             );
             return;
         }
-        if let (Some(r), false) = (self.divergent_return, self.in_unsafe()) {
+        let need = Uni::barrier(level);
+        // Threads that returned together with every other thread of this barrier's resource are
+        // no divergence.
+        if let (Some((r, uni)), false) = (self.divergent_return, self.in_unsafe()) {
+            if uni > need {
             self.report(
                 Diagnostic::error(
                     codes::BARRIER_NOT_ALLOWED,
@@ -2092,21 +2194,23 @@ impl<'p> FnCx<'p> {
                     span,
                     format!("`sync` not performed by all threads in the {}", level_noun(level)),
                 )
-                .with_label(r, "some threads may have returned here"),
+                .with_label(r, format!("some {}s may have returned here", uni.noun())),
             );
             return;
+            }
         }
         if !self.in_unsafe() {
-            // T-SYNC: every thread of the target must reach the barrier: no split or
-            // thread-dependent condition between the target and this point.
+            // T-SYNC: every thread of the target must reach the barrier: no split between the
+            // target and this point, and no condition (there or around the target) that may
+            // differ between its threads.
             let start = self
                 .frames
                 .iter()
                 .position(|f| matches!(f, Frame::Sched(b) if *b == target_binder))
                 .map_or(0, |i| i + 1);
-            for f in self.frames[start..].iter().rev() {
+            for (i, f) in self.frames.iter().enumerate().rev() {
                 match f {
-                    Frame::Arm { span: s, what, .. } => {
+                    Frame::Arm { span: s, what, uni, .. } if i >= start || *uni > need => {
                         let d = Diagnostic::error(
                             codes::BARRIER_NOT_ALLOWED,
                             "barrier not allowed here",
@@ -2117,18 +2221,18 @@ impl<'p> FnCx<'p> {
                         self.report(d);
                         return;
                     }
-                    Frame::Cond { span: s } => {
+                    Frame::Cond { span: s, uni } if *uni > need => {
                         let d = Diagnostic::error(
                             codes::BARRIER_NOT_ALLOWED,
                             "barrier not allowed here",
                             span,
                             format!("`sync` not performed by all threads in the {}", level_noun(level)),
                         )
-                        .with_label(*s, "this condition depends on the executing thread");
+                        .with_label(*s, format!("this condition depends on the executing {}", uni.noun()));
                         self.report(d);
                         return;
                     }
-                    Frame::Sched(_) => {}
+                    _ => {}
                 }
             }
             if self.current.steps.iter().skip(tb.exec.steps.len()).any(|s| matches!(s, Step::Range(..))) {
@@ -2172,15 +2276,18 @@ impl<'p> FnCx<'p> {
     // --------------------------------------------------------------------------------------------
     // Control flow
 
-    fn cond(&mut self, c: &ast::Expr) -> bool {
-        let saved = std::mem::replace(&mut self.varying, false);
-        let t = self.expr(c, Some(&Ty::BOOL));
+    /// Types a condition and returns how far it may differ between threads (always `Uniform`
+    /// on the host).
+    fn cond(&mut self, c: &ast::Expr) -> Uni {
+        let (t, uni) = self.expr_uni(c, Some(&Ty::BOOL));
         if t != Ty::BOOL && !t.is_error() {
             self.mismatch(c.span, &Ty::BOOL, &t);
         }
-        let varying = self.varying && self.on_gpu();
-        self.varying = saved || varying;
-        varying
+        if self.on_gpu() {
+            uni
+        } else {
+            Uni::Uniform
+        }
     }
 
     fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
@@ -2220,7 +2327,7 @@ impl<'p> FnCx<'p> {
             nat: Some(v),
             span: var.span,
             depth: self.scopes.len(),
-            varying: false,
+            varies: Uni::Uniform,
         });
         // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
         // most once has no next iteration.
@@ -2272,9 +2379,10 @@ impl<'p> FnCx<'p> {
     fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
         let before = self.accesses.clone();
         for _ in 0..2 {
-            let varying = self.cond(c);
+            let uni = self.cond(c);
+            let varying = uni > Uni::Uniform;
             if varying {
-                self.frames.push(Frame::Cond { span: c.span });
+                self.frames.push(Frame::Cond { span: c.span, uni });
             }
             self.block(body, Some(&Ty::UNIT));
             if varying {
@@ -2287,9 +2395,10 @@ impl<'p> FnCx<'p> {
     }
 
     fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
-        let varying = self.cond(c);
+        let uni = self.cond(c);
+        let varying = uni > Uni::Uniform;
         if varying {
-            self.frames.push(Frame::Cond { span: c.span });
+            self.frames.push(Frame::Cond { span: c.span, uni });
         }
         let before = self.accesses.clone();
         let t = self.block(then, expected);
@@ -2568,7 +2677,7 @@ impl<'p> FnCx<'p> {
             self.check_collective(&path, span);
         }
         if matches!(sig.root, Root::Thread) && self.on_gpu() {
-            self.varying = true;
+            self.varies = Uni::Thread;
         }
         let nats = sig
             .generics
@@ -2658,7 +2767,7 @@ impl<'p> FnCx<'p> {
             ));
             return;
         }
-        if let Some(r) = self.divergent_return {
+        if let Some((r, uni)) = self.divergent_return.filter(|(_, u)| *u > Uni::Warp) {
             self.report(
                 Diagnostic::error(
                     codes::COLLECTIVE_NOT_ALLOWED,
@@ -2666,15 +2775,21 @@ impl<'p> FnCx<'p> {
                     span,
                     format!("`{path}` not performed by all lanes of the warp"),
                 )
-                .with_label(r, "some lanes may have returned here"),
+                .with_label(r, format!("some {}s may have returned here", if uni == Uni::Thread { "lane" } else { uni.noun() })),
             );
             return;
         }
-        for f in self.frames[start..].iter().rev() {
+        // Every lane of the warp must take part: no split of the warp's lanes, and no condition,
+        // inside the warp or around it, that may differ between its lanes.
+        for (i, f) in self.frames.iter().enumerate().rev() {
             let (s, why) = match f {
-                Frame::Arm { span, what, .. } => (*span, format!("`{what}` is split here")),
-                Frame::Cond { span } => (*span, "this condition depends on the executing lane".to_string()),
-                Frame::Sched(_) => continue,
+                Frame::Arm { span, what, uni, .. } if i >= start || *uni > Uni::Warp => {
+                    (*span, format!("`{what}` is split here"))
+                }
+                Frame::Cond { span, uni } if *uni > Uni::Warp => {
+                    (*span, "this condition depends on the executing lane".to_string())
+                }
+                _ => continue,
             };
             self.report(
                 Diagnostic::error(
