@@ -69,11 +69,24 @@ enum Owner {
     Exec(Exec),
 }
 
-#[derive(Clone, Debug)]
+/// One loan a reference value may hold: the place it points to (in normal form, aliases
+/// substituted), how it was borrowed, and the dimensions its selections distributed. Every
+/// expression that yields a reference carries the set of loans it may hold (the union at joins,
+/// of the arguments at calls, of the components in aggregates), as in Oxide and Polonius.
+#[derive(Clone, Debug, PartialEq)]
 struct Alias {
     place: Place,
     own: Ownership,
     consumed: Vec<(Exec, DimName)>,
+}
+
+/// Adds the loans of `more` that `into` does not hold yet.
+fn union_loans(into: &mut Vec<Alias>, more: impl IntoIterator<Item = Alias>) {
+    for l in more {
+        if !into.contains(&l) {
+            into.push(l);
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -85,7 +98,9 @@ struct Var {
     level: Level,
     mutable: bool,
     moved: Option<Span>,
-    alias: Option<Alias>,
+    /// The loans a reference stored in this variable (or in any part of it) may hold. Empty for
+    /// parameters: a reference parameter is its own loan, dereferenced in place.
+    loans: Vec<Alias>,
     /// A natural-number variable (loop counter, generic, constant) usable in sizes.
     nat: Option<Nat>,
     span: Span,
@@ -129,6 +144,7 @@ enum Frame {
 }
 
 /// The result of typing a place expression.
+#[derive(Clone)]
 struct PlaceInfo {
     place: Place,
     ty: Ty,
@@ -141,6 +157,21 @@ struct PlaceInfo {
     /// The dimensions distributed by the selections on the way, with the collection each belongs
     /// to, in order.
     consumed: Vec<(Exec, DimName)>,
+    /// The other places the expression may denote, when a reference on the way may hold several
+    /// loans: every rule that inspects the place applies to each of them too.
+    alts: Vec<PlaceInfo>,
+}
+
+impl PlaceInfo {
+    /// This place and every alternative.
+    fn targets(&self) -> impl Iterator<Item = &PlaceInfo> {
+        std::iter::once(self).chain(self.alts.iter())
+    }
+
+    /// The place as a loan of a reference that points to it.
+    fn as_loan(&self, own: Ownership) -> Alias {
+        Alias { place: self.place.clone(), own, consumed: self.consumed.clone() }
+    }
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -200,6 +231,8 @@ pub struct FnCx<'p> {
     /// place's span) may hold a reference, for [`crate::liveness`].
     holds_ref_at: HashMap<Span, bool>,
     unsafe_depth: u32,
+    /// The loans of the reference value (if any) of the expression typed last.
+    val_loans: Vec<Alias>,
     /// The largest [`Uni`] of the data read while typing the current expression.
     varies: Uni,
     /// Nat variables introduced by `for` loops, by source name.
@@ -267,6 +300,7 @@ impl<'p> FnCx<'p> {
             holds_ref_at: HashMap::new(),
             unsafe_depth: 0,
             varies: Uni::Uniform,
+            val_loans: Vec::new(),
             loop_nats: Vec::new(),
             binding_alias: false,
             view_depth: 0,
@@ -323,7 +357,7 @@ impl<'p> FnCx<'p> {
                 level,
                 mutable: p.mutable,
                 moved: None,
-                alias: None,
+                loans: Vec::new(),
                 nat: None,
                 span: p.span,
                 depth: 0,
@@ -340,7 +374,7 @@ impl<'p> FnCx<'p> {
                     level,
                     mutable: false,
                     moved: None,
-                    alias: None,
+                    loans: Vec::new(),
                     nat: Some(Nat::var(name)),
                     span: self.sig.span,
                     depth: 0,
@@ -623,7 +657,7 @@ impl<'p> FnCx<'p> {
             self.check_sizes_natural(d, t.span);
         }
         let owner_exec = l.exec.as_ref().and_then(|e| self.resolve_exec(e));
-        let mut alias = None;
+        let mut loans = Vec::new();
         let mut init_uni = Uni::Uniform;
         let ty = match &l.init {
             Some(init) => {
@@ -631,6 +665,9 @@ impl<'p> FnCx<'p> {
                 let errors_before = self.diags.len();
                 let (t, uni) = self.expr_uni(init, declared.as_ref());
                 init_uni = uni;
+                if holds_ref(&t) {
+                    loans = std::mem::take(&mut self.val_loans);
+                }
                 let init_ok = self.diags.len() == errors_before;
                 self.binding_alias = false;
                 if let Some(d) = &declared {
@@ -647,7 +684,6 @@ impl<'p> FnCx<'p> {
                             let depth = self.scopes.len();
                             self.live_borrows.push((info.place.clone(), *own, init.span, depth));
                         }
-                        alias = Some(Alias { place: info.place, own: *own, consumed: info.consumed });
                     }
                 } else if init_ok && holds_ref(&t) {
                     // A reference that comes out of a call or a block may be any borrow made in
@@ -698,7 +734,7 @@ impl<'p> FnCx<'p> {
             level: self.level(),
             mutable: l.mutable,
             moved: None,
-            alias,
+            loans,
             nat: None,
             span: l.name.span,
             depth: self.scopes.len(),
@@ -710,7 +746,18 @@ impl<'p> FnCx<'p> {
     // --------------------------------------------------------------------------------------------
     // Expressions
 
+    /// Types an expression. Its reference value's loans are left in [`FnCx::val_loans`] (empty
+    /// when it holds no reference).
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        self.val_loans.clear();
+        let t = self.expr_kind(e, expected);
+        if !holds_ref(&t) || t.is_error() {
+            self.val_loans.clear();
+        }
+        t
+    }
+
+    fn expr_kind(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
         match &e.kind {
             ExprKind::Lit(lit) => {
                 let t = self.literal(lit, expected, e.span);
@@ -826,7 +873,15 @@ impl<'p> FnCx<'p> {
                     Some(Ty::Tuple(ts)) if ts.len() == es.len() => Some(ts.clone()),
                     _ => None,
                 };
-                Ty::Tuple(es.iter().enumerate().map(|(i, x)| self.expr(x, exp.as_ref().map(|t| &t[i]))).collect())
+                // A tuple holds the loans of all its components.
+                let mut loans = Vec::new();
+                let mut tys = Vec::new();
+                for (i, x) in es.iter().enumerate() {
+                    tys.push(self.expr(x, exp.as_ref().map(|t| &t[i])));
+                    union_loans(&mut loans, self.val_loans.drain(..));
+                }
+                self.val_loans = loans;
+                Ty::Tuple(tys)
             }
             ExprKind::ArrayList(es) => {
                 let elem_exp = match expected {
@@ -834,14 +889,17 @@ impl<'p> FnCx<'p> {
                     _ => None,
                 };
                 let mut elem = elem_exp.clone();
+                let mut loans = Vec::new();
                 for x in es {
                     let t = self.expr(x, elem.as_ref());
+                    union_loans(&mut loans, self.val_loans.drain(..));
                     match &elem {
                         Some(el) if !self.compatible(el, &t) => self.mismatch(x.span, el, &t),
                         Some(_) => {}
                         None => elem = Some(t),
                     }
                 }
+                self.val_loans = loans;
                 Ty::Array(Box::new(elem.unwrap_or(Ty::IntLit)), Nat::lit(es.len() as u64))
             }
             ExprKind::ArrayRepeat(x, n) => {
@@ -850,7 +908,9 @@ impl<'p> FnCx<'p> {
                     _ => None,
                 };
                 let t = self.expr(x, elem_exp.as_ref());
+                let loans = std::mem::take(&mut self.val_loans);
                 let n = self.lower_nat(n).unwrap_or_else(|| Nat::lit(0));
+                self.val_loans = loans;
                 self.check_sizes_natural(&Ty::Array(Box::new(Ty::UNIT), n.clone()), e.span);
                 let elem = match elem_exp {
                     Some(el) if self.compatible(&el, &t) => el,
@@ -1068,7 +1128,17 @@ impl<'p> FnCx<'p> {
         r
     }
 
+    /// Types a place expression. When a reference on the way may hold several loans, the result
+    /// is the first place it may denote, with the others in [`PlaceInfo::alts`].
     fn place(&mut self, e: &ast::Expr) -> Option<PlaceInfo> {
+        let mut all = self.place_all(e)?.into_iter();
+        let mut first = all.next()?;
+        first.alts = all.collect();
+        Some(first)
+    }
+
+    /// Every place a place expression may denote (one per loan of the references on the way).
+    fn place_all(&mut self, e: &ast::Expr) -> Option<Vec<PlaceInfo>> {
         match &e.kind {
             ExprKind::Path(segs) if segs.len() == 1 => {
                 let id = match self.lookup(&segs[0].name) {
@@ -1092,51 +1162,39 @@ impl<'p> FnCx<'p> {
                     );
                     return None;
                 }
-                Some(PlaceInfo {
+                Some(vec![PlaceInfo {
                     place: Place { root: id, steps: Vec::new() },
                     ty: self.vars[id].ty.clone(),
                     mem: None,
                     via_shared: false,
                     via_alias: false,
                     consumed: Vec::new(),
-                })
+                    alts: Vec::new(),
+                }])
             }
-            ExprKind::Paren(inner) => self.place(inner),
+            ExprKind::Paren(inner) => self.place_all(inner),
             ExprKind::Deref(inner) => {
-                let mut info = self.place(inner)?;
-                self.deref(&mut info, e.span, inner.span, true)?;
-                Some(info)
+                let mut out = Vec::new();
+                for info in self.place_all(inner)? {
+                    out.extend(self.deref(info, e.span, inner.span, true)?);
+                }
+                Some(out)
             }
             ExprKind::Field(inner, f) => {
-                let mut info = self.place(inner)?;
-                self.auto_deref(&mut info, e.span, inner.span)?;
+                let infos = self.place_all(inner)?;
+                let infos = self.auto_deref(infos, e.span, inner.span)?;
                 let idx = match f {
                     ast::Field::Fst => 0,
                     ast::Field::Snd => 1,
                     ast::Field::Index(i) => *i,
                 };
-                match &info.ty {
-                    Ty::Tuple(ts) if (idx as usize) < ts.len() => {
-                        info.ty = ts[idx as usize].clone();
-                        info.place.steps.push(PStep::Field(idx));
-                        Some(info)
-                    }
-                    Ty::Error => None,
-                    t => {
-                        let t = t.clone();
-                        self.error(
-                            codes::NO_SUCH_FIELD,
-                            e.span,
-                            format!("no field `{idx}` on type `{t}`"),
-                            "unknown projection",
-                        );
-                        None
-                    }
-                }
+                infos.into_iter().map(|info| self.field_step(info, idx, e.span)).collect()
             }
             ExprKind::Index(inner, idx) => {
-                let mut info = self.place(inner)?;
-                self.auto_deref(&mut info, e.span, inner.span)?;
+                let infos = self.place_all(inner)?;
+                let infos = self.auto_deref(infos, e.span, inner.span)?;
+                // Every place the expression may denote has the same type: type the index once.
+                let info = infos.first()?;
                 let (elem, len) = match info.ty.as_array() {
                     Some((t, n)) => (t.clone(), n.clone()),
                     None => {
@@ -1166,13 +1224,47 @@ impl<'p> FnCx<'p> {
                         }
                     }
                 }
-                info.ty = elem;
-                info.place.steps.push(PStep::Index(nat));
-                Some(info)
+                let out = infos
+                    .into_iter()
+                    .map(|mut info| {
+                        info.ty = elem.clone();
+                        info.place.steps.push(PStep::Index(nat.clone()));
+                        info
+                    })
+                    .collect();
+                Some(out)
             }
             ExprKind::Select(inner, ex) => {
-                let mut info = self.place(inner)?;
-                self.auto_deref(&mut info, e.span, inner.span)?;
+                let infos = self.place_all(inner)?;
+                let infos = self.auto_deref(infos, e.span, inner.span)?;
+                infos.into_iter().map(|info| self.select_step(info, e, inner, ex)).collect()
+            }
+            ExprKind::View(inner, v) => {
+                let infos = self.place_all(inner)?;
+                let infos = self.auto_deref(infos, e.span, inner.span)?;
+                let mut out = Vec::new();
+                for mut info in infos {
+                    let (ty, apps) = self.apply_view(&info.ty, v, &HashMap::new())?;
+                    info.ty = ty;
+                    info.place.steps.extend(apps.into_iter().map(PStep::View));
+                    out.push(info);
+                }
+                Some(out)
+            }
+            _ => {
+                self.error(
+                    codes::INVALID_ASSIGN_TARGET,
+                    e.span,
+                    "expected a place expression",
+                    "not a place in memory",
+                );
+                None
+            }
+        }
+    }
+
+    /// A selection `inner[[ex]]` (the expression `e`) applied to one place `inner` may denote.
+    fn select_step(&mut self, mut info: PlaceInfo, e: &ast::Expr, inner: &ast::Expr, ex: &ast::ExecExpr) -> Option<PlaceInfo> {
                 // `[[b]]`, or `[[b.X]]` (`.Y`, `.Z`, several allowed) for chosen dimensions only.
                 let only: Option<Vec<DimName>> = (!ex.path.is_empty())
                     .then(|| {
@@ -1299,25 +1391,28 @@ impl<'p> FnCx<'p> {
                 info.place.steps.push(PStep::Select(binder.exec.clone(), single, order));
                 Some(info)
             }
-            ExprKind::View(inner, v) => {
-                let mut info = self.place(inner)?;
-                self.auto_deref(&mut info, e.span, inner.span)?;
-                let (ty, apps) = self.apply_view(&info.ty, v, &HashMap::new())?;
-                info.ty = ty;
-                info.place.steps.extend(apps.into_iter().map(PStep::View));
+
+    /// The projection `.idx` applied to one place a place expression may denote.
+    fn field_step(&mut self, mut info: PlaceInfo, idx: u32, span: Span) -> Option<PlaceInfo> {
+        match &info.ty {
+            Ty::Tuple(ts) if (idx as usize) < ts.len() => {
+                info.ty = ts[idx as usize].clone();
+                info.place.steps.push(PStep::Field(idx));
                 Some(info)
             }
-            _ => {
-                self.error(
-                    codes::INVALID_ASSIGN_TARGET,
-                    e.span,
-                    "expected a place expression",
-                    "not a place in memory",
-                );
-                None
+                    Ty::Error => None,
+                    t => {
+                        let t = t.clone();
+                        self.error(
+                            codes::NO_SUCH_FIELD,
+                            span,
+                            format!("no field `{idx}` on type `{t}`"),
+                            "unknown projection",
+                        );
+                        None
+                    }
+                }
             }
-        }
-    }
 
     /// Every size in `ty` must be a natural number (`[f32; 0 - 1]` is not a type).
     fn check_sizes_natural(&mut self, ty: &Ty, span: Span) {
@@ -1389,7 +1484,8 @@ impl<'p> FnCx<'p> {
     }
 
     /// Dereferences through a reference or an owning `@` pointer (memory-space check included).
-    fn deref(&mut self, info: &mut PlaceInfo, span: Span, inner_span: Span, explicit: bool) -> Option<()> {
+    /// Dereferences one place; a reference stored in a variable stands for each of its loans.
+    fn deref(&mut self, mut info: PlaceInfo, span: Span, inner_span: Span, explicit: bool) -> Option<Vec<PlaceInfo>> {
         let (own, mem, target) = match &info.ty {
             Ty::Ref { own, mem, ty } => (*own, mem.clone(), (**ty).clone()),
             Ty::At(ty, mem) => (Ownership::Uniq, mem.clone(), (**ty).clone()),
@@ -1410,7 +1506,7 @@ impl<'p> FnCx<'p> {
             _ => level != Level::Cpu && level != Level::Any,
         };
         if !ok {
-            let text = format!("*{}", self.place_text(info));
+            let text = format!("*{}", self.place_text(&info));
             let mut d = Diagnostic::error(
                 codes::BAD_DEREF,
                 format!("cannot dereference `{text}` pointing to `{mem}`"),
@@ -1425,30 +1521,65 @@ impl<'p> FnCx<'p> {
             self.report(d);
             return None;
         }
-        // An alias is replaced by the place it borrows (the paper resolves aliases by substitution).
-        let root = &self.vars[info.place.root];
-        match (&root.alias, info.place.steps.is_empty()) {
-            (Some(alias), true) => {
-                info.via_alias = true;
-                info.place = alias.place.clone();
-                info.consumed = alias.consumed.clone();
-                info.via_shared |= alias.own == Ownership::Shrd;
-            }
-            _ => {
-                info.place.steps.push(PStep::Deref);
-                info.via_shared |= own == Ownership::Shrd;
-            }
-        }
+        info.via_shared |= own == Ownership::Shrd;
         info.mem = Some(mem);
         info.ty = target;
-        Some(())
+        // A reference held by a variable is replaced by the places it may borrow (the paper
+        // resolves aliases by substitution): a use through it is a use of each loan, with the
+        // narrowing each loan had, wherever the reference was copied or moved to.
+        let loans = self.stored_loans(&info.place);
+        if loans.is_empty() {
+            info.place.steps.push(PStep::Deref);
+            return Some(vec![info]);
+        }
+        Some(
+            loans
+                .into_iter()
+                .map(|l| PlaceInfo {
+                    place: l.place,
+                    ty: info.ty.clone(),
+                    mem: info.mem.clone(),
+                    via_shared: info.via_shared || l.own == Ownership::Shrd,
+                    via_alias: true,
+                    consumed: l.consumed,
+                    alts: Vec::new(),
+                })
+                .collect(),
+        )
     }
 
-    fn auto_deref(&mut self, info: &mut PlaceInfo, span: Span, inner_span: Span) -> Option<()> {
-        while matches!(info.ty, Ty::Ref { .. } | Ty::At(..)) {
-            self.deref(info, span, inner_span, false)?;
+    /// The loans a reference read from `place` may hold, when it is stored in a variable (directly
+    /// or in a part of it); empty when the reference lives in memory behind a reference or is a
+    /// parameter, which is then its own loan.
+    fn stored_loans(&self, place: &Place) -> Vec<Alias> {
+        if place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+            return Vec::new();
         }
-        Some(())
+        self.vars[place.root].loans.clone()
+    }
+
+    /// The loans of a reference value read from `info` (of reference type, own `own`).
+    fn loans_of_read(&self, info: &PlaceInfo, own: Ownership) -> Vec<Alias> {
+        let stored = self.stored_loans(&info.place);
+        if !stored.is_empty() {
+            return stored;
+        }
+        let mut place = info.place.clone();
+        place.steps.push(PStep::Deref);
+        vec![Alias { place, own, consumed: info.consumed.clone() }]
+    }
+
+    fn auto_deref(&mut self, infos: Vec<PlaceInfo>, span: Span, inner_span: Span) -> Option<Vec<PlaceInfo>> {
+        let mut out = Vec::new();
+        for info in infos {
+            if matches!(info.ty, Ty::Ref { .. } | Ty::At(..)) {
+                let next = self.deref(info, span, inner_span, false)?;
+                out.extend(self.auto_deref(next, span, inner_span)?);
+            } else {
+                out.push(info);
+            }
+        }
+        Some(out)
     }
 
     fn place_text(&self, info: &PlaceInfo) -> String {
@@ -1472,7 +1603,7 @@ impl<'p> FnCx<'p> {
             );
             return info.ty;
         }
-        let uni = self.read_uni(&info);
+        let uni = info.targets().map(|t| self.read_uni(t)).max().unwrap_or_default();
         self.varies = self.varies.max(uni);
         if !info.ty.is_copy() && !info.ty.is_error() {
             if info.place.steps.is_empty() {
@@ -1502,7 +1633,21 @@ impl<'p> FnCx<'p> {
                 );
             }
         }
-        self.access(&info, Mode::Read, e.span);
+        self.access_all(&info, Mode::Read, e.span);
+        if let Ty::Ref { own, .. } = &info.ty {
+            let mut loans = Vec::new();
+            for t in info.targets() {
+                union_loans(&mut loans, self.loans_of_read(t, *own));
+            }
+            self.val_loans = loans;
+        } else if holds_ref(&info.ty) {
+            // An aggregate holding references (a tuple): the loans of its variable.
+            let mut loans = Vec::new();
+            for t in info.targets() {
+                union_loans(&mut loans, self.stored_loans(&t.place));
+            }
+            self.val_loans = loans;
+        }
         info.ty
     }
 
@@ -1563,13 +1708,15 @@ impl<'p> FnCx<'p> {
             );
         }
         if own == Ownership::Uniq {
-            self.check_mutable(&info, place.span, "borrow", "uniquely");
+            for t in info.targets() {
+                self.check_mutable(t, place.span, "borrow", "uniquely");
+            }
             let v = &self.vars[info.place.root];
             let direct = !info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && info.mem.is_none();
             let owned_box = matches!(v.ty, Ty::At(..));
             if (direct || owned_box)
                 && !v.mutable
-                && v.alias.is_none()
+                && v.loans.is_empty()
                 && !matches!(v.owner, Owner::Exec(_))
                 && !v.ty.is_error()
             {
@@ -1588,7 +1735,8 @@ impl<'p> FnCx<'p> {
         if !info.via_alias {
             self.check_host_borrow(&info.place, own, span);
         }
-        self.access(&info, Mode::Borrow(own), span);
+        self.access_all(&info, Mode::Borrow(own), span);
+        self.val_loans = info.targets().map(|t| t.as_loan(own)).collect();
         // Borrowing an owning pointer `T @ m` borrows the memory it owns.
         let (ty, mem) = match (&info.ty, &info.mem) {
             (Ty::At(t, m), _) => ((**t).clone(), m.clone()),
@@ -1647,9 +1795,9 @@ impl<'p> FnCx<'p> {
         if let ExprKind::Path(segs) = &e.kind {
             // `let r = &shrd x; … r`: the alias carries the borrow of `x` out.
             if let Some(id) = self.lookup(&segs[0].name) {
-                if let Some(alias) = &self.vars[id].alias {
+                for alias in self.vars[id].loans.clone() {
                     let v = &self.vars[alias.place.root];
-                    if v.depth > target_depth && v.alias.is_none() && !matches!(v.ty, Ty::Ref { .. }) {
+                    if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
                         let (name, vspan) = (v.name.clone(), v.span);
                         self.report(
                             Diagnostic::error(
@@ -1678,7 +1826,7 @@ impl<'p> FnCx<'p> {
         let ExprKind::Path(segs) = &root.kind else { return };
         let Some(id) = self.lookup(&segs[0].name) else { return };
         let v = &self.vars[id];
-        if v.depth > target_depth && v.alias.is_none() && !matches!(v.ty, Ty::Ref { .. }) {
+        if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
             let (name, vspan) = (v.name.clone(), v.span);
             self.report(
                 Diagnostic::error(
@@ -1711,6 +1859,7 @@ impl<'p> FnCx<'p> {
         let info = self.place(lhs);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
+        let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);
         }
@@ -1725,7 +1874,7 @@ impl<'p> FnCx<'p> {
                     "invalid operands",
                 );
             }
-            self.access(&info, Mode::Read, lhs.span);
+            self.access_all(&info, Mode::Read, lhs.span);
         } else if !self.compatible(&lt, &rt) {
             self.mismatch(rhs.span, &lt, &rt);
         }
@@ -1746,10 +1895,12 @@ impl<'p> FnCx<'p> {
             }
             self.vars[info.place.root].moved = None;
         } else {
-            self.check_mutable(&info, lhs.span, "write", "");
+            for t in info.targets() {
+                self.check_mutable(t, lhs.span, "write", "");
+            }
             let v = &self.vars[info.place.root];
             let direct = !info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && info.mem.is_none();
-            if direct && !v.mutable && v.alias.is_none() && !matches!(v.owner, Owner::Exec(_)) && !v.ty.is_error() {
+            if direct && !v.mutable && v.loans.is_empty() && !matches!(v.owner, Owner::Exec(_)) && !v.ty.is_error() {
                 let (name, vspan) = (v.name.clone(), v.span);
                 self.report(
                     Diagnostic::error(
@@ -1762,10 +1913,24 @@ impl<'p> FnCx<'p> {
                 );
             }
         }
-        // `x op= v` also keeps what `x` was.
-        let value_uni = if op.is_some() { value_uni.max(self.read_uni(&info)) } else { value_uni };
-        self.note_local_write(&info, value_uni);
-        self.access(&info, Mode::Write, lhs.span);
+        for t in info.targets().cloned().collect::<Vec<_>>() {
+            // `x op= v` also keeps what `x` was.
+            let value_uni = if op.is_some() { value_uni.max(self.read_uni(&t)) } else { value_uni };
+            self.note_local_write(&t, value_uni);
+            // A reference stored in a variable (or a part of it) may hold the loans it held before
+            // (on another path, or in another part) and the new ones.
+            if holds_ref(&lt) && !t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+                union_loans(&mut self.vars[t.place.root].loans, rhs_loans.iter().cloned());
+            }
+        }
+        self.access_all(&info, Mode::Write, lhs.span);
+    }
+
+    /// Checks an access of every place `info` may denote.
+    fn access_all(&mut self, info: &PlaceInfo, mode: Mode, span: Span) {
+        for t in info.targets().cloned().collect::<Vec<_>>() {
+            self.access(&t, mode, span);
+        }
     }
 
     /// Types `e` and tells how far its value may differ between threads.
@@ -2323,7 +2488,7 @@ impl<'p> FnCx<'p> {
             level,
             mutable: false,
             moved: None,
-            alias: None,
+            loans: Vec::new(),
             nat: Some(v),
             span: var.span,
             depth: self.scopes.len(),
@@ -2402,10 +2567,13 @@ impl<'p> FnCx<'p> {
         }
         let before = self.accesses.clone();
         let t = self.block(then, expected);
+        let mut loans = std::mem::take(&mut self.val_loans);
         let after_then = std::mem::replace(&mut self.accesses, before);
         let result = match els {
             Some(e) => {
                 let et = self.expr(e, Some(&t));
+                // The value is either branch's: it may hold the loans of both.
+                union_loans(&mut loans, self.val_loans.drain(..));
                 if !self.compatible(&t, &et) {
                     self.mismatch(e.span, &t, &et);
                 }
@@ -2418,6 +2586,7 @@ impl<'p> FnCx<'p> {
         if varying {
             self.frames.pop();
         }
+        self.val_loans = loans;
         result
     }
 
@@ -2478,6 +2647,8 @@ impl<'p> FnCx<'p> {
             return Ty::Error;
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
+        // A call by the wrong resource is reported once; its arguments' narrowing is then moot.
+        let mut exec_ok = true;
         let mut launch_shapes = None;
         let mut subst = Subst::default();
         // Explicit generic arguments, in order.
@@ -2534,7 +2705,9 @@ impl<'p> FnCx<'p> {
                     format!("launch it: `{path}::<<<grid, block>>>(…)`"),
                 );
             }
+            let before = self.diags.len();
             self.check_call_exec(&sig, exec, fspan, &path);
+            exec_ok = self.diags.len() == before;
         }
         // Arguments: a launch allocates the shared-memory parameters itself.
         let params: Vec<&crate::program::ParamSig> =
@@ -2557,6 +2730,7 @@ impl<'p> FnCx<'p> {
         }
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
+        let mut arg_loans = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
         let reads_only = name == "println" || name == "print";
         let moved_before: Vec<Option<Span>> =
@@ -2566,6 +2740,7 @@ impl<'p> FnCx<'p> {
             self.in_call_arg = true;
             let t = self.expr(a, expected.as_ref());
             self.in_call_arg = false;
+            arg_loans.push(std::mem::take(&mut self.val_loans));
             arg_tys.push(t.clone());
             if let (Some(p), true) = (params.get(i), matches!(t, Ty::IntLit | Ty::FloatLit)) {
                 let want = self.apply_subst(&p.ty, &subst);
@@ -2676,6 +2851,9 @@ impl<'p> FnCx<'p> {
         if WARP_COLLECTIVES.contains(&name) {
             self.check_collective(&path, span);
         }
+        if exec_ok {
+            self.pass_references(args, &params, &arg_loans, &subst);
+        }
         if matches!(sig.root, Root::Thread) && self.on_gpu() {
             self.varies = Uni::Thread;
         }
@@ -2687,6 +2865,16 @@ impl<'p> FnCx<'p> {
             .collect();
         self.types.call_nats.insert(span, nats);
         let ret = self.apply_subst(&sig.ret, &subst);
+        // The result may borrow from any reference argument.
+        let mut loans = Vec::new();
+        for l in arg_loans {
+            union_loans(&mut loans, l);
+        }
+        if let Ty::Ref { own: Ownership::Shrd, .. } = ret {
+            for l in &mut loans {
+                l.own = Ownership::Shrd;
+            }
+        }
         if name.starts_with("shfl_") {
             match ret.defaulted() {
                 Ty::Scalar(s) if !matches!(s, ScalarTy::Unit | ScalarTy::AtomicU32 | ScalarTy::AtomicI32) => {
@@ -2701,7 +2889,42 @@ impl<'p> FnCx<'p> {
                 ),
             }
         }
+        self.val_loans = loans;
         ret
+    }
+
+    /// Passing a reference to a callee is a use of everything it may borrow, by the resource that
+    /// makes the call: a `&uniq` argument must be narrowed to it, exactly as if it were borrowed
+    /// there (`&uniq place` arguments are checked as borrows when typed).
+    fn pass_references(
+        &mut self,
+        args: &[ast::Expr],
+        params: &[&crate::program::ParamSig],
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+    ) {
+        for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
+            let mut e = a;
+            while let ExprKind::Paren(inner) = &e.kind {
+                e = inner;
+            }
+            if matches!(e.kind, ExprKind::Borrow { .. }) {
+                continue;
+            }
+            let Ty::Ref { own, mem, .. } = self.apply_subst(&p.ty, subst) else { continue };
+            for l in loans {
+                let info = PlaceInfo {
+                    place: l.place.clone(),
+                    ty: Ty::Error,
+                    mem: Some(mem.clone()),
+                    via_shared: l.own == Ownership::Shrd,
+                    via_alias: true,
+                    consumed: l.consumed.clone(),
+                    alts: Vec::new(),
+                };
+                self.access(&info, Mode::Borrow(own), a.span);
+            }
+        }
     }
 
     /// Two borrows passed to one call may not overlap if either is unique.

@@ -121,12 +121,20 @@ pub fn conflicts(place: &Place, write: bool, instance: Option<&Exec>, rec: &Acce
     // Both comparisons are sound; the accesses conflict only if neither tells them apart (the
     // written steps show `take_left`/`take_right` halves apart, the normal form shows the same
     // thread through a `split` arm and through the whole collection).
-    steps_conflict(&place.steps, &rec.place.steps, rec.truncated, facts)
-        && steps_conflict(&normalized(&place.steps, facts), &normalized(&rec.place.steps, facts), rec.truncated, facts)
+    let writes = (write, rec.write);
+    steps_conflict(&place.steps, &rec.place.steps, writes, rec.truncated, facts)
+        && steps_conflict(
+            &normalized(&place.steps, facts),
+            &normalized(&rec.place.steps, facts),
+            writes,
+            rec.truncated,
+            facts,
+        )
 }
 
-/// The step-by-step comparison of [`conflicts`] (one of the accesses is a write).
-fn steps_conflict(a: &[PStep], r: &[PStep], truncated: bool, facts: &Facts) -> bool {
+/// The step-by-step comparison of [`conflicts`] (one of the accesses is a write; `writes` says
+/// which).
+fn steps_conflict(a: &[PStep], r: &[PStep], writes: (bool, bool), truncated: bool, facts: &Facts) -> bool {
     for i in 0..a.len().min(r.len()) {
         if a[i] == r[i] {
             if matches!(a[i], PStep::Select(_, true, _)) {
@@ -139,7 +147,14 @@ fn steps_conflict(a: &[PStep], r: &[PStep], truncated: bool, facts: &Facts) -> b
         }
         return !disjoint(&a[i], &r[i], facts);
     }
-    true
+    // One place is a prefix of the other. An access through a reference stored at the shorter
+    // place only reads that reference: it meets the shorter access only if that one writes it.
+    let n = a.len().min(r.len());
+    match (a.get(n), r.get(n)) {
+        (Some(PStep::Deref), None) => writes.1,
+        (None, Some(PStep::Deref)) => writes.0,
+        _ => true,
+    }
 }
 
 /// Resources that are provably never the same one: equal but for a range of the same dimension at
