@@ -2566,9 +2566,16 @@ impl<'p> FnCx<'p> {
             self.frames.push(Frame::Cond { span: c.span, uni });
         }
         let before = self.accesses.clone();
+        let moved_before: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
         let t = self.block(then, expected);
         let mut loans = std::mem::take(&mut self.val_loans);
         let after_then = std::mem::replace(&mut self.accesses, before);
+        // Each branch starts from the moves made before the `if`; after it, a value moved on
+        // either path is moved.
+        let moved_then: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
+        for (v, m) in self.vars.iter_mut().zip(&moved_before) {
+            v.moved = *m;
+        }
         let result = match els {
             Some(e) => {
                 let et = self.expr(e, Some(&t));
@@ -2583,6 +2590,9 @@ impl<'p> FnCx<'p> {
         };
         let after_else = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![after_then, after_else]);
+        for (v, m) in self.vars.iter_mut().zip(moved_then) {
+            v.moved = v.moved.or(m);
+        }
         if varying {
             self.frames.pop();
         }
