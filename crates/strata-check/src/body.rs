@@ -661,7 +661,13 @@ impl<'p> FnCx<'p> {
         let mut init_uni = Uni::Uniform;
         let ty = match &l.init {
             Some(init) => {
-                self.binding_alias = matches!(init.kind, ExprKind::Borrow { .. });
+                // Borrowing to bind a reference is not an access, however the borrow reaches the
+                // variable (directly, or as the value of an `if`, a block or a tuple): the
+                // accesses through the reference are (a call's arguments are uses, see `call`).
+                self.binding_alias = matches!(
+                    init.kind,
+                    ExprKind::Borrow { .. } | ExprKind::If { .. } | ExprKind::Block(_) | ExprKind::Tuple(_) | ExprKind::Paren(_)
+                );
                 let errors_before = self.diags.len();
                 let (t, uni) = self.expr_uni(init, declared.as_ref());
                 init_uni = uni;
@@ -2745,6 +2751,7 @@ impl<'p> FnCx<'p> {
         let reads_only = name == "println" || name == "print";
         let moved_before: Vec<Option<Span>> =
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
+        let binding_alias = std::mem::take(&mut self.binding_alias);
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
             self.in_call_arg = true;
@@ -2765,6 +2772,7 @@ impl<'p> FnCx<'p> {
                 }
             }
         }
+        self.binding_alias = binding_alias;
         // A callee given a `&uniq` reference to data that holds references may store another
         // argument there, out of sight of the liveness analysis: keep every live borrow.
         if !self.on_gpu()
