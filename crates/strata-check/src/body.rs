@@ -746,7 +746,28 @@ impl<'p> FnCx<'p> {
             depth: self.scopes.len(),
             varies: if self.on_gpu() { init_uni.max(self.context_uni()) } else { Uni::Uniform },
         };
-        self.declare(var);
+        let id = self.declare(var);
+        self.same_memory_as_earlier_pass(id);
+    }
+
+    /// A declaration checked again (a loop body's second pass) declares the same memory as the
+    /// first time: shared memory declared in a loop is one buffer for all iterations, so the
+    /// accesses left by the previous iteration (and references into it) now concern this one.
+    fn same_memory_as_earlier_pass(&mut self, id: usize) {
+        let span = self.vars[id].span;
+        let Some(old) = (0..id).rev().find(|&i| self.vars[i].span == span) else { return };
+        for a in &mut self.accesses {
+            if a.place.root == old {
+                a.place.root = id;
+            }
+        }
+        for v in &mut self.vars {
+            for l in &mut v.loans {
+                if l.place.root == old {
+                    l.place.root = id;
+                }
+            }
+        }
     }
 
     // --------------------------------------------------------------------------------------------
@@ -2785,6 +2806,20 @@ impl<'p> FnCx<'p> {
             for (v, m) in self.vars.iter_mut().zip(moved_before) {
                 v.moved = m;
             }
+            // Printing reads the data: the host cannot read memory of the GPU (copy it first).
+            for (a, t) in args.iter().zip(&arg_tys) {
+                if let Some(m) = gpu_memory_in(t).filter(|_| !self.on_gpu()) {
+                    self.report(
+                        Diagnostic::error(
+                            codes::BAD_DEREF,
+                            format!("cannot read `{m}` memory on the host"),
+                            a.span,
+                            format!("`{name}` would read memory in `{m}` from `cpu.thread`"),
+                        )
+                        .with_note("copy it to host memory first, e.g. with `copy_mem_to_host`"),
+                    );
+                }
+            }
         }
         let arguments_fit = mismatches.is_empty() && params.len() == args.len();
         // Two swapped arguments are one mistake: report it once.
@@ -3573,6 +3608,23 @@ fn same_shape_refs(a: &Ty, b: &Ty) -> bool {
 }
 
 /// May a value of this type hold a reference (a generic type may stand for one)?
+/// The GPU memory space a value of type `t` points into, if any (through a reference or an owning
+/// pointer, at any depth).
+fn gpu_memory_in(t: &Ty) -> Option<Mem> {
+    match t {
+        Ty::Ref { mem, ty, .. } | Ty::At(ty, mem) => {
+            if mem.is_gpu() {
+                Some(mem.clone())
+            } else {
+                gpu_memory_in(ty)
+            }
+        }
+        Ty::Tuple(ts) => ts.iter().find_map(gpu_memory_in),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) => gpu_memory_in(t),
+        _ => None,
+    }
+}
+
 fn holds_ref(t: &Ty) -> bool {
     match t {
         Ty::Ref { .. } | Ty::Var(_) | Ty::Error => true,
