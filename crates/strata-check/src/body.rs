@@ -599,6 +599,8 @@ impl<'p> FnCx<'p> {
                     if last && !semi {
                         let depth = self.scopes.len() - 1;
                         self.check_outlives(expr, depth, "escapes the block that frees it");
+                        let loans = self.val_loans.clone();
+                        self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
                     }
                     ty = if last && !semi { t } else { Ty::UNIT };
                 }
@@ -957,6 +959,10 @@ impl<'p> FnCx<'p> {
                 }
                 let ret = self.sig.ret.clone();
                 let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                if let Some(v) = v {
+                    let loans = std::mem::take(&mut self.val_loans);
+                    self.check_loans_outlive(v, &loans, 0, "is returned from the function");
+                }
                 if !self.compatible(&ret, &t) {
                     self.mismatch(e.span, &ret, &t);
                 }
@@ -1867,6 +1873,30 @@ impl<'p> FnCx<'p> {
         }
     }
 
+    /// A reference value (whatever expression made it) must not hold a loan of a variable
+    /// declared deeper than `target_depth`: it would outlive the variable.
+    fn check_loans_outlive(&mut self, value: &ast::Expr, loans: &[Alias], target_depth: usize, what: &str) {
+        for l in loans {
+            let v = &self.vars[l.place.root];
+            if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
+                let (name, vspan) = (v.name.clone(), v.span);
+                let mut e = value;
+                while let ExprKind::Paren(inner) = &e.kind {
+                    e = inner;
+                }
+                self.report(
+                    Diagnostic::error(
+                        codes::DANGLING_REFERENCE,
+                        format!("`{name}` does not live long enough"),
+                        e.span,
+                        format!("a borrow of `{name}` {what}"),
+                    )
+                    .with_label(vspan, format!("`{name}` is declared here and freed at the end of its block")),
+                );
+            }
+        }
+    }
+
     fn assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, op: Option<BinOp>, span: Span) {
         let mut stored_at = None;
         if let ExprKind::Path(segs) = &lhs.kind {
@@ -1887,6 +1917,9 @@ impl<'p> FnCx<'p> {
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
+        if let Some(depth) = stored_at {
+            self.check_loans_outlive(rhs, &rhs_loans, depth, "is stored in a variable that lives longer");
+        }
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);
         }
@@ -2052,8 +2085,12 @@ impl<'p> FnCx<'p> {
             // what it passed to that thread.
             return;
         }
+        // A variable's own memory (no reference on the way) is private to each thread on every
+        // device (registers in CUDA): what one thread writes there no other thread sees, so only
+        // the resource that declared it may write it, however the write is narrowed.
+        let own_memory = info.mem.is_none() && !info.place.steps.iter().any(|s| matches!(s, PStep::Deref));
         if write {
-            if shared {
+            if shared && !(own_memory && matches!(self.vars[info.place.root].owner, Owner::Chain(_))) {
                 if !self.check_narrowing(info, mode, span) {
                     return;
                 }
@@ -2069,6 +2106,12 @@ impl<'p> FnCx<'p> {
                         "narrowing violated",
                         format!("`{name}` is owned by an enclosing resource and cannot be written by `{here}`"),
                     );
+                    if let Some(d) = self.diags.last_mut() {
+                        d.notes.push(format!(
+                            "a variable is private to each thread that runs its declaration: a write by `{here}` would not be seen by the other threads; use shared memory (`@ gpu.shared`) to exchange values"
+                        ));
+                    }
+                    return;
                 }
             }
         }
@@ -2374,58 +2417,24 @@ impl<'p> FnCx<'p> {
             );
             return;
         }
-        let need = Uni::barrier(level);
-        // Threads that returned together with every other thread of this barrier's resource are
-        // no divergence.
-        if let (Some((r, uni)), false) = (self.divergent_return, self.in_unsafe()) {
-            if uni > need {
-            self.report(
-                Diagnostic::error(
-                    codes::BARRIER_NOT_ALLOWED,
-                    "barrier not allowed here",
-                    span,
-                    format!("`sync` not performed by all threads in the {}", level_noun(level)),
-                )
-                .with_label(r, format!("some {}s may have returned here", uni.noun())),
-            );
-            return;
-            }
-        }
         if !self.in_unsafe() {
-            // T-SYNC: every thread of the target must reach the barrier: no split between the
-            // target and this point, and no condition (there or around the target) that may
-            // differ between its threads.
+            // T-SYNC: every thread of the target must reach the barrier.
             let start = self
                 .frames
                 .iter()
                 .position(|f| matches!(f, Frame::Sched(b) if *b == target_binder))
                 .map_or(0, |i| i + 1);
-            for (i, f) in self.frames.iter().enumerate().rev() {
-                match f {
-                    Frame::Arm { span: s, what, uni, .. } if i >= start || *uni > need => {
-                        let d = Diagnostic::error(
-                            codes::BARRIER_NOT_ALLOWED,
-                            "barrier not allowed here",
-                            span,
-                            format!("`sync` not performed by all threads in the {}", level_noun(level)),
-                        )
-                        .with_label(*s, format!("`{what}` is split here"));
-                        self.report(d);
-                        return;
-                    }
-                    Frame::Cond { span: s, uni } if *uni > need => {
-                        let d = Diagnostic::error(
-                            codes::BARRIER_NOT_ALLOWED,
-                            "barrier not allowed here",
-                            span,
-                            format!("`sync` not performed by all threads in the {}", level_noun(level)),
-                        )
-                        .with_label(*s, format!("this condition depends on the executing {}", uni.noun()));
-                        self.report(d);
-                        return;
-                    }
-                    _ => {}
-                }
+            if let Some((at, why)) = self.divergence(start, Uni::barrier(level)) {
+                self.report(
+                    Diagnostic::error(
+                        codes::BARRIER_NOT_ALLOWED,
+                        "barrier not allowed here",
+                        span,
+                        format!("`sync` not performed by all threads in the {}", level_noun(level)),
+                    )
+                    .with_label(at, why),
+                );
+                return;
             }
             if self.current.steps.iter().skip(tb.exec.steps.len()).any(|s| matches!(s, Step::Range(..))) {
                 self.error(
@@ -2438,6 +2447,54 @@ impl<'p> FnCx<'p> {
             }
         }
         self.release(&tb, target_binder);
+    }
+
+    /// Why not every thread of a resource may reach the current point, where they must agree at
+    /// `need` (`Block` for a block barrier, `Warp` for a warp's): a `return` some of them may have
+    /// taken, a `split` at or below the resource (its frame is at `start`), or a condition, here
+    /// or around the resource, that may differ between them. The span and label to show.
+    fn divergence(&self, start: usize, need: Uni) -> Option<(Span, String)> {
+        if let Some((r, uni)) = self.divergent_return.filter(|(_, u)| *u > need) {
+            return Some((r, format!("some {}s may have returned here", uni.noun())));
+        }
+        for (i, f) in self.frames.iter().enumerate().rev() {
+            match f {
+                Frame::Arm { span, what, uni, .. } if i >= start || *uni > need => {
+                    return Some((*span, format!("`{what}` is split here")));
+                }
+                Frame::Cond { span, uni } if *uni > need => {
+                    return Some((*span, format!("this condition depends on the executing {}", uni.noun())));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A function executed by a whole block or warp (which may synchronise it) must be called by
+    /// every thread of the block or warp executing this code, as a `sync` would need.
+    fn check_whole_resource_call(&mut self, need: Uni, span: Span, path: &str) {
+        if self.in_unsafe() {
+            return;
+        }
+        let start = self
+            .frames
+            .iter()
+            .rposition(|f| matches!(f, Frame::Sched(b) if self.binders[*b].exec == self.current))
+            .map_or(0, |i| i + 1);
+        if let Some((at, why)) = self.divergence(start, need) {
+            let noun = need.noun();
+            self.report(
+                Diagnostic::error(
+                    codes::BARRIER_NOT_ALLOWED,
+                    "barrier not allowed here",
+                    span,
+                    format!("`{path}` is executed by a whole {noun}, but not every thread of the {noun} calls it here"),
+                )
+                .with_label(at, why)
+                .with_note(format!("a `gpu.{noun}` function may synchronise its {noun}: call it where every thread of the {noun} does")),
+            );
+        }
     }
 
     /// After a barrier of `tb`, accesses made by its threads no longer conflict (removeSelectAfter).
@@ -3158,6 +3215,13 @@ impl<'p> FnCx<'p> {
             Root::Any => true,
             Root::Grid { .. } => true,
         };
+        if ok && self.on_gpu() {
+            match &sig.root {
+                Root::Warp => self.check_whole_resource_call(Uni::Warp, span, path),
+                Root::Block { .. } => self.check_whole_resource_call(Uni::Block, span, path),
+                _ => {}
+            }
+        }
         if !ok {
             let needs = match &sig.root {
                 Root::CpuThread => Level::Cpu,
