@@ -2424,7 +2424,7 @@ impl<'p> FnCx<'p> {
                 .iter()
                 .position(|f| matches!(f, Frame::Sched(b) if *b == target_binder))
                 .map_or(0, |i| i + 1);
-            if let Some((at, why)) = self.divergence(start, Uni::barrier(level)) {
+            if let Some((at, why)) = self.divergence(start, Uni::barrier(level), "thread") {
                 self.report(
                     Diagnostic::error(
                         codes::BARRIER_NOT_ALLOWED,
@@ -2453,9 +2453,11 @@ impl<'p> FnCx<'p> {
     /// `need` (`Block` for a block barrier, `Warp` for a warp's): a `return` some of them may have
     /// taken, a `split` at or below the resource (its frame is at `start`), or a condition, here
     /// or around the resource, that may differ between them. The span and label to show.
-    fn divergence(&self, start: usize, need: Uni) -> Option<(Span, String)> {
+    /// `thread` names a single thread in the labels ("lane" among the lanes of a warp).
+    fn divergence(&self, start: usize, need: Uni, thread: &str) -> Option<(Span, String)> {
+        let noun = |u: Uni| if u == Uni::Thread { thread } else { u.noun() };
         if let Some((r, uni)) = self.divergent_return.filter(|(_, u)| *u > need) {
-            return Some((r, format!("some {}s may have returned here", uni.noun())));
+            return Some((r, format!("some {}s may have returned here", noun(uni))));
         }
         for (i, f) in self.frames.iter().enumerate().rev() {
             match f {
@@ -2463,7 +2465,7 @@ impl<'p> FnCx<'p> {
                     return Some((*span, format!("`{what}` is split here")));
                 }
                 Frame::Cond { span, uni } if *uni > need => {
-                    return Some((*span, format!("this condition depends on the executing {}", uni.noun())));
+                    return Some((*span, format!("this condition depends on the executing {}", noun(*uni))));
                 }
                 _ => {}
             }
@@ -2482,7 +2484,7 @@ impl<'p> FnCx<'p> {
             .iter()
             .rposition(|f| matches!(f, Frame::Sched(b) if self.binders[*b].exec == self.current))
             .map_or(0, |i| i + 1);
-        if let Some((at, why)) = self.divergence(start, need) {
+        if let Some((at, why)) = self.divergence(start, need, "thread") {
             let noun = need.noun();
             self.report(
                 Diagnostic::error(
@@ -3100,7 +3102,7 @@ impl<'p> FnCx<'p> {
             ));
             return;
         }
-        if let Some((r, uni)) = self.divergent_return.filter(|(_, u)| *u > Uni::Warp) {
+        if let Some((at, why)) = self.divergence(start, Uni::Warp, "lane") {
             self.report(
                 Diagnostic::error(
                     codes::COLLECTIVE_NOT_ALLOWED,
@@ -3108,32 +3110,8 @@ impl<'p> FnCx<'p> {
                     span,
                     format!("`{path}` not performed by all lanes of the warp"),
                 )
-                .with_label(r, format!("some {}s may have returned here", if uni == Uni::Thread { "lane" } else { uni.noun() })),
+                .with_label(at, why),
             );
-            return;
-        }
-        // Every lane of the warp must take part: no split of the warp's lanes, and no condition,
-        // inside the warp or around it, that may differ between its lanes.
-        for (i, f) in self.frames.iter().enumerate().rev() {
-            let (s, why) = match f {
-                Frame::Arm { span, what, uni, .. } if i >= start || *uni > Uni::Warp => {
-                    (*span, format!("`{what}` is split here"))
-                }
-                Frame::Cond { span, uni } if *uni > Uni::Warp => {
-                    (*span, "this condition depends on the executing lane".to_string())
-                }
-                _ => continue,
-            };
-            self.report(
-                Diagnostic::error(
-                    codes::COLLECTIVE_NOT_ALLOWED,
-                    "collective operation not allowed here",
-                    span,
-                    format!("`{path}` not performed by all lanes of the warp"),
-                )
-                .with_label(s, why),
-            );
-            return;
         }
     }
 
