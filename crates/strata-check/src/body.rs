@@ -206,6 +206,9 @@ pub struct TypeTable {
     pub value_types: HashMap<Span, Ty>,
     /// The dimensions every selection `p[[b]]` distributes, outermost first, by its span.
     pub selections: HashMap<Span, Vec<DimName>>,
+    /// The spans of the `sync`s that synchronise a warp (a bare `sync` means the innermost block
+    /// or warp: the lowering must emit the barrier the checker checked).
+    pub warp_syncs: HashSet<Span>,
 }
 
 pub struct FnCx<'p> {
@@ -2399,6 +2402,9 @@ impl<'p> FnCx<'p> {
         };
         let tb = self.binders[target_binder].clone();
         let level = tb.exec.shape().map(|s| s.level).unwrap_or(Level::Any);
+        if level == Level::Warp {
+            self.types.warp_syncs.insert(span);
+        }
         if !matches!(level, Level::Block | Level::Warp) {
             self.error(
                 codes::INVALID_SYNC_TARGET,

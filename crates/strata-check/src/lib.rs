@@ -58,6 +58,7 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
                 types.shuffle_types.extend(t.shuffle_types);
                 types.value_types.extend(t.value_types);
                 types.selections.extend(t.selections);
+                types.warp_syncs.extend(t.warp_syncs);
             }
         }
     }
