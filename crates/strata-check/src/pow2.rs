@@ -35,7 +35,15 @@ pub fn form(n: &Nat, facts: &Facts) -> Option<Pow2Form> {
     let mut acc = split_const(coeff)?;
     for (atom, power) in mono.factors() {
         let f = match atom {
-            Atom::Pow(base, e) if base.as_const() == Some(2) => Pow2Form { odd: 1, exp: Nat::clone(e) },
+            Atom::Pow(base, e) => {
+                // (2^t)^e = 2^(t*e), for an exponent that is a natural number here (`2^(k - 1)`
+                // is not one for k = 0: no form, so no claim).
+                let b = base.as_const().filter(|b| *b >= 2 && b.count_ones() == 1)?;
+                if !e.terms().all(|(_, c)| c >= 0) && facts.le(&Nat::zero(), e) != Truth::Proven {
+                    return None;
+                }
+                Pow2Form { odd: 1, exp: e.mul(&Nat::lit(u64::from(b.trailing_zeros()))).ok()? }
+            }
             Atom::Div(x, y) => {
                 let (fx, fy) = (form(x, facts)?, form(y, facts)?);
                 if fx.odd % fy.odd != 0 || facts.le(&fy.exp, &fx.exp) != Truth::Proven {
@@ -57,6 +65,29 @@ pub fn divides(facts: &Facts, a: &Nat, b: &Nat) -> bool {
     match (form(a, facts), form(b, facts)) {
         (Some(fa), Some(fb)) => fb.odd % fa.odd == 0 && facts.le(&fa.exp, &fb.exp) == Truth::Proven,
         _ => false,
+    }
+}
+
+/// `a <= b` for every assignment satisfying `facts`: with `d = eb - ea` at least a constant
+/// `t` (the facts' [`Facts::range`] of `d`), `oa * 2^ea <= ob * 2^eb` follows from
+/// `oa <= ob * 2^t` (`t >= 0`) or `oa * 2^-t <= ob` (`t < 0`), as `2^ea >= 1`. So
+/// `128 / 2^k <= 256 / 2^k` (`d = 1`) and `2^j <= 2^n` when `j <= n`.
+pub fn le(facts: &Facts, a: &Nat, b: &Nat) -> bool {
+    let (Some(fa), Some(fb)) = (form(a, facts), form(b, facts)) else { return false };
+    let Ok(d) = fb.exp.sub(&fa.exp) else { return false };
+    let t = match d.as_const() {
+        Some(t) => t,
+        None => match facts.range(&d).0 {
+            Some(t) => t,
+            None => return false,
+        },
+    };
+    let shift = |o: i128, t: i128| u32::try_from(t).ok().filter(|t| *t < 120).and_then(|t| o.checked_mul(1i128 << t));
+    if t >= 0 {
+        // ob * 2^t, capped: beyond 2^119 any odd constant is exceeded.
+        shift(fb.odd, t.min(119)).is_some_and(|r| fa.odd <= r)
+    } else {
+        shift(fa.odd, -t).is_some_and(|l| l <= fb.odd)
     }
 }
 
