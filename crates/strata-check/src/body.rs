@@ -173,23 +173,7 @@ fn dim_letter(d: DimName) -> char {
 impl<'p> FnCx<'p> {
     pub fn new(prog: &'p Program, sig: &'p FnSig) -> FnCx<'p> {
         let generics: HashMap<String, Kind> = sig.generics.iter().cloned().collect();
-        let mut facts = Facts::new();
-        for (a, op, b, _) in &sig.where_clauses {
-            let _ = match op {
-                ast::CmpOp::Eq => facts.add_eq(a, b),
-                ast::CmpOp::Le => facts.add_le(a, b),
-                ast::CmpOp::Lt => facts.add_lt(a, b),
-                ast::CmpOp::Ge => facts.add_ge(a, b),
-                ast::CmpOp::Gt => facts.add_lt(b, a),
-                ast::CmpOp::Ne => Ok(()),
-            };
-            // `n % k == 0` states that k divides n.
-            if *op == ast::CmpOp::Eq && b.is_zero() {
-                if let Some(crate::nat::Atom::Rem(x, k)) = a.as_atom() {
-                    let _ = facts.add_divides(k, x);
-                }
-            }
-        }
+        let facts = sig.facts.clone();
         let current = Exec::new(sig.exec_name.clone(), sig.root.clone());
         let root_binder = Binder {
             name: sig.exec_name.clone(),
@@ -386,7 +370,14 @@ impl<'p> FnCx<'p> {
             generics.insert(n.clone(), Kind::Nat);
         }
         let default_mem = if self.on_gpu() { Mem::GpuGlobal } else { Mem::CpuMem };
-        Lower { consts: &self.prog.consts, generics, default_mem, diags: &mut self.diags }
+        Lower {
+            consts: &self.prog.consts,
+            generics,
+            default_mem,
+            diags: &mut self.diags,
+            facts: Some(&self.facts),
+            env: None,
+        }
     }
 
     fn lower_nat(&mut self, n: &ast::Nat) -> Option<Nat> {
@@ -3158,27 +3149,17 @@ impl<'p> FnCx<'p> {
         if env.is_empty() {
             return self.lower_nat(n);
         }
+        // The parameters are read as their values, so each operation is checked for the
+        // values at this use under this function's facts.
         let mut lower = Lower {
             consts: &self.prog.consts,
             generics: env.keys().map(|k| (k.clone(), Kind::Nat)).collect(),
             default_mem: Mem::GpuGlobal,
             diags: &mut self.diags,
+            facts: Some(&self.facts),
+            env: Some(env),
         };
-        let raw = lower.nat_checked(n)?;
-        let mut out = raw;
-        for k in env.keys() {
-            out = out.subst(k, &Nat::var(&format!("\u{1}{k}"))).ok()?;
-        }
-        for (k, val) in env {
-            match out.subst(&format!("\u{1}{k}"), val) {
-                Ok(r) => out = r,
-                Err(e) => {
-                    self.error(codes::SIZE_NOT_PROVEN, n.span, format!("invalid size: {e}"), e.to_string());
-                    return None;
-                }
-            }
-        }
-        Some(out)
+        lower.nat_checked(n)
     }
 }
 
