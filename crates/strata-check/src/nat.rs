@@ -470,7 +470,8 @@ impl Nat {
         Nat::from_atom(Atom::Call(Rc::from(name), args.into()))
     }
 
-    fn from_atom(a: Atom) -> Nat {
+    /// The atom alone, as a polynomial.
+    pub fn from_atom(a: Atom) -> Nat {
         Nat { terms: vec![(Monomial(vec![(a, 1)]), 1)] }
     }
 
@@ -1738,6 +1739,7 @@ impl Facts {
     pub fn equal(&self, a: &Nat, b: &Nat) -> Truth {
         match self.equal_poly(a, b) {
             Truth::Unknown if crate::pow2::equal(self, a, b) => Truth::Proven,
+            Truth::Unknown => self.on_pow2_canonical(a, b, Facts::equal_poly),
             t => t,
         }
     }
@@ -1771,6 +1773,7 @@ impl Facts {
     pub fn le(&self, a: &Nat, b: &Nat) -> Truth {
         match self.le_poly(a, b) {
             Truth::Unknown if crate::pow2::le(self, a, b) => Truth::Proven,
+            Truth::Unknown => self.on_pow2_canonical(a, b, Facts::le_poly),
             t => t,
         }
     }
@@ -1810,6 +1813,17 @@ impl Facts {
         }
     }
 
+    /// Decides `a ? b` with `decide` once more after rewriting both in power-of-two terms
+    /// ([`crate::pow2::canonical`]: `256 / 2^k - 128 / 2^k` is `2^(7 - k)` when `k <= 7`);
+    /// `Unknown` when neither changes.
+    fn on_pow2_canonical(&self, a: &Nat, b: &Nat, decide: fn(&Facts, &Nat, &Nat) -> Truth) -> Truth {
+        let (ca, cb) = (crate::pow2::canonical(a, self), crate::pow2::canonical(b, self));
+        if ca == *a && cb == *b {
+            return Truth::Unknown;
+        }
+        decide(self, &ca, &cb)
+    }
+
     /// A constant interval `(lo, hi)` holding every value of `n` under the facts (`None`: not
     /// bounded), by interval arithmetic over the constant bounds of its atoms, e.g. `(1, 128)`
     /// for `2^k` when `k < 8`. A sufficient bound, never a tight one.
@@ -1836,7 +1850,11 @@ impl Facts {
             SizeOp::Sub => match self.le(b, a) {
                 Truth::Proven => Ok(()),
                 t => {
-                    let goal = a.sub(b).map_or_else(|_| format!("{b} <= {a}"), |d| format!("{d} >= 0"));
+                    // `k - 1 >= 0`, but `2^k <= 64` rather than `-2^k + 64 >= 0`.
+                    let goal = match a.sub(b) {
+                        Ok(d) if d.terms().next().is_none_or(|(_, c)| c > 0) => format!("{d} >= 0"),
+                        _ => format!("{b} <= {a}"),
+                    };
                     fail(t, goal, vars, HELP_SUB)
                 }
             },
