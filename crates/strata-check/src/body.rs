@@ -2377,9 +2377,12 @@ impl<'p> FnCx<'p> {
                 "too many generic arguments",
             );
         }
+        let before_generics = self.diags.len();
         for (g, (gname, kind)) in generics.iter().zip(explicit) {
             self.bind_generic(g, gname, *kind, &mut subst);
         }
+        // A generic argument that was an error binds nothing: no follow-up errors about it.
+        let generics_ok = self.diags.len() == before_generics;
         if let Some(l) = launch {
             if self.level() != Level::Cpu {
                 self.error(
@@ -2499,7 +2502,7 @@ impl<'p> FnCx<'p> {
                 Kind::Mem => subst.mems.contains_key(g),
                 Kind::Prv => true,
             };
-            if !bound && arguments_fit {
+            if !bound && arguments_fit && generics_ok {
                 self.error(
                     codes::CANNOT_INFER,
                     fspan,
@@ -2546,7 +2549,7 @@ impl<'p> FnCx<'p> {
                     Truth::Unknown => Truth::Unknown,
                 },
             };
-            if truth != Truth::Proven {
+            if truth != Truth::Proven && generics_ok {
                 self.error(
                     codes::SIZE_NOT_PROVEN,
                     span,
