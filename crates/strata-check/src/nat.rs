@@ -1850,8 +1850,9 @@ impl Facts {
             SizeOp::Sub => match self.le(b, a) {
                 Truth::Proven => Ok(()),
                 t => {
-                    // `k - 1 >= 0`, but `2^k <= 64` rather than `-2^k + 64 >= 0`.
+                    // `k - 1 >= 0` and `4 - 8 >= 0`, but `2^k <= 64` rather than `-2^k + 64 >= 0`.
                     let goal = match a.sub(b) {
+                        Ok(d) if d.as_const().is_some() => format!("{a} - {b} >= 0"),
                         Ok(d) if d.terms().next().is_none_or(|(_, c)| c > 0) => format!("{d} >= 0"),
                         _ => format!("{b} <= {a}"),
                     };
