@@ -83,12 +83,31 @@
 //!   its negative occurrences is what eliminates them; lower bounds of positive terms pay
 //!   for a negative constant, as in `2*k - 1 >= 0` from `k >= 1`). Bounds come from the
 //!   facts and from the atoms themselves: `k*(a/k) <= a`, `k*(a/k) >= a - (k - 1)`,
-//!   `a%k <= k - 1`, `a%k <= a`, `b^e >= e + 1` for a constant `b >= 2`. If the search
-//!   fails, the same search on `-p - 1 >= 0` may show `Disproven`; otherwise `Unknown`.
+//!   `a%k <= k - 1`, `a%k <= a`, `b^e >= e + 1` for a constant `b >= 2`, and the constant
+//!   range of a power or quotient ([`Facts::range`]: `2^k <= 128` when `k < 8`). If the
+//!   search fails, the same search on `-p - 1 >= 0` may show `Disproven`; otherwise
+//!   `Unknown`.
+//! * When the polynomial engine answers `Unknown` to an equality, inequality or
+//!   divisibility, the power-of-two forms of [`crate::pow2`] are tried (`128/2^k <= 256/2^k`
+//!   for `k < 8`), then the same question on both sides rewritten by
+//!   [`crate::pow2::canonical`]; these only ever turn `Unknown` into `Proven`.
+//! * [`Facts::range`]: a constant interval for an expression by interval arithmetic over
+//!   the constant bounds of its atoms — a variable's stated bounds (followed through the
+//!   ranges of symbolic bounds, `k < n, n <= 8`), a power's from its exponent's, a
+//!   quotient's and a remainder's from their operands' — cut at depth [`RANGE_DEPTH`].
 //! * [`Facts::divides`]: `k | a` for a constant `k` is `Proven` when every coefficient of
 //!   the rewritten `a` is divisible by `k` or a stated divisibility matches,
 //!   `Disproven` when `a` is a constant modulo `k` that is non-zero; `a | b` for a
 //!   symbolic `a` is `Proven` when `b` is an exact polynomial multiple of `a`.
+//!
+//! # Well-formed sizes
+//!
+//! A polynomial treats `-` as integer subtraction; a size is a natural number. The checker
+//! bridges the two with [`Facts::well_formed`], applied to every `-`, `/` and `%` of a size
+//! where it is written: `a - b` needs `b <= a`, `a / b` (floor) and `a % b` need `b >= 1`.
+//! When every operation of an expression passes, every sub-expression is a natural number and
+//! every divisor non-zero, which is the assumption under which the rewrites above and the
+//! intrinsic bounds (`b^e >= e + 1`) hold.
 //!
 //! Decisions are sound for every assignment that satisfies the facts and under which the
 //! compared expressions are defined; `Proven` for a false statement would be a bug.

@@ -4,9 +4,13 @@
 //! A size has a *power-of-two form* `o * 2^e` when `o` is an odd constant and `e` a nat
 //! expression: constants, `2^e`, products of those, and `x / y` when `y`'s odd part divides `x`'s
 //! and `y`'s exponent is provably at most `x`'s — then the division is exact, so the form is
-//! exact too. Divisibility and equality of two such sizes reduce to facts about exponents,
-//! which [`Facts`] decides. Everything here is a sufficient condition: `false` means "not
-//! shown", never "false".
+//! exact too; `2^e` (or `4^e`, …) has a form only when `e` is provably a natural number.
+//! Divisibility, equality and order of two such sizes reduce to facts about exponents, which
+//! [`Facts`] decides ([`le`] also uses the facts' constant ranges of the exponents'
+//! difference); [`canonical`] rewrites the powers of a sum so that powers whose exponents
+//! differ by a constant share one atom. [`Facts::le`], [`Facts::equal`] and
+//! [`Facts::divides`] fall back to this module. Everything here is a sufficient condition:
+//! `false` means "not shown", never "false".
 
 use crate::nat::{Atom, Facts, Nat, Truth};
 
