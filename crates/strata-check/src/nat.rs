@@ -1893,8 +1893,10 @@ impl Facts {
         let mut used = vec![false; self.raw.len()];
         for (i, f) in self.raw.iter().enumerate() {
             // `a <= k` followed by `k < b` (how a `for` loop states its range).
-            if let (Fact::Le { lhs: a, rhs: k, strict: false, flipped: false }, Some(Fact::Le { lhs: k2, rhs: b, strict: true, flipped: false })) =
-                (f, self.raw.get(i + 1))
+            if let (
+                Fact::Le { lhs: a, rhs: k, strict: false, flipped: false },
+                Some(Fact::Le { lhs: k2, rhs: b, strict: true, flipped: false }),
+            ) = (f, self.raw.get(i + 1))
             {
                 if k.as_var().is_some() && k == k2 && !used[i] && mentions(k) {
                     out.push(format!("{k} ranges over {a}..{b}"));

@@ -85,9 +85,10 @@ pub fn le(facts: &Facts, a: &Nat, b: &Nat) -> bool {
     let (mut pos, mut neg) = (Nat::zero(), Nat::zero());
     for (m, c) in d.terms() {
         let Ok(abs) = u64::try_from(c.unsigned_abs()) else { return false };
-        let Some(t) = m.factors().try_fold(Nat::lit(abs), |t, (x, e)| {
-            (0..e).try_fold(t, |t, _| t.mul(&Nat::from_atom(x.clone())).ok())
-        }) else {
+        let Some(t) = m
+            .factors()
+            .try_fold(Nat::lit(abs), |t, (x, e)| (0..e).try_fold(t, |t, _| t.mul(&Nat::from_atom(x.clone())).ok()))
+        else {
             return false;
         };
         let side = if c > 0 { &mut pos } else { &mut neg };
