@@ -993,6 +993,28 @@ impl<'p> FnCx<'p> {
         }
     }
 
+    /// The first `-`, `/` or `%` of a static index that is not a natural number under the facts
+    /// ([`Facts::well_formed`], as for sizes), with its span.
+    fn index_ill_formed(&self, e: &ast::Expr) -> Option<(crate::nat::IllFormed, Span)> {
+        match &e.kind {
+            ExprKind::Paren(x) => self.index_ill_formed(x),
+            ExprKind::Binary(op, l, r) => {
+                if let Some(bad) = self.index_ill_formed(l).or_else(|| self.index_ill_formed(r)) {
+                    return Some(bad);
+                }
+                let side = match op {
+                    BinOp::Sub => crate::nat::SizeOp::Sub,
+                    BinOp::Div => crate::nat::SizeOp::Div,
+                    BinOp::Rem => crate::nat::SizeOp::Rem,
+                    _ => return None,
+                };
+                let (a, b) = (self.expr_to_nat(l)?, self.expr_to_nat(r)?);
+                self.facts.well_formed(side, &a, &b).err().map(|bad| (bad, e.span))
+            }
+            _ => None,
+        }
+    }
+
     // --------------------------------------------------------------------------------------------
     // Places
 
@@ -1084,7 +1106,10 @@ impl<'p> FnCx<'p> {
                 let nat = self.expr_to_nat(idx);
                 match &nat {
                     Some(i) => {
-                        if !self.in_unsafe() {
+                        if self.in_unsafe() {
+                        } else if let Some((bad, span)) = self.index_ill_formed(idx) {
+                            self.report(crate::program::ill_formed_index(&bad, span));
+                        } else {
                             self.check_lt(i, &len, idx.span, "index");
                         }
                     }

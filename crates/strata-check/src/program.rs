@@ -446,6 +446,20 @@ pub fn ill_formed(e: &IllFormed, span: Span) -> Diagnostic {
     d.with_note(format!("help: {}", e.help))
 }
 
+/// The E0302 error for an operation of a static index that is not known to give a natural
+/// number (`a[(i - 1) / 2 + 1]` for `i` from 0, `a[8 / i]`).
+pub fn ill_formed_index(e: &IllFormed, span: Span) -> Diagnostic {
+    let label = match e.truth {
+        Truth::Disproven => format!("`{}` is false", e.goal),
+        _ => format!("cannot prove `{}`", e.goal),
+    };
+    let mut d = Diagnostic::error(codes::INDEX_OUT_OF_BOUNDS, "cannot prove that this index is in bounds", span, label);
+    if !e.context.is_empty() {
+        d = d.with_note(format!("in scope: {}", e.context));
+    }
+    d.with_note("every part of a static index is a natural number: every iteration of a loop is checked, the first one included")
+}
+
 /// The facts a signature's `where` clauses state (`n % k == 0` also states `k | n`; `!=` states
 /// nothing).
 pub fn where_facts(clauses: &[(Nat, CmpOp, Nat, Span)]) -> Facts {
