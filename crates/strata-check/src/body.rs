@@ -258,23 +258,7 @@ fn dim_letter(d: DimName) -> char {
 impl<'p> FnCx<'p> {
     pub fn new(prog: &'p Program, sig: &'p FnSig) -> FnCx<'p> {
         let generics: HashMap<String, Kind> = sig.generics.iter().cloned().collect();
-        let mut facts = Facts::new();
-        for (a, op, b, _) in &sig.where_clauses {
-            let _ = match op {
-                ast::CmpOp::Eq => facts.add_eq(a, b),
-                ast::CmpOp::Le => facts.add_le(a, b),
-                ast::CmpOp::Lt => facts.add_lt(a, b),
-                ast::CmpOp::Ge => facts.add_ge(a, b),
-                ast::CmpOp::Gt => facts.add_lt(b, a),
-                ast::CmpOp::Ne => Ok(()),
-            };
-            // `n % k == 0` states that k divides n.
-            if *op == ast::CmpOp::Eq && b.is_zero() {
-                if let Some(crate::nat::Atom::Rem(x, k)) = a.as_atom() {
-                    let _ = facts.add_divides(k, x);
-                }
-            }
-        }
+        let facts = sig.facts.clone();
         let current = Exec::new(sig.exec_name.clone(), sig.root.clone());
         let root_binder = Binder {
             name: sig.exec_name.clone(),
@@ -472,7 +456,14 @@ impl<'p> FnCx<'p> {
             generics.insert(n.clone(), Kind::Nat);
         }
         let default_mem = if self.on_gpu() { Mem::GpuGlobal } else { Mem::CpuMem };
-        Lower { consts: &self.prog.consts, generics, default_mem, diags: &mut self.diags }
+        Lower {
+            consts: &self.prog.consts,
+            generics,
+            default_mem,
+            diags: &mut self.diags,
+            facts: Some(&self.facts),
+            env: None,
+        }
     }
 
     fn lower_nat(&mut self, n: &ast::Nat) -> Option<Nat> {
@@ -1152,6 +1143,28 @@ impl<'p> FnCx<'p> {
         }
     }
 
+    /// The first `-`, `/` or `%` of a static index that is not a natural number under the facts
+    /// ([`Facts::well_formed`], as for sizes), with its span.
+    fn index_ill_formed(&self, e: &ast::Expr) -> Option<(crate::nat::IllFormed, Span)> {
+        match &e.kind {
+            ExprKind::Paren(x) => self.index_ill_formed(x),
+            ExprKind::Binary(op, l, r) => {
+                if let Some(bad) = self.index_ill_formed(l).or_else(|| self.index_ill_formed(r)) {
+                    return Some(bad);
+                }
+                let side = match op {
+                    BinOp::Sub => crate::nat::SizeOp::Sub,
+                    BinOp::Div => crate::nat::SizeOp::Div,
+                    BinOp::Rem => crate::nat::SizeOp::Rem,
+                    _ => return None,
+                };
+                let (a, b) = (self.expr_to_nat(l)?, self.expr_to_nat(r)?);
+                self.facts.well_formed(side, &a, &b).err().map(|bad| (bad, e.span))
+            }
+            _ => None,
+        }
+    }
+
     // --------------------------------------------------------------------------------------------
     // Places
 
@@ -1241,7 +1254,10 @@ impl<'p> FnCx<'p> {
                 let nat = self.expr_to_nat(idx);
                 match &nat {
                     Some(i) => {
-                        if !self.in_unsafe() {
+                        if self.in_unsafe() {
+                        } else if let Some((bad, span)) = self.index_ill_formed(idx) {
+                            self.report(crate::program::ill_formed_index(&bad, span));
+                        } else {
                             self.check_lt(i, &len, idx.span, "index");
                         }
                     }
@@ -2768,9 +2784,12 @@ impl<'p> FnCx<'p> {
                 "too many generic arguments",
             );
         }
+        let before_generics = self.diags.len();
         for (g, (gname, kind)) in generics.iter().zip(explicit) {
             self.bind_generic(g, gname, *kind, &mut subst);
         }
+        // A generic argument that was an error binds nothing: no follow-up errors about it.
+        let generics_ok = self.diags.len() == before_generics;
         if let Some(l) = launch {
             if self.level() != Level::Cpu {
                 self.error(
@@ -2910,7 +2929,7 @@ impl<'p> FnCx<'p> {
                 Kind::Mem => subst.mems.contains_key(g),
                 Kind::Prv => true,
             };
-            if !bound && arguments_fit {
+            if !bound && arguments_fit && generics_ok {
                 self.error(
                     codes::CANNOT_INFER,
                     fspan,
@@ -2957,7 +2976,7 @@ impl<'p> FnCx<'p> {
                     Truth::Unknown => Truth::Unknown,
                 },
             };
-            if truth != Truth::Proven {
+            if truth != Truth::Proven && generics_ok {
                 self.error(
                     codes::SIZE_NOT_PROVEN,
                     span,
@@ -3597,27 +3616,17 @@ impl<'p> FnCx<'p> {
         if env.is_empty() {
             return self.lower_nat(n);
         }
+        // The parameters are read as their values, so each operation is checked for the
+        // values at this use under this function's facts.
         let mut lower = Lower {
             consts: &self.prog.consts,
             generics: env.keys().map(|k| (k.clone(), Kind::Nat)).collect(),
             default_mem: Mem::GpuGlobal,
             diags: &mut self.diags,
+            facts: Some(&self.facts),
+            env: Some(env),
         };
-        let raw = lower.nat_checked(n)?;
-        let mut out = raw;
-        for k in env.keys() {
-            out = out.subst(k, &Nat::var(&format!("\u{1}{k}"))).ok()?;
-        }
-        for (k, val) in env {
-            match out.subst(&format!("\u{1}{k}"), val) {
-                Ok(r) => out = r,
-                Err(e) => {
-                    self.error(codes::SIZE_NOT_PROVEN, n.span, format!("invalid size: {e}"), e.to_string());
-                    return None;
-                }
-            }
-        }
-        Some(out)
+        lower.nat_checked(n)
     }
 }
 
