@@ -2938,6 +2938,20 @@ impl<'p> FnCx<'p> {
                 );
             }
         }
+        // A host function generic over a data type may read a value of it (print it, copy it):
+        // it may not be given one that holds GPU memory.
+        if matches!(sig.root, Root::CpuThread) {
+            for (g, t) in &subst.tys {
+                if let Some(m) = gpu_memory_in(t) {
+                    self.error(
+                        codes::BAD_DEREF,
+                        span,
+                        format!("`{g}` = `{t}` cannot be used by `{path}`"),
+                        format!("`{path}` runs on the CPU and may read a `{g}`, which holds `{m}` memory"),
+                    );
+                }
+            }
+        }
         // A memory-space parameter may only stand for memory the callee's resource can use.
         for (g, m) in &subst.mems {
             // Code run by `Any` runs where it is called from.
