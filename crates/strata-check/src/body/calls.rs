@@ -365,6 +365,7 @@ impl FnCx<'_> {
                     via_alias: true,
                     consumed: l.consumed.clone(),
                     alts: Vec::new(),
+                    via_uni: Uni::Uniform,
                 };
                 self.access(&info, Mode::Borrow(own), a.span);
             }

@@ -125,6 +125,10 @@ struct PlaceInfo {
     /// The other places the expression may denote, when a reference on the way may hold several
     /// loans: every rule that inspects the place applies to each of them too.
     alts: Vec<PlaceInfo>,
+    /// How far the choice of this place may differ between threads: a reference variable on the
+    /// way that was set under a varying condition points to different places for different
+    /// threads, so what is read through it varies that far too.
+    via_uni: Uni,
 }
 
 impl PlaceInfo {

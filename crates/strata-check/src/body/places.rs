@@ -56,6 +56,7 @@ impl FnCx<'_> {
                     via_alias: false,
                     consumed: Vec::new(),
                     alts: Vec::new(),
+                    via_uni: Uni::Uniform,
                 }])
             }
             ExprKind::Paren(inner) => self.place_all(inner),
@@ -351,6 +352,7 @@ impl FnCx<'_> {
         // resolves aliases by substitution): a use through it is a use of each loan, with the
         // narrowing each loan had, wherever the reference was copied or moved to.
         let loans = self.stored_loans(&info.place);
+        let via_uni = info.via_uni.max(self.vars[info.place.root].varies);
         if loans.is_empty() {
             info.place.steps.push(PStep::Deref);
             return Some(vec![info]);
@@ -366,6 +368,7 @@ impl FnCx<'_> {
                     via_alias: true,
                     consumed: l.consumed,
                     alts: Vec::new(),
+                    via_uni,
                 })
                 .collect(),
         )

@@ -54,7 +54,7 @@ impl FnCx<'_> {
     /// selection reads one part per warp) allow.
     pub(super) fn read_uni(&self, info: &PlaceInfo) -> Uni {
         let v = &self.vars[info.place.root];
-        let mut uni = v.varies.max(Uni::of_level(v.level));
+        let mut uni = v.varies.max(Uni::of_level(v.level)).max(info.via_uni);
         for s in &info.place.steps {
             uni = uni.max(match s {
                 PStep::Select(e, _, _) => e.shape().map_or(Uni::Thread, |s| Uni::of_level(s.level)),
