@@ -34,8 +34,7 @@ impl FnCx<'_> {
 
     /// Does this place denote memory other threads can reach?
     pub(super) fn is_shared_memory(&self, info: &PlaceInfo) -> bool {
-        info.place.steps.iter().any(|s| matches!(s, PStep::Deref))
-            || info.mem.is_some()
+        !info.is_own_memory()
             || match &self.vars[info.place.root].owner {
                 Owner::Chain(k) => *k < self.chain().len(),
                 Owner::Exec(_) => true,
@@ -115,7 +114,7 @@ impl FnCx<'_> {
         // A variable's own memory (no reference on the way) is private to each thread on every
         // device (registers in CUDA): what one thread writes there no other thread sees, so only
         // the resource that declared it may write it, however the write is narrowed.
-        let own_memory = info.mem.is_none() && !info.place.steps.iter().any(|s| matches!(s, PStep::Deref));
+        let own_memory = info.is_own_memory();
         if write {
             if shared && !(own_memory && matches!(self.vars[info.place.root].owner, Owner::Chain(_))) {
                 if !self.check_narrowing(info, mode, span) {

@@ -139,9 +139,6 @@ impl FnCx<'_> {
                 "wrong number of arguments",
             );
         }
-        if !self.on_gpu() {
-            self.check_argument_aliasing(args);
-        }
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         let mut arg_loans = Vec::new();
@@ -295,6 +292,10 @@ impl FnCx<'_> {
         if WARP_COLLECTIVES.contains(&name) {
             self.check_collective(&path, span);
         }
+        // In GPU code the access environment compares the arguments' borrows (E0501).
+        if !self.on_gpu() {
+            self.check_argument_aliasing(args, &params, &arg_loans, &subst);
+        }
         if exec_ok {
             self.pass_references(args, &params, &arg_loans, &subst);
         }
@@ -372,34 +373,54 @@ impl FnCx<'_> {
         }
     }
 
-    /// Two borrows passed to one call may not overlap if either is unique.
-    pub(super) fn check_argument_aliasing(&mut self, args: &[ast::Expr]) {
-        let mut seen: Vec<(Place, Ownership, Span)> = Vec::new();
-        for a in args {
-            let ExprKind::Borrow { own, place, .. } = &a.kind else { continue };
-            let Some(info) = self.place_quiet(place) else { continue };
-            if let Some((_, o, at)) = seen.iter().find(|(p, o, _)| {
-                p.root == info.place.root
-                    && (*own == Ownership::Uniq || *o == Ownership::Uniq)
-                    && prefix_overlap(&p.steps, &info.place.steps)
-            }) {
-                let name = self.vars[info.place.root].name.clone();
-                let (o, at) = (*o, *at);
-                self.report(
-                    Diagnostic::error(
-                        codes::BORROW_CONFLICT,
-                        format!(
-                            "cannot borrow `{name}` as {} because it is also borrowed as {}",
-                            own.keyword(),
-                            o.keyword()
-                        ),
-                        a.span,
-                        "second borrow in the same call",
-                    )
-                    .with_label(at, "first borrow"),
-                );
+    /// Two references passed to one call may not overlap if either is unique, whatever
+    /// expressions made them (their loans are compared): the callee would hold a unique reference
+    /// and another one to the same memory.
+    pub(super) fn check_argument_aliasing(
+        &mut self,
+        args: &[ast::Expr],
+        params: &[&crate::program::ParamSig],
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+    ) {
+        let mut seen: Vec<(Alias, Span)> = Vec::new();
+        for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
+            // A `&uniq` reference passed for a `&shrd` parameter is reborrowed shared.
+            let own_as = match self.apply_subst(&p.ty, subst) {
+                Ty::Ref { own, .. } => Some(own),
+                _ => None,
+            };
+            let mut mine = Vec::new();
+            for l in loans {
+                let own = match own_as {
+                    Some(Ownership::Shrd) => Ownership::Shrd,
+                    _ => l.own,
+                };
+                let clash = seen.iter().find(|(q, _)| {
+                    q.place.root == l.place.root
+                        && (own == Ownership::Uniq || q.own == Ownership::Uniq)
+                        && prefix_overlap(&q.place.steps, &l.place.steps)
+                });
+                if let Some((q, at)) = clash {
+                    let name = self.vars[l.place.root].name.clone();
+                    let (o, at) = (q.own, *at);
+                    self.report(
+                        Diagnostic::error(
+                            codes::BORROW_CONFLICT,
+                            format!(
+                                "cannot borrow `{name}` as {} because it is also borrowed as {}",
+                                own.keyword(),
+                                o.keyword()
+                            ),
+                            a.span,
+                            "second borrow in the same call",
+                        )
+                        .with_label(at, "first borrow"),
+                    );
+                }
+                mine.push((Alias { own, ..l.clone() }, a.span));
             }
-            seen.push((info.place, *own, a.span));
+            seen.extend(mine);
         }
     }
 

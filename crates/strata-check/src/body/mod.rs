@@ -137,6 +137,13 @@ impl PlaceInfo {
         std::iter::once(self).chain(self.alts.iter())
     }
 
+    /// Whether this is a variable's own memory (private to each thread that declared it), reached
+    /// directly or through a borrow of it, rather than memory behind a reference or pointer.
+    fn is_own_memory(&self) -> bool {
+        !self.place.steps.iter().any(|s| matches!(s, PStep::Deref))
+            && matches!(self.mem, None | Some(Mem::GpuLocal) | Some(Mem::CpuMem))
+    }
+
     /// The place as a loan of a reference that points to it.
     fn as_loan(&self, own: Ownership) -> Alias {
         Alias { place: self.place.clone(), own, consumed: self.consumed.clone() }

@@ -83,7 +83,7 @@ impl FnCx<'_> {
     /// as much as the value and the control flow that writes it, whether the whole variable or
     /// one element or field is written.
     pub(super) fn note_local_write(&mut self, info: &PlaceInfo, value: Uni) {
-        if !self.on_gpu() || info.mem.is_some() || info.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+        if !self.on_gpu() || !info.is_own_memory() {
             return;
         }
         let uni = value.max(self.context_uni()).max(Uni::of_level(self.level()));
