@@ -84,6 +84,7 @@ registry! {
     BAD_OPERANDS = "E0204", Check, "invalid operand types for operator";
     ASSIGN_IMMUTABLE = "E0205", Check, "cannot assign twice to immutable variable";
     NO_SUCH_FIELD = "E0206", Check, "no such projection";
+    UNINITIALISED = "E0207", Check, "variable declared without a value";
     // --- sizes and views ---
     SIZE_NOT_PROVEN = "E0301", Check, "size constraint not satisfied";
     INDEX_OUT_OF_BOUNDS = "E0302", Check, "index out of bounds";

@@ -406,22 +406,28 @@ impl FnCx<'_> {
         arg_loans: &[Vec<Alias>],
         subst: &Subst,
     ) {
-        let mut seen: Vec<(Alias, Span)> = Vec::new();
+        let mut items = Vec::new();
         for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
             // A `&uniq` reference passed for a `&shrd` parameter is reborrowed shared.
-            let own_as = match self.apply_subst(&p.ty, subst) {
-                Ty::Ref { own, .. } => Some(own),
-                _ => None,
-            };
-            let mut mine = Vec::new();
+            let shared = matches!(self.apply_subst(&p.ty, subst), Ty::Ref { own: Ownership::Shrd, .. });
+            let loans = loans
+                .iter()
+                .map(|l| Alias { own: if shared { Ownership::Shrd } else { l.own }, ..l.clone() })
+                .collect();
+            items.push((loans, a.span));
+        }
+        self.check_loans_disjoint(&items, "second borrow in the same call");
+    }
+
+    /// Values held together (the arguments of a call, the components of a tuple or array) may
+    /// not borrow overlapping memory if either borrow is unique.
+    pub(super) fn check_loans_disjoint(&mut self, items: &[(Vec<Alias>, Span)], label: &str) {
+        let mut seen: Vec<(&Alias, Span)> = Vec::new();
+        for (loans, span) in items {
             for l in loans {
-                let own = match own_as {
-                    Some(Ownership::Shrd) => Ownership::Shrd,
-                    _ => l.own,
-                };
                 let clash = seen.iter().find(|(q, _)| {
                     q.place.root == l.place.root
-                        && (own == Ownership::Uniq || q.own == Ownership::Uniq)
+                        && (l.own == Ownership::Uniq || q.own == Ownership::Uniq)
                         && prefix_overlap(&q.place.steps, &l.place.steps)
                 });
                 if let Some((q, at)) = clash {
@@ -432,18 +438,17 @@ impl FnCx<'_> {
                             codes::BORROW_CONFLICT,
                             format!(
                                 "cannot borrow `{name}` as {} because it is also borrowed as {}",
-                                own.keyword(),
+                                l.own.keyword(),
                                 o.keyword()
                             ),
-                            a.span,
-                            "second borrow in the same call",
+                            *span,
+                            label.to_string(),
                         )
                         .with_label(at, "first borrow"),
                     );
                 }
-                mine.push((Alias { own, ..l.clone() }, a.span));
             }
-            seen.extend(mine);
+            seen.extend(loans.iter().map(|l| (l, *span)));
         }
     }
 

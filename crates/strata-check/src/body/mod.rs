@@ -563,7 +563,18 @@ impl<'p> FnCx<'p> {
                     .unwrap_or_else(|| if matches!(t, Ty::IntLit | Ty::FloatLit) { t.clone() } else { t.defaulted() })
             }
             None => match declared {
-                Some(d) => d,
+                Some(d) => {
+                    // Only shared memory is declared without a value: the launch allocates it.
+                    if !matches!(d, Ty::At(_, Mem::GpuShared) | Ty::Error) {
+                        self.error(
+                            codes::UNINITIALISED,
+                            l.name.span,
+                            format!("`{}` is declared without a value", l.name.name),
+                            "give it a value here; only shared memory (`@ gpu.shared`) is declared without one",
+                        );
+                    }
+                    d
+                }
                 None => {
                     self.error(
                         codes::CANNOT_INFER,
@@ -741,13 +752,13 @@ impl<'p> FnCx<'p> {
                     _ => None,
                 };
                 // A tuple holds the loans of all its components.
-                let mut loans = Vec::new();
+                let mut parts = Vec::new();
                 let mut tys = Vec::new();
                 for (i, x) in es.iter().enumerate() {
                     tys.push(self.expr(x, exp.as_ref().map(|t| &t[i])));
-                    union_loans(&mut loans, self.val_loans.drain(..));
+                    parts.push((std::mem::take(&mut self.val_loans), x.span));
                 }
-                self.val_loans = loans;
+                self.val_loans = self.aggregate_loans(parts);
                 Ty::Tuple(tys)
             }
             ExprKind::ArrayList(es) => {
@@ -756,17 +767,17 @@ impl<'p> FnCx<'p> {
                     _ => None,
                 };
                 let mut elem = elem_exp.clone();
-                let mut loans = Vec::new();
+                let mut parts = Vec::new();
                 for x in es {
                     let t = self.expr(x, elem.as_ref());
-                    union_loans(&mut loans, self.val_loans.drain(..));
+                    parts.push((std::mem::take(&mut self.val_loans), x.span));
                     match &elem {
                         Some(el) if !self.compatible(el, &t) => self.mismatch(x.span, el, &t),
                         Some(_) => {}
                         None => elem = Some(t),
                     }
                 }
-                self.val_loans = loans;
+                self.val_loans = self.aggregate_loans(parts);
                 Ty::Array(Box::new(elem.unwrap_or(Ty::IntLit)), Nat::lit(es.len() as u64))
             }
             ExprKind::ArrayRepeat(x, n) => {
@@ -788,7 +799,7 @@ impl<'p> FnCx<'p> {
             ExprKind::Return(v) => {
                 // The threads that return and those that go on differ as far as the control flow
                 // around the `return` does: the rest of the code runs under that condition.
-                let uni = self.context_uni();
+                let uni = self.context_uni().max(self.range_uni());
                 if self.on_gpu() && uni > Uni::Uniform && !matches!(self.divergent_return, Some((_, u)) if u >= uni) {
                     self.divergent_return = Some((e.span, uni));
                 }
@@ -1204,6 +1215,17 @@ impl<'p> FnCx<'p> {
         // The body may run zero times.
         let after = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![before, after]);
+    }
+
+    /// The loans of a tuple or array: those of all its components, which may not overlap if
+    /// either is unique (two `&uniq` references to one place in one value).
+    fn aggregate_loans(&mut self, parts: Vec<(Vec<Alias>, Span)>) -> Vec<Alias> {
+        self.check_loans_disjoint(&parts, "second borrow in the same value");
+        let mut loans = Vec::new();
+        for (l, _) in parts {
+            union_loans(&mut loans, l);
+        }
+        loans
     }
 
     /// How many loans all variables hold together (they only grow).

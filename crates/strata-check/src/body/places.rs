@@ -642,8 +642,27 @@ impl FnCx<'_> {
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
-        if let Some(depth) = stored_at {
-            self.check_loans_outlive(rhs, &rhs_loans, depth, "is stored in a variable that lives longer");
+        if let (Some(info), true) = (&info, holds_ref(&rt) && !rt.is_error()) {
+            for t in info.targets() {
+                if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+                    if !self.on_gpu() {
+                        // The host's liveness keeps borrows that a callee may store (`pinned`).
+                        continue;
+                    }
+                    // Loans are tracked per variable: a reference stored in GPU memory behind a
+                    // reference (or in a memory space) would lose them.
+                    self.error(
+                        codes::UNSUPPORTED,
+                        lhs.span,
+                        "cannot store a reference here",
+                        "a reference can be stored in a variable (or a part of one), not in memory behind a reference",
+                    );
+                    break;
+                }
+                // Stored in (a part of) a variable: the borrows must live as long as it.
+                let depth = self.vars[t.place.root].depth;
+                self.check_loans_outlive(rhs, &rhs_loans, depth, "is stored in a variable that lives longer");
+            }
         }
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);

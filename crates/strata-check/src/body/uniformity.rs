@@ -67,6 +67,24 @@ impl FnCx<'_> {
 
     /// How far the threads that reach the current point may differ: the largest [`Uni`] of the
     /// enclosing varying conditions and `split` arms.
+    /// How far the threads executing the current resource may differ from those that do not run
+    /// it at all: a resource restricted to a range of a collection (`block.threads[0..16]_X`) is
+    /// executed by only some threads of the enclosing one.
+    pub(super) fn range_uni(&self) -> Uni {
+        let mut collection = Uni::Uniform;
+        let mut uni = Uni::Uniform;
+        for s in &self.current.steps {
+            match s {
+                Step::Blocks => collection = Uni::Block,
+                Step::Warps => collection = Uni::Warp,
+                Step::Threads | Step::Lanes | Step::ToThreads => collection = Uni::Thread,
+                Step::Range(..) => uni = uni.max(collection),
+                Step::Forall(_) => {}
+            }
+        }
+        uni
+    }
+
     pub(super) fn context_uni(&self) -> Uni {
         self.frames
             .iter()
