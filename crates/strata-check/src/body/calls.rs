@@ -250,7 +250,16 @@ impl FnCx<'_> {
                 Root::Any => self.on_gpu(),
                 _ => true,
             };
-            let bad = if gpu_callee { *m == Mem::CpuMem } else { m.is_gpu() };
+            // `Any` code calling `Any` code may run on either device: only a memory space it is
+            // itself generic over (checked where it is called) can be passed on.
+            let either = self.level() == Level::Any && matches!(sig.root, Root::Any);
+            let bad = if either {
+                !matches!(m, Mem::Var(_))
+            } else if gpu_callee {
+                *m == Mem::CpuMem
+            } else {
+                m.is_gpu()
+            };
             if bad && sig.generics.iter().any(|(n, k)| n == g && *k == Kind::Mem) {
                 let who = if gpu_callee { "GPU code" } else { "the CPU" };
                 self.error(
