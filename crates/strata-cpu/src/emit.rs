@@ -87,6 +87,9 @@ struct Cx<'f> {
     hoisted: HashSet<LocalId>,
     /// Label that ends the current thread's iteration (for `return` in thread code).
     next_thread: Option<String>,
+    /// Label that ends the current block's iteration of a kernel on the cpu device (for `return`
+    /// in block-level code: the block is done, the OS thread goes on with its next block).
+    block_end: Option<String>,
     /// The innermost statement with a span: where run-time errors of expressions are reported.
     span: Span,
     /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
@@ -202,6 +205,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            block_end: None,
             span: Span::DUMMY,
             returns: false,
             env: Env::for_function(f, self.cuda),
@@ -292,7 +296,15 @@ impl<'p> Emitter<'p> {
             if cx.returns {
                 writeln!(self.out, "            memset(done, 0, nthreads);").ok();
             }
-            self.block_level(&mut cx, &f.body, 3)?;
+            // The block's code is a C block of its own, so that the `goto` of a block-level
+            // `return` never jumps into the scope of a variable-length array.
+            let end = format!("block_end_{}", self.labels);
+            self.labels += 1;
+            cx.block_end = Some(end.clone());
+            writeln!(self.out, "            {{").ok();
+            self.block_level(&mut cx, &f.body, 4)?;
+            writeln!(self.out, "            }}").ok();
+            writeln!(self.out, "            {end}: ;").ok();
             writeln!(self.out, "        }}").ok();
             for name in frees {
                 writeln!(self.out, "        free({name});").ok();
@@ -331,6 +343,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            block_end: None,
             span: Span::DUMMY,
             returns: false,
             env: Env::for_function(f, self.cuda),
@@ -721,6 +734,10 @@ impl<'p> Emitter<'p> {
             Stmt::Return(v) => match (&cx.next_thread, v) {
                 (Some(label), _) => {
                     writeln!(self.out, "{pad}done[tid] = 1; goto {label};").ok();
+                }
+                // Block-level code of a kernel: the block ends, not the OS thread's other blocks.
+                (None, _) if cx.block_end.is_some() => {
+                    writeln!(self.out, "{pad}goto {};", cx.block_end.as_deref().unwrap_or_default()).ok();
                 }
                 (None, Some(e)) => {
                     let v = self.expr(cx, e)?;

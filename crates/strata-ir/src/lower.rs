@@ -175,7 +175,6 @@ struct FnLower<'l, 'a> {
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, Binding)>>,
     level: Level,
-    set: ThreadSet,
     binders: Vec<ExecB>,
     /// Threads of one block and blocks of the grid, as the signature states them.
     block_shape: Vec<(DimName, IExpr)>,
@@ -226,7 +225,6 @@ impl<'a> Lowering<'a> {
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             level,
-            set: Vec::new(),
             binders: Vec::new(),
             block_shape: Vec::new(),
             grid_shape: Vec::new(),
@@ -448,6 +446,27 @@ fn expr_writes(e: &Expr) -> bool {
         _ => {}
     });
     writes
+}
+
+/// `body`, run only where every constraint of `set` holds (`lo <= on < hi`).
+fn guarded(set: &ThreadSet, body: Vec<Stmt>, span: Span, out: &mut Vec<Stmt>) {
+    let mut cond: Option<Expr> = None;
+    for (on, lo, hi) in set {
+        let nat = |e: &IExpr| Box::new(Expr::Nat(e.clone()));
+        let mut c = Expr::Binary(ast::BinOp::Lt, nat(on), nat(hi));
+        if *lo != IExpr::Const(0) {
+            c = Expr::Binary(ast::BinOp::And, Box::new(Expr::Binary(ast::BinOp::Le, nat(lo), nat(on))), Box::new(c));
+        }
+        cond = Some(match cond {
+            Some(prev) => Expr::Binary(ast::BinOp::And, Box::new(prev), Box::new(c)),
+            None => c,
+        });
+    }
+    match cond {
+        Some(cond) if !body.is_empty() => out.push(Stmt::If { cond, then: body, els: Vec::new(), span }),
+        Some(_) => {}
+        None => out.extend(body),
+    }
 }
 
 /// Total scalar count and scalar element type of a (nested) array type.
@@ -967,12 +986,7 @@ impl<'a> FnLower<'_, 'a> {
                 if self.level == Level::Host {
                     return;
                 }
-                if !self.in_region && !self.set.is_empty() {
-                    // A barrier that only part of the block reaches (only `unsafe` code can say this).
-                    out.push(Stmt::Threads { set: self.set.clone(), body: vec![Stmt::Sync { warp, span: e.span }] });
-                } else {
-                    out.push(Stmt::Sync { warp, span: e.span });
-                }
+                out.push(Stmt::Sync { warp, span: e.span });
             }
             ExprKind::Return(v) => {
                 let v = v.as_ref().map(|x| self.hoisting(out, |s| s.expr(x)));
@@ -1153,18 +1167,15 @@ impl<'a> FnLower<'_, 'a> {
         let enters_region = !self.in_region && matches!(coll, Coll::Threads | Coll::GridThreads | Coll::Warps);
         self.scopes.push(vec![(var.name.clone(), Binding::Exec(b))]);
         if enters_region {
-            let mut set = self.set.clone();
-            set.extend(extra_set);
             self.in_region = true;
             let inner = self.block(body);
             self.in_region = false;
-            out.push(Stmt::Threads { set, body: inner });
+            out.push(Stmt::Threads { set: extra_set, body: inner });
         } else {
-            let saved = self.set.len();
-            self.set.extend(extra_set);
+            // Blocks (or, inside a region, lanes or threads) of a range of the collection: only
+            // those in the range run the body.
             let inner = self.block(body);
-            self.set.truncate(saved);
-            out.extend(inner);
+            guarded(&extra_set, inner, span, out);
         }
         self.scopes.pop();
     }
@@ -1184,6 +1195,8 @@ impl<'a> FnLower<'_, 'a> {
             return;
         };
         let pos = self.ast_nat(at, &HashMap::new());
+        // A split of threads or warps at block level: each arm runs as a thread region.
+        let as_regions = !self.in_region && coll != Coll::Blocks;
         let mut parts = Vec::new();
         for (i, arm) in arms.iter().enumerate() {
             let (lo, hi) = if i == 0 { (IExpr::Const(0), pos.clone()) } else { (pos.clone(), size.clone()) };
@@ -1201,25 +1214,31 @@ impl<'a> FnLower<'_, 'a> {
                 what: What::Collection,
             });
             self.scopes.push(vec![(arm.name.name.clone(), Binding::Exec(b))]);
-            let saved = self.set.len();
-            if !self.in_region {
-                self.set.extend(extra.clone());
-                self.set.push((coord.clone(), lo.clone(), hi.clone()));
-            }
+            let was_in_region = self.in_region;
+            self.in_region |= as_regions;
             let mut body = Vec::new();
             self.stmt_expr(&arm.body, &mut body);
-            self.set.truncate(saved);
+            self.in_region = was_in_region;
             self.scopes.pop();
             parts.push(body);
         }
         let second = parts.pop().unwrap_or_default();
         let first = parts.pop().unwrap_or_default();
-        if self.in_region {
-            let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
-            out.push(Stmt::If { cond, then: first, els: second, span });
+        if as_regions {
+            // Each arm is a thread region of its part, whatever it contains: a `return` or a
+            // `let` in an arm belongs to the arm's threads only.
+            for (body, lo, hi) in [(first, IExpr::Const(0), pos.clone()), (second, pos.clone(), size)] {
+                if !body.is_empty() {
+                    let mut set = extra.clone();
+                    set.push((coord.clone(), lo, hi));
+                    out.push(Stmt::Threads { set, body });
+                }
+            }
         } else {
-            out.extend(first);
-            out.extend(second);
+            // Inside a region, or a split of blocks (uniform in each block): a condition.
+            let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
+            let split = vec![Stmt::If { cond, then: first, els: second, span }];
+            guarded(&extra, split, span, out);
         }
     }
 

@@ -122,6 +122,9 @@ struct Launch {
     epoch: u32,
     /// Warp barriers passed, per warp of the current block.
     warp_epochs: HashMap<u32, u32>,
+    /// Threads of the current block (linear numbers) that executed a `return`: they run no
+    /// further code of the kernel.
+    returned: std::collections::BTreeSet<u32>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -308,7 +311,25 @@ impl Machine<'_, '_> {
                 return self.seq(if b { then } else { els }, f, who);
             }
             Stmt::Threads { set, body } => self.region(set, body, f, who)?,
-            Stmt::Sync { warp, .. } => {
+            Stmt::Sync { warp, span } => {
+                // Block-level code runs for the whole block; threads that returned never arrive.
+                if let Some(&gone) = self.launch.as_ref().and_then(|l| l.returned.iter().next()) {
+                    let (bd, t) = self.launch.as_ref().map_or(([1; 3], 0), |l| (l.block, u64::from(gone)));
+                    let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            codes::RUN_BARRIER_DIVERGENCE,
+                            "barrier divergence: not every thread reaches this barrier",
+                            *span,
+                            format!("block {} waits here", coords(who.block)),
+                        )
+                        .with_note(format!(
+                            "thread {} of block {} returned before it: a deadlock on a GPU",
+                            coords(thread),
+                            coords(who.block)
+                        )),
+                    ));
+                }
                 self.settle_uninit()?;
                 // Block-level barrier: every thread of the block is here by construction.
                 if !*warp {
@@ -397,7 +418,14 @@ impl Machine<'_, '_> {
             }
         };
         LAUNCH_DIMS.with(|x| x.set(used(g).max(used(b))));
-        self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0, warp_epochs: HashMap::new() });
+        self.launch = Some(Launch {
+            grid: g,
+            block: b,
+            nats: kn.clone(),
+            epoch: 0,
+            warp_epochs: HashMap::new(),
+            returned: Default::default(),
+        });
         self.logs.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
         if self.opts.random_seed.is_some() {
@@ -421,6 +449,7 @@ impl Machine<'_, '_> {
             if let Some(l) = self.launch.as_mut() {
                 l.epoch = 0;
                 l.warp_epochs.clear();
+                l.returned.clear();
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -449,8 +478,13 @@ impl Machine<'_, '_> {
         };
         let bd = l.block;
         let total = bd[0] * bd[1] * bd[2];
+        let returned = l.returned.clone();
         let mut members = Vec::new();
         for lin in 0..total {
+            // A thread that returned has left the kernel.
+            if returned.contains(&(lin as u32)) {
+                continue;
+            }
             let t = [lin % bd[0], (lin / bd[0]) % bd[1], lin / (bd[0] * bd[1])];
             let tw = Who { thread: t, thread_lin: lin as u32, ..who };
             let mut inside = true;
@@ -496,10 +530,12 @@ impl Machine<'_, '_> {
             let key = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
             let want = Some((op, instance.clone()));
             // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
+            let gone = self.launch.as_ref().map(|l| l.returned.clone()).unwrap_or_default();
             let divergent = if warp {
                 stops.iter().zip(&states).any(|(s, (w, _, _))| {
                     let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
                     stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && key(s2) != key(s))
+                        || (s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
                 })
             } else {
                 stops.iter().any(|s| key(s) != want) || (members.len() as u64) < total
@@ -530,6 +566,15 @@ impl Machine<'_, '_> {
                             "thread {} of block {} finished without reaching it: a deadlock on a GPU",
                             coords(w.thread),
                             coords(w.block)
+                        ));
+                    }
+                    None if !gone.is_empty() => {
+                        let t = u64::from(gone.iter().next().copied().unwrap_or(0));
+                        let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                        d = d.with_note(format!(
+                            "thread {} of block {} returned before it: a deadlock on a GPU",
+                            coords(thread),
+                            coords(waiting.block)
                         ));
                     }
                     None => {
@@ -579,6 +624,10 @@ impl Machine<'_, '_> {
             match &ops[*pc] {
                 Op::Stmt(s) => {
                     if let Flow::Return(_) = self.stmt(s, f, who, None)? {
+                        // The thread leaves the kernel: later regions of its block skip it.
+                        if let Some(l) = self.launch.as_mut() {
+                            l.returned.insert(who.thread_lin);
+                        }
                         *pc = ops.len();
                         return Ok(None);
                     }
