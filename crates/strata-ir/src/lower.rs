@@ -195,6 +195,8 @@ struct FnLower<'l, 'a> {
     value_temps: Vec<LocalId>,
     /// The functions whose inlined bodies the code being lowered is nested in, outermost first.
     inlining: Vec<String>,
+    /// How many loops enclose the code being lowered.
+    loops: usize,
 }
 
 impl<'a> Lowering<'a> {
@@ -234,6 +236,7 @@ impl<'a> Lowering<'a> {
             pre: Vec::new(),
             value_temps: Vec::new(),
             inlining: Vec::new(),
+            loops: 0,
         };
         match &sig.root {
             Root::Grid { blocks, threads } => {
@@ -739,6 +742,23 @@ impl<'a> FnLower<'_, 'a> {
             }
             self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`) other than shared memory in a kernel");
         }
+        if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner), None) = (&cty, &ty, &l.init) {
+            // `let x: T @ gpu.shared;` executed by one block: its own buffer, allocated by the
+            // launch for every block like a shared-memory parameter.
+            // A warp or a thread is refused by the checker (E0502).
+            if let ((len, Some(scalar)), Level::Block, false) = (flat_len(inner), self.level, self.in_region) {
+                let local = self.new_local(&l.name.name, Ty::Ref(inner.clone()), Level::Block);
+                self.shared_decls.push((local, scalar, len));
+                self.bind(&l.name.name, Binding::Local(local));
+                // Each execution declares a new buffer, but the block has one: in a loop, the
+                // threads still using the previous iteration's must be done with it first.
+                if self.loops > 0 {
+                    out.push(Stmt::Sync { warp: false, span: l.span });
+                }
+                return;
+            }
+            self.err(l.span, "shared memory declared by a warp or a thread, or of non-scalar elements");
+        }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
         if let (cty::Ty::At(_, mem), Some(_), Level::Host) = (&cty, &init, self.level) {
@@ -953,7 +973,9 @@ impl<'a> FnLower<'_, 'a> {
                 let hi = self.ast_nat(end, &HashMap::new());
                 let counter = self.new_local(&var.name, Ty::Nat, self.local_level());
                 self.scopes.push(vec![(var.name.clone(), Binding::Counter(counter))]);
+                self.loops += 1;
                 let body = self.block(body);
+                self.loops -= 1;
                 self.scopes.pop();
                 out.push(Stmt::For { counter, lo, hi, body, span: e.span });
             }
@@ -967,7 +989,9 @@ impl<'a> FnLower<'_, 'a> {
                          updated at the end of the body)",
                     );
                 }
+                self.loops += 1;
                 let body = self.block(body);
+                self.loops -= 1;
                 out.push(Stmt::While { cond, body, span: e.span });
             }
             ExprKind::If { cond, then, els } => {
