@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program, ScalarTy,
-    ShuffleOp, Stmt, Ty, UnOp,
+    leaf, BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
+    ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -46,20 +46,12 @@ fn scalar_c(s: ScalarTy) -> &'static str {
     }
 }
 
-/// The innermost element type of (nested) arrays.
-fn leaf(t: &Ty) -> &Ty {
-    match t {
-        Ty::Array { elem, .. } => leaf(elem),
-        other => other,
-    }
-}
-
 /// The C type of a value of `t`: arrays are pointers to their scalars.
 fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
-        Ty::Ref(inner) | Ty::Owned(inner) => format!("{}*", c_type(leaf(inner), span)?),
+        Ty::Ref(inner, _) | Ty::Owned(inner, _) => format!("{}*", c_type(leaf(inner), span)?),
         Ty::Array { .. } => format!("{}*", c_type(leaf(t), span)?),
         Ty::Tuple(_) => return Err(unsupported(span, "tuples")),
     })
@@ -160,7 +152,7 @@ impl<'p> Emitter<'p> {
         let kernel_cuda = self.cuda && matches!(f.kind, FnKind::Kernel { .. });
         for l in &f.params {
             let t = &f.locals[*l].ty;
-            let restrict = if kernel_cuda && matches!(t, Ty::Ref(_) | Ty::Owned(_) | Ty::Array { .. }) {
+            let restrict = if kernel_cuda && matches!(t, Ty::Ref(..) | Ty::Owned(..) | Ty::Array { .. }) {
                 " __restrict__"
             } else {
                 ""
@@ -560,7 +552,7 @@ impl<'p> Emitter<'p> {
                 let name = self.local(cx, *local);
                 let declare = !cx.per_thread.contains(local);
                 match (&l.ty, init) {
-                    (Ty::Owned(inner), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
+                    (Ty::Owned(inner, _), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
                         let t = c_type(leaf(inner), *span)?;
                         let len = self.flat_len(cx, inner)?;
                         let decl = if declare { format!("{t} *") } else { String::new() };
@@ -922,16 +914,7 @@ impl<'p> Emitter<'p> {
 
     /// The type of the memory a place denotes.
     fn place_ty(&self, cx: &Cx, p: &Place) -> Ty {
-        let mut t = cx.f.locals[p.root].ty.clone();
-        for step in &p.path {
-            t = match (step, t) {
-                (PathStep::Deref, Ty::Ref(x) | Ty::Owned(x)) => *x,
-                (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(Ty::Nat),
-                (PathStep::Elem(_), arr @ Ty::Array { .. }) => leaf(&arr).clone(),
-                (_, other) => other,
-            };
-        }
-        t
+        cx.f.place_ty(p)
     }
 
     /// An lvalue for a place; array-valued places are pointers to their first scalar.
@@ -947,7 +930,7 @@ impl<'p> Emitter<'p> {
             match step {
                 PathStep::Deref => {
                     t = match t {
-                        Ty::Ref(x) | Ty::Owned(x) => *x,
+                        Ty::Ref(x, _) | Ty::Owned(x, _) => *x,
                         _ => return Err(unsupported(p.span, "dereferencing a non-pointer")),
                     };
                     if !matches!(t, Ty::Array { .. }) {
@@ -994,7 +977,7 @@ impl<'p> Emitter<'p> {
             Expr::Lit(_) => Ty::Scalar(ScalarTy::Unit),
             Expr::Nat(_) => Ty::Nat,
             Expr::Load(p) => self.place_ty(cx, p),
-            Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p))),
+            Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p)), cx.f.place_mem(p)),
             Expr::Unary(_, x) => self.expr_ty(cx, x),
             Expr::Binary(op, a, b) => {
                 if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
@@ -1011,7 +994,7 @@ impl<'p> Emitter<'p> {
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
             Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
                 match args.first().map(|a| self.expr_ty(cx, a)) {
-                    Some(Ty::Ref(t)) => match leaf(&t) {
+                    Some(Ty::Ref(t, _)) => match leaf(&t) {
                         Ty::Scalar(ScalarTy::AtomicI32) => Ty::Scalar(ScalarTy::I32),
                         _ => Ty::Scalar(ScalarTy::U32),
                     },
@@ -1119,7 +1102,7 @@ impl<'p> Emitter<'p> {
 
     fn referent(&self, cx: &Cx, e: &Expr) -> Ty {
         match self.expr_ty(cx, e) {
-            Ty::Ref(t) | Ty::Owned(t) => *t,
+            Ty::Ref(t, _) | Ty::Owned(t, _) => *t,
             t => t,
         }
     }
@@ -1245,10 +1228,13 @@ impl<'p> Emitter<'p> {
     /// nested lists: before element k, one `[` per level whose block starts at k; after it, one
     /// `]` per level whose block ends there.
     fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr], newline: bool) -> Result<String, E> {
+        if let Some(fail) = self.prints_gpu_memory(cx, e) {
+            return Ok(fail);
+        }
         let v = self.expr(cx, e)?;
         let t = self.expr_ty(cx, e);
         let inner = match &t {
-            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
+            Ty::Ref(x, _) | Ty::Owned(x, _) => (**x).clone(),
             other => other.clone(),
         };
         let f = match leaf(&inner) {
@@ -1273,10 +1259,26 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
         ))
     }
 
+    /// Host code that would read GPU memory to print `e` (what `sim` reports as E0905): the
+    /// printer follows pointers, and host code must never index a device pointer.
+    fn prints_gpu_memory(&self, cx: &Cx, e: &Expr) -> Option<String> {
+        let place_gpu = matches!(e, Expr::Load(p) | Expr::Ref(p) if cx.f.place_mem(p).is_gpu());
+        let pointee_gpu = matches!(self.expr_ty(cx, e), Ty::Ref(_, m) | Ty::Owned(_, m) if m.is_gpu());
+        (place_gpu || pointee_gpu).then(|| {
+            format!(
+                "(strata_fail(905, {}, {}, \"host code read GPU memory (print it after `copy_mem_to_host`)\"), 0)",
+                cx.span.lo, cx.span.hi
+            )
+        })
+    }
+
     fn print(&self, cx: &Cx, e: &Expr, newline: bool) -> Result<String, E> {
         if let Expr::Lit(Lit::Str(text)) = e {
             let put = if newline { "puts" } else { "strata_put" };
             return Ok(format!("{put}({})", c_string(text)));
+        }
+        if let Some(fail) = self.prints_gpu_memory(cx, e) {
+            return Ok(fail);
         }
         let nl = if newline { "putchar('\\n')" } else { "0" };
         let v = self.expr(cx, e)?;
@@ -1297,7 +1299,7 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
             return Ok(format!("({f}({v}), {nl})"));
         }
         let inner = match &t {
-            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
+            Ty::Ref(x, _) | Ty::Owned(x, _) => (**x).clone(),
             other => other.clone(),
         };
         let Some(f) = scalar_fn(leaf(&inner)) else { return Err(unsupported(cx.f.span, "printing this value")) };
@@ -1566,7 +1568,7 @@ fn expr_varies(cx: &Cx, e: &Expr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strata_ir::ir::Local;
+    use strata_ir::ir::{Local, Mem};
 
     fn b(e: IExpr) -> Box<IExpr> {
         Box::new(e)
@@ -1577,7 +1579,7 @@ mod tests {
     /// `main` that does nothing.
     fn program(grid: IExpr, nats: Vec<String>) -> Program {
         let array =
-            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }));
+            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }), Mem::GpuGlobal);
         let store = |off: IExpr| Stmt::Store {
             place: Place {
                 root: 0,
@@ -1650,6 +1652,47 @@ mod tests {
         assert!(out.contains("l0[((((uint64_t)blockIdx.x) * UINT64_C(256)) + ((uint64_t)threadIdx.x))]"), "{out}");
         // The loop's bounds are constants: still 32-bit.
         assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
+    }
+
+    #[test]
+    fn host_code_never_prints_through_a_device_pointer() {
+        // main: let d: [i32; 4] @ gpu.global = <param>; println(d); println(&d[1..]) as a reference.
+        let arr = Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::I32)), len: IExpr::Const(4) };
+        let local = Place::local(0, Span::DUMMY);
+        let elem = Place {
+            root: 0,
+            path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(1))],
+            checks: Vec::new(),
+            span: Span::DUMMY,
+        };
+        let print = |e: Expr| Stmt::Eval(Expr::Builtin(Builtin::Print, vec![e], Span::DUMMY));
+        let f = Function {
+            name: "show".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: vec![0],
+            locals: vec![Local { name: "d".into(), ty: Ty::Owned(Box::new(arr), Mem::GpuGlobal), level: Level::Host }],
+            body: vec![print(Expr::Load(local)), print(Expr::Ref(elem.clone())), print(Expr::Load(elem))],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        let main = Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: Vec::new(),
+            locals: Vec::new(),
+            body: Vec::new(),
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        let p = Program { functions: vec![f, main], entry: Some(1) };
+        for out in [cuda(&p), Emitter::new(&p).emit().unwrap_or_default()] {
+            let body = &out[out.find("void f0(int32_t* l0) {").unwrap_or(0)..];
+            let body = &body[..body.find("\n}").unwrap_or(body.len())];
+            assert_eq!(body.matches("strata_fail(905").count(), 3, "{body}");
+            assert!(!body.contains("l0["), "{body}");
+        }
     }
 
     #[test]

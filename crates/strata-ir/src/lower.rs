@@ -297,7 +297,7 @@ impl<'a> Lowering<'a> {
             if p.exec.is_some() {
                 // A shared-memory buffer the launch allocates for each block.
                 match &ty {
-                    Ty::Ref(inner) => {
+                    Ty::Ref(inner, _) => {
                         let (len, scalar) = flat_len(inner);
                         match scalar {
                             Some(s) => shared.push((local, s, len)),
@@ -449,6 +449,17 @@ fn expr_writes(e: &Expr) -> bool {
         _ => {}
     });
     writes
+}
+
+/// The IR's memory space of a checker's.
+fn mem_of(m: &cty::Mem) -> ir::Mem {
+    match m {
+        cty::Mem::CpuMem => ir::Mem::Cpu,
+        cty::Mem::GpuGlobal => ir::Mem::GpuGlobal,
+        cty::Mem::GpuShared => ir::Mem::GpuShared,
+        cty::Mem::GpuLocal => ir::Mem::GpuLocal,
+        cty::Mem::Var(_) => ir::Mem::Generic,
+    }
 }
 
 /// `body`, run only where every constraint of `set` holds (`lo <= on < hi`).
@@ -603,8 +614,8 @@ impl<'a> FnLower<'_, 'a> {
             cty::Ty::Array(e, n) | cty::Ty::ViewArray(e, n) => {
                 Ty::Array { elem: Box::new(self.ty(e, span)), len: self.nat(n) }
             }
-            cty::Ty::Ref { ty, .. } => Ty::Ref(Box::new(self.ty(ty, span))),
-            cty::Ty::At(ty, _) => Ty::Owned(Box::new(self.ty(ty, span))),
+            cty::Ty::Ref { ty, mem, .. } => Ty::Ref(Box::new(self.ty(ty, span)), mem_of(mem)),
+            cty::Ty::At(ty, mem) => Ty::Owned(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::Var(_) | cty::Ty::Error => {
                 self.err(span, "generic data types");
                 Ty::Scalar(ScalarTy::Unit)
@@ -664,8 +675,12 @@ impl<'a> FnLower<'_, 'a> {
         if owned.is_empty() {
             return;
         }
+        // The block's value (a tail expression whose value is used, or a final `return`) is
+        // computed before the release; a tail of type `()` is an ordinary last statement.
+        let value_used = value_ty.is_some_and(|t| *t != Ty::Scalar(ScalarTy::Unit));
         let mut tail = match (b.stmts.last(), out.last()) {
-            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_) | Stmt::Return(_))) => out.pop(),
+            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Return(_))) => out.pop(),
+            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_))) if value_used => out.pop(),
             _ => None,
         };
         // Whole-value reads that move nothing: `println(h)`, and a reference bound to a local of
@@ -678,7 +693,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             });
             if let Stmt::Let { local, init: Some(init), .. } = s {
-                if matches!(self.locals.get(*local).map(|l| &l.ty), Some(Ty::Ref(_))) {
+                if matches!(self.locals.get(*local).map(|l| &l.ty), Some(Ty::Ref(..))) {
                     printed.push(init as *const Expr);
                 }
             }
@@ -730,11 +745,11 @@ impl<'a> FnLower<'_, 'a> {
         if l.exec.is_some() {
             // `let [grid.blocks.forall(X)] tmp: [T; n] @ gpu.shared;`: a buffer every block of the
             // launch allocates, exactly like a shared-memory parameter.
-            if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner), None, Level::Block) =
+            if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner, _), None, Level::Block) =
                 (&cty, &ty, &l.init, self.level)
             {
                 if let (len, Some(scalar)) = flat_len(inner) {
-                    let local = self.new_local(&l.name.name, Ty::Ref(inner.clone()), Level::Block);
+                    let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
                     self.shared_decls.push((local, scalar, len));
                     self.bind(&l.name.name, Binding::Local(local));
                     return;
@@ -742,12 +757,12 @@ impl<'a> FnLower<'_, 'a> {
             }
             self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`) other than shared memory in a kernel");
         }
-        if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner), None) = (&cty, &ty, &l.init) {
+        if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner, _), None) = (&cty, &ty, &l.init) {
             // `let x: T @ gpu.shared;` executed by one block: its own buffer, allocated by the
             // launch for every block like a shared-memory parameter.
             // A warp or a thread is refused by the checker (E0502).
             if let ((len, Some(scalar)), Level::Block, false) = (flat_len(inner), self.level, self.in_region) {
-                let local = self.new_local(&l.name.name, Ty::Ref(inner.clone()), Level::Block);
+                let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
                 self.shared_decls.push((local, scalar, len));
                 self.bind(&l.name.name, Binding::Local(local));
                 // Each execution declares a new buffer, but the block has one: in a loop, the
@@ -1574,7 +1589,7 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Borrow { place, .. } => {
                 // Borrowing an owning pointer `T @ m` borrows the memory it owns.
                 let Some(mut st) = self.pstate(place) else { return Expr::Lit(Lit::Unit) };
-                if st.arr.is_none() && matches!(st.ty, Ty::Owned(_)) && self.deref(&mut st, place.span).is_none() {
+                if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) && self.deref(&mut st, place.span).is_none() {
                     return Expr::Lit(Lit::Unit);
                 }
                 match self.finish(st, place.span) {
@@ -1648,7 +1663,7 @@ impl<'a> FnLower<'_, 'a> {
             }
             Some(_) => None,
             None => {
-                let (Ty::Ref(inner) | Ty::Owned(inner)) = &st.ty else { return None };
+                let (Ty::Ref(inner, _) | Ty::Owned(inner, _)) = &st.ty else { return None };
                 let mut dims = Vec::new();
                 let mut t = &**inner;
                 while let Ty::Array { elem, len } = t {
@@ -1842,7 +1857,7 @@ impl<'a> FnLower<'_, 'a> {
 
     fn deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
         match st.ty.clone() {
-            Ty::Ref(t) | Ty::Owned(t) => {
+            Ty::Ref(t, _) | Ty::Owned(t, _) => {
                 st.path.push(PathStep::Deref);
                 st.ty = *t;
                 Some(())
@@ -1855,7 +1870,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     fn auto_deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
-        while matches!(st.ty, Ty::Ref(_) | Ty::Owned(_)) && st.arr.is_none() {
+        while matches!(st.ty, Ty::Ref(..) | Ty::Owned(..)) && st.arr.is_none() {
             self.deref(st, span)?;
         }
         Some(())

@@ -109,7 +109,7 @@ impl Validator<'_> {
                         self.err("a release of a buffer in GPU code".into());
                     }
                     let ty = self.p.functions[self.func].locals.get(*local).map(|l| &l.ty);
-                    if !matches!(ty, None | Some(Ty::Owned(_))) {
+                    if !matches!(ty, None | Some(Ty::Owned(..))) {
                         self.err(format!("a release of local {local}, which is not an owning pointer"));
                     }
                 }

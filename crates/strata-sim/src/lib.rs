@@ -903,6 +903,10 @@ impl Machine<'_, '_> {
                     Value::Owned { buf } => (buf, 0),
                     _ => return Err(fail(codes::UNSUPPORTED, "printing this value", span, "not an array")),
                 };
+                self.pointer(&arg(0), span)?;
+                if !who.gpu {
+                    self.check_space(buf, Space::Cpu, who, span, "printed")?;
+                }
                 let data = &self.buffers[buf].data;
                 let end = (off + total).min(data.len() as u64);
                 let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
@@ -911,7 +915,7 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
-                let v = self.deep(&arg(0))?;
+                let v = self.deep(&arg(0), who, span)?;
                 let end = if b == Builtin::Print { "\n" } else { "" };
                 let _ = write!(self.out, "{v}{end}");
                 Value::Unit
@@ -933,15 +937,19 @@ impl Machine<'_, '_> {
         })
     }
 
-    /// A value with pointers replaced by what they point to (for printing).
-    fn deep(&self, v: &Value) -> R<Value> {
+    /// A value with pointers replaced by what they point to (for printing by `who`): host code
+    /// cannot read GPU memory (E0905).
+    fn deep(&self, v: &Value, who: Who, span: Span) -> R<Value> {
         if let Value::Owned { .. } | Value::Ref { .. } = v {
-            self.pointer(v, Span::DUMMY)?;
+            let (buf, _) = self.pointer(v, span)?;
+            if !who.gpu {
+                self.check_space(buf, Space::Cpu, who, span, "printed")?;
+            }
         }
         Ok(match v {
             Value::Owned { buf } | Value::Ref { buf, off: 0 } => Value::Array(self.buffers[*buf].data.clone()),
             Value::Ref { buf, off } => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
-            Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| self.deep(x)).collect::<R<_>>()?),
+            Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| self.deep(x, who, span)).collect::<R<_>>()?),
             other => other.clone(),
         })
     }
