@@ -46,15 +46,67 @@ fn scalar_c(s: ScalarTy) -> &'static str {
     }
 }
 
-/// The C type of a value of `t`: arrays are pointers to their scalars.
+/// The C type of a value of `t`: arrays are pointers to their scalars, tuples structs
+/// ([`tuple_name`]).
 fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
         Ty::Ref(inner, _) | Ty::Owned(inner, _) => format!("{}*", c_type(leaf(inner), span)?),
         Ty::Array { .. } => format!("{}*", c_type(leaf(t), span)?),
-        Ty::Tuple(_) => return Err(unsupported(span, "tuples")),
+        Ty::Tuple(ts) => tuple_name(ts, span)?,
     })
+}
+
+/// The C struct of a tuple type, named after its fields so that equal tuple types are one C
+/// type (fields `f0`, `f1`, …). A tuple holding an array by value is not supported: C arrays
+/// are not values.
+fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
+    fn mangle(t: &Ty, span: Span, out: &mut String) -> Result<(), E> {
+        match t {
+            Ty::Scalar(s) => out.push_str(match s {
+                ScalarTy::Bool => "b",
+                ScalarTy::I32 | ScalarTy::AtomicI32 => "i",
+                ScalarTy::I64 => "l",
+                ScalarTy::U32 | ScalarTy::AtomicU32 => "u",
+                ScalarTy::U64 => "m",
+                ScalarTy::F32 => "f",
+                ScalarTy::F64 => "d",
+                ScalarTy::Unit => "v",
+            }),
+            Ty::Nat => out.push('n'),
+            Ty::Ref(inner, _) | Ty::Owned(inner, _) => {
+                out.push('p');
+                mangle(leaf(inner), span, out)?;
+            }
+            Ty::Tuple(ts) => {
+                out.push('T');
+                for t in ts {
+                    mangle(t, span, out)?;
+                }
+                out.push('E');
+            }
+            Ty::Array { .. } => return Err(unsupported(span, "a tuple holding an array")),
+        }
+        Ok(())
+    }
+    let mut name = String::from("strata_tuple_");
+    mangle(&Ty::Tuple(ts.to_vec()), span, &mut name)?;
+    Ok(name)
+}
+
+/// The tuple types in `t`, innermost first.
+fn tuples_in(t: &Ty, out: &mut Vec<Vec<Ty>>) {
+    match t {
+        Ty::Tuple(ts) => {
+            ts.iter().for_each(|x| tuples_in(x, out));
+            if !out.contains(ts) {
+                out.push(ts.clone());
+            }
+        }
+        Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => tuples_in(x, out),
+        _ => {}
+    }
 }
 
 pub(crate) struct Emitter<'p> {
@@ -116,6 +168,20 @@ impl<'p> Emitter<'p> {
         }
         self.out.push_str(RUNTIME);
         self.out.push('\n');
+        // Tuples are C structs, declared before everything that uses them.
+        let mut tuples = Vec::new();
+        for f in &self.p.functions {
+            f.locals.iter().for_each(|l| tuples_in(&l.ty, &mut tuples));
+            tuples_in(&f.ret, &mut tuples);
+        }
+        for ts in &tuples {
+            let mut fields = String::new();
+            for (i, t) in ts.iter().enumerate() {
+                write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok();
+            }
+            let name = tuple_name(ts, Span::DUMMY)?;
+            writeln!(self.out, "typedef struct {{{fields} }} {name};").ok();
+        }
         // CUDA C++ warns about unused internal functions; C needs them internal.
         let linkage = if self.cuda { "" } else { "static " };
         for (i, f) in self.p.functions.iter().enumerate() {
@@ -227,9 +293,20 @@ impl<'p> Emitter<'p> {
                     *seen_in.entry(l).or_insert(0) += 1;
                 }
             }
+            // A local a reference is made to may be used through it in another segment.
+            let mut referenced = HashSet::new();
+            for st in &f.body {
+                st.visit_exprs(&mut |e| {
+                    if let Expr::Ref(p) = e {
+                        if !p.path.contains(&PathStep::Deref) {
+                            referenced.insert(p.root);
+                        }
+                    }
+                });
+            }
             for (id, l) in f.locals.iter().enumerate() {
-                if l.level == Level::Thread && !cx.hoisted.contains(&id) && seen_in.get(&id).copied().unwrap_or(0) >= 2
-                {
+                let across = seen_in.get(&id).copied().unwrap_or(0) >= 2 || referenced.contains(&id);
+                if l.level == Level::Thread && !cx.hoisted.contains(&id) && across {
                     cx.per_thread.insert(id);
                 }
             }
@@ -732,7 +809,7 @@ impl<'p> Emitter<'p> {
                     writeln!(self.out, "{pad}goto {};", cx.block_end.as_deref().unwrap_or_default()).ok();
                 }
                 (None, Some(e)) => {
-                    let v = self.expr(cx, e)?;
+                    let v = self.typed_expr(cx, e, &cx.f.ret)?;
                     writeln!(self.out, "{pad}return {v};").ok();
                 }
                 (None, None) => {
@@ -951,7 +1028,12 @@ impl<'p> Emitter<'p> {
                     t = leaf(&t).clone();
                     pointer = false;
                 }
-                PathStep::Field(_) => return Err(unsupported(p.span, "tuples")),
+                PathStep::Field(i) => {
+                    let Ty::Tuple(ts) = t else { return Err(unsupported(p.span, "a field of a non-tuple")) };
+                    s = format!("{s}.f{i}");
+                    t = ts.get(*i as usize).cloned().unwrap_or(Ty::Nat);
+                    pointer = false;
+                }
             }
         }
         Ok(s)
@@ -965,6 +1047,8 @@ impl<'p> Emitter<'p> {
                 q.path.pop();
                 self.place(cx, &q)
             }
+            // An array (a local, or a row of per-thread storage) decays to its first scalar.
+            _ if matches!(self.place_ty(cx, p), Ty::Array { .. }) => self.place(cx, p),
             _ => Ok(format!("(&{})", self.place(cx, p)?)),
         }
     }
@@ -989,6 +1073,7 @@ impl<'p> Emitter<'p> {
                 }
             }
             Expr::Cast(_, s) => Ty::Scalar(*s),
+            Expr::Tuple(xs) => Ty::Tuple(xs.iter().map(|x| self.expr_ty(cx, x)).collect()),
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
@@ -1007,6 +1092,20 @@ impl<'p> Emitter<'p> {
 
     /// `e` converted to `want` where it is a natural number (as `sim` converts on store).
     fn typed_expr(&self, cx: &Cx, e: &Expr, want: &Ty) -> Result<String, E> {
+        if let (Expr::Tuple(xs), Ty::Tuple(ts)) = (e, want) {
+            // A compound literal of the wanted struct, each field converted like a store.
+            let mut fields = Vec::new();
+            for (x, t) in xs.iter().zip(ts) {
+                fields.push(self.typed_expr(cx, x, t)?);
+            }
+            // C++ (CUDA) has no compound literals, but aggregate initialisation.
+            let name = tuple_name(ts, cx.span)?;
+            return Ok(if self.cuda {
+                format!("({name}{{{}}})", fields.join(", "))
+            } else {
+                format!("(({name}){{{}}})", fields.join(", "))
+            });
+        }
         let v = self.expr(cx, e)?;
         Ok(match (self.expr_ty(cx, e), want) {
             (Ty::Nat, Ty::Scalar(s)) => format!("(({}){v})", scalar_c(*s)),
@@ -1087,13 +1186,17 @@ impl<'p> Emitter<'p> {
                 for n in nats {
                     a.push(self.iexpr(cx, n)?);
                 }
-                for x in args {
-                    a.push(self.expr(cx, x)?);
+                let callee = &self.p.functions[*func];
+                for (x, p) in args.iter().zip(&callee.params) {
+                    a.push(self.typed_expr(cx, x, &callee.locals[*p].ty)?);
                 }
                 format!("f{func}({})", a.join(", "))
             }
             Expr::Builtin(b, args, span) => self.builtin(cx, *b, args, *span)?,
-            Expr::Tuple(_) => return Err(unsupported(cx.f.span, "tuples")),
+            Expr::Tuple(xs) => {
+                let ts: Vec<Ty> = xs.iter().map(|x| self.expr_ty(cx, x)).collect();
+                return self.typed_expr(cx, e, &Ty::Tuple(ts));
+            }
             Expr::ArrayList(_) | Expr::ArrayRepeat(..) => {
                 return Err(unsupported(cx.f.span, "array values outside `CpuHeap::new`"))
             }
@@ -1281,7 +1384,30 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
             return Ok(fail);
         }
         let nl = if newline { "putchar('\\n')" } else { "0" };
+        Ok(format!("({}, {nl})", self.print_expr(cx, e, 0)?))
+    }
+
+    /// A C expression printing `e`; a tuple written out is printed field by field (it need not
+    /// have a C struct).
+    fn print_expr(&self, cx: &Cx, e: &Expr, depth: usize) -> Result<String, E> {
+        if let Expr::Tuple(xs) = e {
+            let mut parts = vec!["putchar('(')".to_string()];
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    parts.push("fputs(\", \", stdout)".to_string());
+                }
+                parts.push(self.print_expr(cx, x, depth + 1)?);
+            }
+            parts.push("putchar(')')".to_string());
+            return Ok(format!("({{ {}; }})", parts.join("; ")));
+        }
         let v = self.expr(cx, e)?;
+        self.print_value(cx, &v, &self.expr_ty(cx, e), depth)
+    }
+
+    /// A C expression printing the value `v` of type `t` like `sim` does: a reference or owning
+    /// pointer prints what it points to, a tuple its fields (`depth` names its temporaries).
+    fn print_value(&self, cx: &Cx, v: &str, t: &Ty, depth: usize) -> Result<String, E> {
         let scalar_fn = |t: &Ty| -> Option<&'static str> {
             Some(match t {
                 Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
@@ -1294,22 +1420,35 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
                 _ => return None,
             })
         };
-        let t = self.expr_ty(cx, e);
-        if let Some(f) = scalar_fn(&t) {
-            return Ok(format!("({f}({v}), {nl})"));
+        if let Some(f) = scalar_fn(t) {
+            return Ok(format!("{f}({v})"));
         }
-        let inner = match &t {
-            Ty::Ref(x, _) | Ty::Owned(x, _) => (**x).clone(),
-            other => other.clone(),
-        };
-        let Some(f) = scalar_fn(leaf(&inner)) else { return Err(unsupported(cx.f.span, "printing this value")) };
-        if !matches!(inner, Ty::Array { .. }) {
-            return Ok(format!("({f}(*({v})), {nl})"));
+        match t {
+            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => {
+                self.print_value(cx, &format!("(*({v}))"), x, depth + 1)
+            }
+            Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => {
+                let arr = if matches!(t, Ty::Array { .. }) { t } else { &**x };
+                let Some(f) = scalar_fn(leaf(arr)) else { return Err(unsupported(cx.f.span, "printing this value")) };
+                let len = self.flat_len(cx, arr)?;
+                Ok(format!(
+                    "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} putchar(']'); }})"
+                ))
+            }
+            Ty::Tuple(ts) => {
+                let tmp = format!("tuple{depth}_");
+                let mut parts = vec![format!("{} {tmp} = ({v})", tuple_name(ts, cx.span)?), "putchar('(')".to_string()];
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        parts.push("fputs(\", \", stdout)".to_string());
+                    }
+                    parts.push(self.print_value(cx, &format!("{tmp}.f{i}"), t, depth + 1)?);
+                }
+                parts.push("putchar(')')".to_string());
+                Ok(format!("({{ {}; }})", parts.join("; ")))
+            }
+            _ => Err(unsupported(cx.f.span, "printing this value")),
         }
-        let len = self.flat_len(cx, &inner)?;
-        Ok(format!(
-            "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} putchar(']'); {nl}; }})"
-        ))
     }
 }
 

@@ -69,13 +69,22 @@ enum What {
 enum Binding {
     Local(LocalId),
     Counter(LocalId),
-    Alias(Rc<ast::Expr>),
     Exec(usize),
-    /// A reference parameter of an inlined call: the place its argument refers to, resolved in
-    /// the caller's scope (so the callee's names cannot capture the argument's).
-    Arg(Rc<PState>),
+    /// A reference known when lowering: the place it refers to, resolved where the reference was
+    /// made (so later names cannot capture the borrowed place's). An immutable `let` of a borrow,
+    /// of a copy of such a reference or of a block that yields one, and a reference parameter of
+    /// an inlined call, are bound this way: uses of the variable are uses of the place, with its
+    /// views and selections. As a value it is a pointer to the place's first scalar (see
+    /// [`FnLower::finish`]).
+    Ref(Rc<PState>),
     /// A size parameter of an inlined call, bound to the call's size argument.
     Nat(IExpr),
+}
+
+/// A value of reference type, as [`FnLower::ref_value`] lowers it.
+enum RefValue {
+    Static(PState),
+    Pointer(Expr),
 }
 
 /// How deep inlined calls may nest (bounds the size of the inlined code).
@@ -733,15 +742,21 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     fn let_stmt(&mut self, l: &ast::LetStmt, out: &mut Vec<Stmt>) {
-        if let Some(init) = &l.init {
-            if let ExprKind::Borrow { place, .. } = &init.kind {
-                // An alias: uses of the variable are uses of the borrowed place.
-                self.bind(&l.name.name, Binding::Alias(Rc::new((**place).clone())));
-                return;
-            }
-        }
         let cty = self.l.types.lets.get(&l.name.span).cloned().unwrap_or(cty::Ty::Error);
         let ty = self.ty(&cty, l.name.span);
+        if let (Some(init), false, Ty::Ref(..)) = (&l.init, l.mutable, &ty) {
+            // An immutable reference: bound to its place where that is known statically; else
+            // (the value of an `if`, a call, a tuple field) a pointer in a local.
+            match self.ref_value(init, out) {
+                RefValue::Static(st) => self.bind(&l.name.name, Binding::Ref(Rc::new(st))),
+                RefValue::Pointer(v) => {
+                    let local = self.new_local(&l.name.name, ty, self.local_level());
+                    self.bind(&l.name.name, Binding::Local(local));
+                    out.push(Stmt::Let { local, init: Some(v), span: l.span });
+                }
+            }
+            return;
+        }
         if l.exec.is_some() {
             // `let [grid.blocks.forall(X)] tmp: [T; n] @ gpu.shared;`: a buffer every block of the
             // launch allocates, exactly like a shared-memory parameter.
@@ -781,6 +796,52 @@ impl<'a> FnLower<'_, 'a> {
         }
         self.bind(&l.name.name, Binding::Local(local));
         out.push(Stmt::Let { local, init, span: l.span });
+    }
+
+    /// A value of reference type: the place it refers to where that is known when lowering (a
+    /// borrow, a static reference, a block whose value is one of these; the block's statements
+    /// are emitted into `out`), else the pointer it evaluates to.
+    fn ref_value(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) -> RefValue {
+        match &e.kind {
+            ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.ref_value(x, out),
+            ExprKind::Borrow { place, .. } => match self.borrowed(place) {
+                Some(st) => RefValue::Static(st),
+                None => RefValue::Pointer(Expr::Lit(Lit::Unit)),
+            },
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Ref(st)) => RefValue::Static((*st).clone()),
+                _ => RefValue::Pointer(self.value_into(e, out)),
+            },
+            ExprKind::Block(b) if tail_value(b).is_some() => {
+                let owned_before = self.owned.len();
+                self.scopes.push(Vec::new());
+                for s in &b.stmts[..b.stmts.len() - 1] {
+                    match s {
+                        ast::Stmt::Let(l) => self.let_stmt(l, out),
+                        ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
+                    }
+                }
+                let v = match tail_value(b) {
+                    Some(tail) => self.ref_value(tail, out),
+                    None => RefValue::Pointer(Expr::Lit(Lit::Unit)),
+                };
+                self.scopes.pop();
+                // Buffers the block owns (none can be referred to: E0505) end with it.
+                let owned = self.owned.split_off(owned_before);
+                out.extend(owned.into_iter().map(|(local, gpu, span)| Stmt::Free { local, gpu, span }));
+                v
+            }
+            _ => RefValue::Pointer(self.value_into(e, out)),
+        }
+    }
+
+    /// The memory `&place` refers to: borrowing an owning pointer `T @ m` borrows what it owns.
+    fn borrowed(&mut self, place: &ast::Expr) -> Option<PState> {
+        let mut st = self.pstate(place)?;
+        if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) {
+            self.deref(&mut st, place.span)?;
+        }
+        Some(st)
     }
 
     /// The value of a block's tail expression `tail`, ending `out` with `Stmt::Eval` of it (a
@@ -965,6 +1026,13 @@ impl<'a> FnLower<'_, 'a> {
     fn stmt_expr(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) {
         match &e.kind {
             ExprKind::Assign(lhs, rhs) => {
+                if let ExprKind::Path(segs) = &lhs.kind {
+                    if let Some(Binding::Ref(_)) = self.lookup(&segs[0].name) {
+                        // Only immutable references and parameters of inlined calls are static.
+                        self.err(lhs.span, "assigning to a reference parameter of an inlined function");
+                        return;
+                    }
+                }
                 if let Some(place) = self.place(lhs) {
                     // As in Rust, the right-hand side is evaluated before the assigned place.
                     let value = self.hoisting(out, |s| s.expr(rhs));
@@ -1478,7 +1546,7 @@ impl<'a> FnLower<'_, 'a> {
         for (p, a) in sig.params.iter().zip(args) {
             if matches!(p.ty, cty::Ty::Ref { .. }) {
                 let Some(st) = self.arg_place(a) else { return unit };
-                scope.push((p.name.clone(), Binding::Arg(Rc::new(st))));
+                scope.push((p.name.clone(), Binding::Ref(Rc::new(st))));
             } else {
                 values.push((p, self.value_into(a, out)));
             }
@@ -1548,12 +1616,12 @@ impl<'a> FnLower<'_, 'a> {
             }
             ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
                 Some(Binding::Counter(c)) => Expr::Nat(IExpr::Counter(c)),
-                Some(Binding::Local(_)) | Some(Binding::Alias(_)) => match self.place(e) {
+                Some(Binding::Local(_)) => match self.place(e) {
                     Some(p) => Expr::Load(p),
                     None => Expr::Lit(Lit::Unit),
                 },
-                // A reference parameter of an inlined call, used as a value: the reference.
-                Some(Binding::Arg(st)) => match self.finish((*st).clone(), e.span) {
+                // A reference known statically, used as a value: a pointer to its place.
+                Some(Binding::Ref(st)) => match self.finish((*st).clone(), e.span) {
                     Some(p) => Expr::Ref(p),
                     None => Expr::Lit(Lit::Unit),
                 },
@@ -1587,11 +1655,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
             ExprKind::Borrow { place, .. } => {
-                // Borrowing an owning pointer `T @ m` borrows the memory it owns.
-                let Some(mut st) = self.pstate(place) else { return Expr::Lit(Lit::Unit) };
-                if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) && self.deref(&mut st, place.span).is_none() {
-                    return Expr::Lit(Lit::Unit);
-                }
+                let Some(st) = self.borrowed(place) else { return Expr::Lit(Lit::Unit) };
                 match self.finish(st, place.span) {
                     Some(p) => Expr::Ref(p),
                     None => Expr::Lit(Lit::Unit),
@@ -1652,16 +1716,40 @@ impl<'a> FnLower<'_, 'a> {
     /// first. `None` (and no diagnostics) for everything else, which prints as before.
     fn printed_array(&mut self, e: &ast::Expr) -> Option<(Expr, Vec<IExpr>)> {
         use ExprKind as K;
-        if !matches!(e.kind, K::Path(_) | K::Index(..) | K::Select(..) | K::Deref(_) | K::Field(..) | K::Paren(_)) {
+        if !matches!(
+            e.kind,
+            K::Path(_) | K::Index(..) | K::Select(..) | K::Deref(_) | K::Field(..) | K::Paren(_) | K::Borrow { .. }
+        ) {
             return None;
         }
+        // A reference (a borrow, or a variable bound to one statically) prints what it refers to.
+        let reference = match &e.kind {
+            K::Path(segs) => matches!(self.lookup(&segs[0].name), Some(Binding::Ref(_))),
+            K::Borrow { .. } => true,
+            _ => false,
+        };
         let errors = self.l.errors.len();
-        let result = self.pstate(e).and_then(|st| match &st.arr {
-            Some(a) if !a.viewed && a.fixed.len() < a.dims.len() => {
+        let st = match &e.kind {
+            K::Borrow { place, .. } => self.borrowed(place),
+            _ => self.pstate(e),
+        };
+        let result = st.and_then(|st| match &st.arr {
+            // A part of an array (a view, a row): its dimensions, from a pointer to its start.
+            Some(a) if a.fixed.len() < a.dims.len() => {
                 let dims = a.dims[a.fixed.len()..].to_vec();
                 Some((Expr::Ref(self.finish(st, e.span)?), dims))
             }
             Some(_) => None,
+            None if reference => {
+                let mut dims = Vec::new();
+                let mut t = &st.ty;
+                while let Ty::Array { elem, len } = t {
+                    dims.push(len.clone());
+                    t = elem;
+                }
+                (dims.len() >= 2).then_some(())?;
+                Some((Expr::Ref(self.finish(st, e.span)?), dims))
+            }
             None => {
                 let (Ty::Ref(inner, _) | Ty::Owned(inner, _)) = &st.ty else { return None };
                 let mut dims = Vec::new();
@@ -1685,18 +1773,18 @@ impl<'a> FnLower<'_, 'a> {
 
     fn finish(&mut self, mut st: PState, span: Span) -> Option<Place> {
         if let Some(arr) = st.arr.take() {
-            // A sub-array: only contiguous (not re-viewed) parts can be referred to as a whole. A
-            // view of the whole array is only the array itself where it maps every index to
-            // itself (`reverse` and a square `transpose` keep the dimensions, not the order).
-            if arr.viewed && (!arr.fixed.is_empty() || arr.dims != arr.base_dims || !is_identity(&arr)) {
+            // A part of an array referred to as a whole: a pointer to its first scalar, which
+            // only expresses a part whose elements lie contiguously and in order in memory.
+            let k = arr.fixed.len();
+            let mut first = arr.fixed.clone();
+            first.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - k));
+            let start = offset(&(arr.inv)(first), &arr.base_dims);
+            if arr.viewed && !is_contiguous(&arr, &start) {
                 self.err(span, "a reference to a view that is not a contiguous part of memory");
                 return None;
             }
-            if !arr.fixed.is_empty() {
-                let mut idx = arr.fixed.clone();
-                idx.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - arr.fixed.len()));
-                let base = (arr.inv)(idx);
-                st.path.push(PathStep::Elem(offset(&base, &arr.base_dims)));
+            if k > 0 || start != IExpr::Const(0) {
+                st.path.push(PathStep::Elem(start));
             }
         }
         Some(Place { root: st.root, path: st.path, checks: st.checks, span })
@@ -1708,8 +1796,7 @@ impl<'a> FnLower<'_, 'a> {
                 Some(Binding::Local(l)) => {
                     Some(PState { root: l, path: vec![], arr: None, ty: self.locals[l].ty.clone(), checks: vec![] })
                 }
-                Some(Binding::Alias(a)) => self.pstate(&a),
-                Some(Binding::Arg(st)) => Some((*st).clone()),
+                Some(Binding::Ref(st)) => Some((*st).clone()),
                 _ => {
                     self.err(e.span, "this place");
                     None
@@ -1718,11 +1805,9 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Paren(x) => self.pstate(x),
             ExprKind::Deref(x) => {
                 if let ExprKind::Path(segs) = &x.kind {
-                    match self.lookup(&segs[0].name) {
-                        Some(Binding::Alias(a)) => return self.pstate(&a),
-                        // An argument's place is already the memory its reference refers to.
-                        Some(Binding::Arg(st)) => return Some((*st).clone()),
-                        _ => {}
+                    // A static reference's place is already the memory it refers to.
+                    if let Some(Binding::Ref(st)) = self.lookup(&segs[0].name) {
+                        return Some((*st).clone());
                     }
                 }
                 let mut st = self.pstate(x)?;
@@ -2017,11 +2102,57 @@ impl<'a> FnLower<'_, 'a> {
     }
 }
 
-/// Whether a view's inverse index function maps every index to itself (tested on symbolic
-/// indices, named so that they cannot be a program's names).
-fn is_identity(arr: &ArrState) -> bool {
-    let idx: Vec<IExpr> = (0..arr.dims.len()).map(|k| IExpr::Param(format!("#{k}"))).collect();
-    (arr.inv)(idx.clone()) == idx
+/// Whether the elements of a part of an array (`arr` with its fixed indices; its first scalar at
+/// flat offset `start`) lie contiguously and in row-major order in the underlying array: the
+/// offset of element `idx` is `start + offset(idx)` for symbolic indices (named so that they
+/// cannot be a program's names), compared as polynomials. True for `group::<k>[[b]]`,
+/// `take_left`, `take_right` and sub-arrays; false for `reverse`, `transpose` and strided parts.
+fn is_contiguous(arr: &ArrState, start: &IExpr) -> bool {
+    let k = arr.fixed.len();
+    let sym: Vec<IExpr> = (k..arr.dims.len()).map(|i| IExpr::Param(format!("#{i}"))).collect();
+    let mut full = arr.fixed.clone();
+    full.extend(sym.iter().cloned());
+    let actual = offset(&(arr.inv)(full), &arr.base_dims);
+    let expected = IExpr::add(start.clone(), offset(&sym, &arr.dims[k..]));
+    matches!((poly(&actual), poly(&expected)), (Some(a), Some(b)) if a == b)
+}
+
+/// Index arithmetic as a polynomial over its other parts (coordinates, sizes, divisions, …)
+/// taken as opaque atoms: monomials (sorted atoms) with their coefficients, zeros dropped.
+/// `None` on overflow.
+fn poly(e: &IExpr) -> Option<std::collections::BTreeMap<Vec<String>, i128>> {
+    use std::collections::BTreeMap;
+    type P = BTreeMap<Vec<String>, i128>;
+    fn add(mut a: P, b: P, sign: i128) -> Option<P> {
+        for (m, c) in b {
+            let v = a.get(&m).copied().unwrap_or(0).checked_add(c.checked_mul(sign)?)?;
+            if v == 0 {
+                a.remove(&m);
+            } else {
+                a.insert(m, v);
+            }
+        }
+        Some(a)
+    }
+    Some(match e {
+        IExpr::Const(0) => P::new(),
+        IExpr::Const(c) => P::from([(Vec::new(), i128::from(*c))]),
+        IExpr::Add(a, b) => add(poly(a)?, poly(b)?, 1)?,
+        IExpr::Sub(a, b) => add(poly(a)?, poly(b)?, -1)?,
+        IExpr::Mul(a, b) => {
+            let (a, b) = (poly(a)?, poly(b)?);
+            let mut out = P::new();
+            for (ma, ca) in &a {
+                for (mb, cb) in &b {
+                    let mut m: Vec<String> = ma.iter().chain(mb).cloned().collect();
+                    m.sort();
+                    out = add(out, P::from([(m, ca.checked_mul(*cb)?)]), 1)?;
+                }
+            }
+            out
+        }
+        atom => P::from([(vec![format!("{atom:?}")], 1)]),
+    })
 }
 
 /// Row-major flat offset of `idx` in an array with dimensions `dims`.

@@ -49,6 +49,8 @@ enum Space {
     Cpu,
     Global,
     Shared,
+    /// A GPU thread's (or block's) own variables, once a reference to one is made.
+    Local,
 }
 
 impl Space {
@@ -57,6 +59,7 @@ impl Space {
             Space::Cpu => "cpu.mem",
             Space::Global => "gpu.global",
             Space::Shared => "gpu.shared",
+            Space::Local => "gpu.local",
         }
     }
 }
@@ -732,14 +735,7 @@ impl Machine<'_, '_> {
             Expr::Load(p) => self.load(p, f, who)?,
             Expr::Ref(p) => match self.locate(p, f, who)? {
                 Loc::Buf(buf, off) => Value::Ref { buf, off },
-                Loc::Local(..) => {
-                    return Err(fail(
-                        codes::UNSUPPORTED,
-                        "a reference to a local variable",
-                        p.span,
-                        "the simulator only refers to memory allocations",
-                    ))
-                }
+                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who)?,
             },
             Expr::Unary(op, x) => {
                 let v = self.eval(x, f, who)?;
@@ -915,7 +911,8 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
-                let v = self.deep(&arg(0), who, span)?;
+                let ty = args.first().and_then(|a| self.expr_ty(a, f));
+                let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
                 let end = if b == Builtin::Print { "\n" } else { "" };
                 let _ = write!(self.out, "{v}{end}");
                 Value::Unit
@@ -939,19 +936,64 @@ impl Machine<'_, '_> {
 
     /// A value with pointers replaced by what they point to (for printing by `who`): host code
     /// cannot read GPU memory (E0905).
-    fn deep(&self, v: &Value, who: Who, span: Span) -> R<Value> {
+    /// `v` (of type `ty`, where known) with pointers replaced by what they point to, for
+    /// printing by `who`: a pointer to a scalar by the scalar, to an array by its elements (with
+    /// an unknown type: the rest of the buffer). Host code cannot read GPU memory (E0905).
+    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &Frame, who: Who, span: Span) -> R<Value> {
         if let Value::Owned { .. } | Value::Ref { .. } = v {
             let (buf, _) = self.pointer(v, span)?;
             if !who.gpu {
                 self.check_space(buf, Space::Cpu, who, span, "printed")?;
             }
         }
-        Ok(match v {
-            Value::Owned { buf } | Value::Ref { buf, off: 0 } => Value::Array(self.buffers[*buf].data.clone()),
-            Value::Ref { buf, off } => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
-            Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| self.deep(x, who, span)).collect::<R<_>>()?),
-            other => other.clone(),
+        Ok(match (v, ty) {
+            (Value::Owned { buf } | Value::Ref { buf, .. }, Some(ir::Ty::Ref(inner, _) | ir::Ty::Owned(inner, _))) => {
+                let off = match v {
+                    Value::Ref { off, .. } => *off,
+                    _ => 0,
+                };
+                let data = &self.buffers[*buf].data;
+                match &**inner {
+                    ir::Ty::Array { .. } => {
+                        let n = self.flat_len(inner, f, who)?;
+                        let data = &self.buffers[*buf].data;
+                        let end = (off.saturating_add(n) as usize).min(data.len());
+                        Value::Array(data.get(off as usize..end).unwrap_or(&[]).to_vec())
+                    }
+                    t => {
+                        let x = data.get(off as usize).cloned().unwrap_or(Value::Uninit);
+                        self.deep(&x, Some(t), f, who, span)?
+                    }
+                }
+            }
+            (Value::Owned { buf } | Value::Ref { buf, off: 0 }, _) => Value::Array(self.buffers[*buf].data.clone()),
+            (Value::Ref { buf, off }, _) => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            (Value::Tuple(vs), ty) => {
+                let mut out = Vec::new();
+                for (i, x) in vs.iter().enumerate() {
+                    let t = match ty {
+                        Some(ir::Ty::Tuple(ts)) => ts.get(i),
+                        _ => None,
+                    };
+                    out.push(self.deep(x, t, f, who, span)?);
+                }
+                Value::Tuple(out)
+            }
+            (other, _) => other.clone(),
         })
+    }
+
+    /// The type of an expression where the program states it (places, references to them,
+    /// calls, tuples of those).
+    fn expr_ty(&self, e: &Expr, f: &Frame) -> Option<ir::Ty> {
+        let func = &self.program.functions[f.func];
+        match e {
+            Expr::Load(p) => Some(func.place_ty(p)),
+            Expr::Ref(p) => Some(ir::Ty::Ref(Box::new(func.place_ty(p)), func.place_mem(p))),
+            Expr::Call { func, .. } => Some(self.program.functions[*func].ret.clone()),
+            Expr::Tuple(xs) => xs.iter().map(|x| self.expr_ty(x, f)).collect::<Option<Vec<_>>>().map(ir::Ty::Tuple),
+            _ => None,
+        }
     }
 
     fn pointer(&self, v: &Value, span: Span) -> R<(usize, u64)> {
@@ -969,6 +1011,41 @@ impl Machine<'_, '_> {
             return Err(fail(codes::RUN_OUT_OF_BOUNDS, "a pointer past the end of its buffer", span, "this use"));
         }
         Ok((buf, off))
+    }
+
+    /// A reference to (a part of) local `root`: the local moves into a buffer of its own (in
+    /// `cpu.mem` for host code, else `gpu.local`), where it lives from now on.
+    fn box_local(&mut self, root: usize, path: &[LocalStep], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        let mut off = 0;
+        for step in path {
+            match step {
+                LocalStep::Elem(o) => off += o,
+                LocalStep::Field(_) => {
+                    return Err(fail(codes::UNSUPPORTED, "a reference into a tuple variable", span, "refers into a tuple"))
+                }
+            }
+        }
+        let data = match std::mem::replace(&mut f.locals[root], Value::Uninit) {
+            Value::Array(vs) => vs,
+            Value::Tuple(_) => {
+                return Err(fail(codes::UNSUPPORTED, "a reference to a tuple variable", span, "refers to a tuple"))
+            }
+            v => vec![v],
+        };
+        let space = if who.gpu { Space::Local } else { Space::Cpu };
+        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
+        let buf = self.alloc(data, space, name);
+        self.buffers[buf].named = true;
+        f.locals[root] = Value::Boxed { buf };
+        Ok(Value::Ref { buf, off })
+    }
+
+    /// The number of scalars of a value of type `t` (1 for anything but an array).
+    fn flat_len(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+        Ok(match t {
+            ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.flat_len(elem, f, who)?),
+            _ => 1,
+        })
     }
 
     fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
@@ -1006,9 +1083,20 @@ impl Machine<'_, '_> {
                 ));
             }
         }
-        let mut loc = Loc::Local(p.root, Vec::new());
+        let mut loc = match f.locals.get(p.root) {
+            Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
+            _ => Loc::Local(p.root, Vec::new()),
+        };
         for step in &p.path {
             loc = match (loc, step) {
+                // A pointer stored in memory (in a local that was moved into a buffer).
+                (Loc::Buf(buf, off), PathStep::Deref) => match self.read_raw(buf, off, who, p.span, false)? {
+                    Value::Ref { buf, off } => Loc::Buf(buf, off),
+                    Value::Owned { buf } => Loc::Buf(buf, 0),
+                    _ => {
+                        return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
+                    }
+                },
                 (Loc::Local(root, path), PathStep::Deref) => {
                     let v = self.local_value(f, root, &path);
                     match v {
@@ -1057,6 +1145,15 @@ impl Machine<'_, '_> {
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
+            // A whole array in memory (behind a pointer, or a local moved into a buffer).
+            Loc::Buf(buf, off) if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. }) => {
+                let n = self.flat_len(&self.program.functions[f.func].place_ty(p), f, who)?;
+                let mut vs = Vec::new();
+                for k in 0..n {
+                    vs.push(self.read_raw(buf, off + k, who, p.span, false)?);
+                }
+                Ok(Value::Array(vs))
+            }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
                 let v = self.local_value(f, root, &path);
@@ -1070,7 +1167,15 @@ impl Machine<'_, '_> {
 
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
-            Loc::Buf(buf, off) => self.write_raw(buf, off, v, who, p.span, false),
+            Loc::Buf(buf, off) => match v {
+                Value::Array(vs) => {
+                    for (k, x) in vs.into_iter().enumerate() {
+                        self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
+                    }
+                    Ok(())
+                }
+                v => self.write_raw(buf, off, v, who, p.span, false),
+            },
             Loc::Local(root, path) => {
                 let mut slot = &mut f.locals[root];
                 for s in &path {
