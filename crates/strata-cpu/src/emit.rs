@@ -702,6 +702,9 @@ impl<'p> Emitter<'p> {
                 self.stmts(cx, els, ind + 1)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
+            // A region of the whole block (a block-level statement about per-thread copies of a
+            // variable): its declarations are visible to the code after it.
+            Stmt::Threads { set, body } if self.cuda && set.is_empty() => self.stmts(cx, body, ind)?,
             Stmt::Threads { set, body } if self.cuda => {
                 // On a GPU every thread runs the kernel: a region is the threads of its set.
                 let mut conds = Vec::new();

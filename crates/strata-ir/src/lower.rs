@@ -346,7 +346,10 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared, .. } = &mut kind {
             shared.append(&mut fl.shared_decls);
         }
-        ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
+        let mut func =
+            ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span };
+        crate::thread_dep::per_thread_copies(&mut func);
+        func
     }
 }
 
@@ -473,19 +476,7 @@ fn mem_of(m: &cty::Mem) -> ir::Mem {
 
 /// `body`, run only where every constraint of `set` holds (`lo <= on < hi`).
 fn guarded(set: &ThreadSet, body: Vec<Stmt>, span: Span, out: &mut Vec<Stmt>) {
-    let mut cond: Option<Expr> = None;
-    for (on, lo, hi) in set {
-        let nat = |e: &IExpr| Box::new(Expr::Nat(e.clone()));
-        let mut c = Expr::Binary(ast::BinOp::Lt, nat(on), nat(hi));
-        if *lo != IExpr::Const(0) {
-            c = Expr::Binary(ast::BinOp::And, Box::new(Expr::Binary(ast::BinOp::Le, nat(lo), nat(on))), Box::new(c));
-        }
-        cond = Some(match cond {
-            Some(prev) => Expr::Binary(ast::BinOp::And, Box::new(prev), Box::new(c)),
-            None => c,
-        });
-    }
-    match cond {
+    match crate::thread_dep::condition(set) {
         Some(cond) if !body.is_empty() => out.push(Stmt::If { cond, then: body, els: Vec::new(), span }),
         Some(_) => {}
         None => out.extend(body),

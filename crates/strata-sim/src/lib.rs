@@ -128,6 +128,9 @@ struct Launch {
     /// Threads of the current block (linear numbers) that executed a `return`: they run no
     /// further code of the kernel.
     returned: std::collections::BTreeSet<u32>,
+    /// Each thread's thread-level locals (by linear number) as its last region left them: a
+    /// thread's variables live for the whole kernel, from one region to the next.
+    thread_locals: HashMap<u32, Vec<Value>>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -428,6 +431,7 @@ impl Machine<'_, '_> {
             epoch: 0,
             warp_epochs: HashMap::new(),
             returned: Default::default(),
+            thread_locals: HashMap::new(),
         });
         self.logs.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
@@ -453,6 +457,7 @@ impl Machine<'_, '_> {
                 l.epoch = 0;
                 l.warp_epochs.clear();
                 l.returned.clear();
+                l.thread_locals.clear();
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -503,9 +508,24 @@ impl Machine<'_, '_> {
             }
         }
         let ops = compile(body);
-        // Each thread: its own copy of the frame's thread-level locals, and a program counter.
-        let mut states: Vec<(Who, usize, Vec<Value>)> =
-            members.iter().map(|w| (*w, 0usize, f.locals.clone())).collect();
+        // Each thread: its own copy of the frame with its thread-level locals, and a program
+        // counter.
+        let func = &self.program.functions[f.func];
+        let thread_level: Vec<usize> = (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
+        let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
+        let mut states: Vec<(Who, usize, Vec<Value>)> = members
+            .iter()
+            .map(|w| {
+                let mut locals = f.locals.clone();
+                if let Some(mine) = saved.get(&w.thread_lin) {
+                    for (i, v) in thread_level.iter().zip(mine) {
+                        locals[*i] = v.clone();
+                    }
+                }
+                (*w, 0usize, locals)
+            })
+            .collect();
+        let mut saved = saved;
         loop {
             let mut order: Vec<usize> = (0..states.len()).collect();
             if self.opts.random_seed.is_some() {
@@ -610,8 +630,14 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        // Block-level locals written inside the region are not visible outside (checked code
-        // cannot do that); thread locals live on in each thread's copy only for the region.
+        // Block-level locals written inside the region are not visible outside (lowering makes
+        // a block-level local that thread code writes thread-level); thread-level locals live on.
+        for (w, _, locals) in &states {
+            saved.insert(w.thread_lin, thread_level.iter().map(|i| locals[*i].clone()).collect());
+        }
+        if let Some(l) = self.launch.as_mut() {
+            l.thread_locals = saved;
+        }
         Ok(())
     }
 
