@@ -1720,8 +1720,10 @@ mod tests {
     /// `a[blockIdx.x * 256 + threadIdx.x]` and, in a loop `for i in 0..4`, to `a[i]`, plus a
     /// `main` that does nothing.
     fn program(grid: IExpr, nats: Vec<String>) -> Program {
-        let array =
-            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }), Mem::GpuGlobal);
+        let array = Ty::Ref(
+            Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }),
+            Mem::GpuGlobal,
+        );
         let store = |off: IExpr| Stmt::Store {
             place: Place {
                 root: 0,

@@ -346,8 +346,16 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared, .. } = &mut kind {
             shared.append(&mut fl.shared_decls);
         }
-        let mut func =
-            ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span };
+        let mut func = ir::Function {
+            name: f.name.name.clone(),
+            kind,
+            nat_params,
+            params,
+            locals: fl.locals,
+            body,
+            ret,
+            span: f.span,
+        };
         crate::thread_dep::per_thread_copies(&mut func);
         func
     }

@@ -98,10 +98,10 @@ fn derived(body: &[Stmt], f: &Function, deps: &mut HashSet<LocalId>) {
             Stmt::Let { local, init: Some(e), .. } if reads(e, deps) => {
                 deps.insert(*local);
             }
-            Stmt::Store { place, value } if level(f, place.root) == Level::Block => {
-                if reads(value, deps) || place_reads(place, deps) {
-                    deps.insert(place.root);
-                }
+            Stmt::Store { place, value }
+                if level(f, place.root) == Level::Block && (reads(value, deps) || place_reads(place, deps)) =>
+            {
+                deps.insert(place.root);
             }
             Stmt::If { cond, then, els, .. } => {
                 if reads(cond, deps) {

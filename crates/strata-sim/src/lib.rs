@@ -511,7 +511,8 @@ impl Machine<'_, '_> {
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
         let func = &self.program.functions[f.func];
-        let thread_level: Vec<usize> = (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
+        let thread_level: Vec<usize> =
+            (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
         let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
         let mut states: Vec<(Who, usize, Vec<Value>)> = members
             .iter()
@@ -1047,7 +1048,12 @@ impl Machine<'_, '_> {
             match step {
                 LocalStep::Elem(o) => off += o,
                 LocalStep::Field(_) => {
-                    return Err(fail(codes::UNSUPPORTED, "a reference into a tuple variable", span, "refers into a tuple"))
+                    return Err(fail(
+                        codes::UNSUPPORTED,
+                        "a reference into a tuple variable",
+                        span,
+                        "refers into a tuple",
+                    ))
                 }
             }
         }
