@@ -766,6 +766,7 @@ impl<'a> FnLower<'_, 'a> {
                     let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
                     self.shared_decls.push((local, scalar, len));
                     self.bind(&l.name.name, Binding::Local(local));
+                    self.reuse_barrier(l.span, out);
                     return;
                 }
             }
@@ -779,11 +780,7 @@ impl<'a> FnLower<'_, 'a> {
                 let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
                 self.shared_decls.push((local, scalar, len));
                 self.bind(&l.name.name, Binding::Local(local));
-                // Each execution declares a new buffer, but the block has one: in a loop, the
-                // threads still using the previous iteration's must be done with it first.
-                if self.loops > 0 {
-                    out.push(Stmt::Sync { warp: false, span: l.span });
-                }
+                self.reuse_barrier(l.span, out);
                 return;
             }
             self.err(l.span, "shared memory declared by a warp or a thread, or of non-scalar elements");
@@ -795,6 +792,15 @@ impl<'a> FnLower<'_, 'a> {
         }
         self.bind(&l.name.name, Binding::Local(local));
         out.push(Stmt::Let { local, init, span: l.span });
+    }
+
+    /// Shared memory declared by `let` is a new buffer each time the `let` runs, but the launch
+    /// gives the block one: in a loop, the threads still using the previous iteration's buffer
+    /// must be done with it before it is reused.
+    fn reuse_barrier(&mut self, span: Span, out: &mut Vec<Stmt>) {
+        if self.loops > 0 {
+            out.push(Stmt::Sync { warp: false, span });
+        }
     }
 
     /// A value of reference type: the place it refers to where that is known when lowering (a
