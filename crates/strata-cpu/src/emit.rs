@@ -1432,10 +1432,13 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
             }
             Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => {
                 let arr = if matches!(t, Ty::Array { .. }) { t } else { &**x };
-                let Some(f) = scalar_fn(leaf(arr)) else { return Err(unsupported(cx.f.span, "printing this value")) };
+                // The elements (of nested arrays, flat): scalars, or references printed as what
+                // they refer to.
+                let k = format!("k{depth}_");
+                let elem = self.print_value(cx, &format!("({v})[{k}]"), leaf(arr), depth + 1)?;
                 let len = self.flat_len(cx, arr)?;
                 Ok(format!(
-                    "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} putchar(']'); }})"
+                    "({{ putchar('['); for (uint64_t {k} = 0; {k} < {len}; {k}++) {{ if ({k}) fputs(\", \", stdout); {elem}; }} putchar(']'); }})"
                 ))
             }
             Ty::Tuple(ts) => {

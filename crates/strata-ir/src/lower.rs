@@ -842,6 +842,17 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The memory `&place` refers to: borrowing an owning pointer `T @ m` borrows what it owns.
     fn borrowed(&mut self, place: &ast::Expr) -> Option<PState> {
+        let mut inner = place;
+        while let ExprKind::Paren(x) = &inner.kind {
+            inner = x;
+        }
+        if let ExprKind::Path(segs) = &inner.kind {
+            if let Some(Binding::Ref(_)) = self.lookup(&segs[0].name) {
+                // A reference bound to its place has no storage of its own to refer to.
+                self.err(place.span, "a reference to a variable holding a reference (bind it with `let mut`)");
+                return None;
+            }
+        }
         let mut st = self.pstate(place)?;
         if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) {
             self.deref(&mut st, place.span)?;

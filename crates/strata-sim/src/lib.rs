@@ -277,6 +277,18 @@ impl Machine<'_, '_> {
                         v = v.cast(t);
                     }
                 }
+                if let (Value::Owned { buf }, ir::Ty::Owned(t, _)) =
+                    (&v, &self.program.functions[f.func].locals[*local].ty)
+                {
+                    // A fresh allocation of tuples: laid out flat, like all memory.
+                    if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
+                        let mut data = Vec::new();
+                        for x in std::mem::take(&mut self.buffers[*buf].data) {
+                            Self::flatten(x, ir::leaf(t), &mut data);
+                        }
+                        self.buffers[*buf].data = data;
+                    }
+                }
                 if let Value::Owned { buf } = v {
                     if !self.buffers[buf].named {
                         self.buffers[buf].name = self.program.functions[f.func].locals[*local].name.clone();
@@ -995,6 +1007,14 @@ impl Machine<'_, '_> {
             }
             (Value::Owned { buf } | Value::Ref { buf, off: 0 }, _) => Value::Array(self.buffers[*buf].data.clone()),
             (Value::Ref { buf, off }, _) => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            // An array of references prints what each refers to.
+            (Value::Array(vs), Some(t @ ir::Ty::Array { .. })) if !matches!(ir::leaf(t), ir::Ty::Scalar(_)) => {
+                let mut out = Vec::new();
+                for x in vs {
+                    out.push(self.deep(x, Some(ir::leaf(t)), f, who, span)?);
+                }
+                Value::Array(out)
+            }
             (Value::Tuple(vs), ty) => {
                 let mut out = Vec::new();
                 for (i, x) in vs.iter().enumerate() {
@@ -1043,27 +1063,26 @@ impl Machine<'_, '_> {
     /// A reference to (a part of) local `root`: the local moves into a buffer of its own (in
     /// `cpu.mem` for host code, else `gpu.local`), where it lives from now on.
     fn box_local(&mut self, root: usize, path: &[LocalStep], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        let prog = self.program;
+        let mut t = prog.functions[f.func].locals.get(root).map_or(ir::Ty::Nat, |l| l.ty.clone());
+        let mut data = Vec::new();
+        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data);
         let mut off = 0;
         for step in path {
-            match step {
-                LocalStep::Elem(o) => off += o,
-                LocalStep::Field(_) => {
-                    return Err(fail(
-                        codes::UNSUPPORTED,
-                        "a reference into a tuple variable",
-                        span,
-                        "refers into a tuple",
-                    ))
+            match (step, &t) {
+                (LocalStep::Elem(o), arr) => {
+                    t = ir::leaf(arr).clone();
+                    off += o * self.slots(&t, f, who)?;
                 }
+                (LocalStep::Field(i), ir::Ty::Tuple(ts)) => {
+                    for x in ts.iter().take(*i) {
+                        off += self.slots(x, f, who)?;
+                    }
+                    t = ts.get(*i).cloned().unwrap_or(ir::Ty::Nat);
+                }
+                _ => return Err(fail(codes::UNSUPPORTED, "a reference into this variable", span, "")),
             }
         }
-        let data = match std::mem::replace(&mut f.locals[root], Value::Uninit) {
-            Value::Array(vs) => vs,
-            Value::Tuple(_) => {
-                return Err(fail(codes::UNSUPPORTED, "a reference to a tuple variable", span, "refers to a tuple"))
-            }
-            v => vec![v],
-        };
         let space = if who.gpu { Space::Local } else { Space::Cpu };
         let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
         let buf = self.alloc(data, space, name);
@@ -1115,11 +1134,20 @@ impl Machine<'_, '_> {
                 ));
             }
         }
+        // Memory holds values flat: an array's elements, a tuple's fields one after another.
+        let prog = self.program;
+        let mut t = prog.functions[f.func].locals.get(p.root).map_or(ir::Ty::Nat, |l| l.ty.clone());
         let mut loc = match f.locals.get(p.root) {
             Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
             _ => Loc::Local(p.root, Vec::new()),
         };
         for step in &p.path {
+            let next = match (step, &t) {
+                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => (**x).clone(),
+                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(ir::Ty::Nat),
+                (PathStep::Elem(_), arr) => ir::leaf(arr).clone(),
+                (_, other) => other.clone(),
+            };
             loc = match (loc, step) {
                 // A pointer stored in memory (in a local that was moved into a buffer).
                 (Loc::Buf(buf, off), PathStep::Deref) => match self.read_raw(buf, off, who, p.span, false)? {
@@ -1129,21 +1157,13 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
                 },
-                (Loc::Local(root, path), PathStep::Deref) => {
-                    let v = self.local_value(f, root, &path);
-                    match v {
-                        Value::Ref { buf, off } => Loc::Buf(buf, off),
-                        Value::Owned { buf } => Loc::Buf(buf, 0),
-                        _ => {
-                            return Err(fail(
-                                codes::UNSUPPORTED,
-                                "dereferencing a value that is not a pointer",
-                                p.span,
-                                "",
-                            ))
-                        }
+                (Loc::Local(root, path), PathStep::Deref) => match self.local_value(f, root, &path) {
+                    Value::Ref { buf, off } => Loc::Buf(buf, off),
+                    Value::Owned { buf } => Loc::Buf(buf, 0),
+                    _ => {
+                        return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
-                }
+                },
                 (Loc::Local(root, mut path), PathStep::Field(i)) => {
                     path.push(LocalStep::Field(*i as usize));
                     Loc::Local(root, path)
@@ -1155,12 +1175,70 @@ impl Machine<'_, '_> {
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;
+                    let size = self.slots(&next, f, who)?;
+                    Loc::Buf(buf, off + o * size)
+                }
+                (Loc::Buf(buf, off), PathStep::Field(i)) => {
+                    let ir::Ty::Tuple(ts) = &t else {
+                        return Err(fail(codes::UNSUPPORTED, "a field of a non-tuple", p.span, ""));
+                    };
+                    let mut o = 0;
+                    for x in ts.iter().take(*i as usize) {
+                        o += self.slots(x, f, who)?;
+                    }
                     Loc::Buf(buf, off + o)
                 }
-                (Loc::Buf(..), _) => return Err(fail(codes::UNSUPPORTED, "tuples in memory allocations", p.span, "")),
             };
+            t = next;
         }
         Ok(loc)
+    }
+
+    /// How many slots of a buffer a value of type `t` takes (its scalars and pointers).
+    fn slots(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+        Ok(match t {
+            ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.slots(elem, f, who)?),
+            ir::Ty::Tuple(ts) => {
+                let mut n = 0u64;
+                for x in ts {
+                    n = n.saturating_add(self.slots(x, f, who)?);
+                }
+                n
+            }
+            _ => 1,
+        })
+    }
+
+    /// A value of type `t` as the slots memory holds it.
+    fn flatten(v: Value, t: &ir::Ty, out: &mut Vec<Value>) {
+        match (v, t) {
+            (Value::Array(vs), ir::Ty::Array { .. }) => vs.into_iter().for_each(|x| Self::flatten(x, ir::leaf(t), out)),
+            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).for_each(|(x, t)| Self::flatten(x, t, out)),
+            (v, _) => out.push(v),
+        }
+    }
+
+    /// The value of type `t` in `slots` (as [`Machine::flatten`] wrote it).
+    fn unflatten(&mut self, slots: &mut std::vec::IntoIter<Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
+        Ok(match t {
+            ir::Ty::Array { .. } => {
+                let leaf = ir::leaf(t);
+                let n = self.slots(t, f, who)? / self.slots(leaf, f, who)?.max(1);
+                let mut vs = Vec::new();
+                for _ in 0..n {
+                    vs.push(self.unflatten(slots, leaf, f, who)?);
+                }
+                Value::Array(vs)
+            }
+            ir::Ty::Tuple(ts) => {
+                let mut vs = Vec::new();
+                for x in ts {
+                    vs.push(self.unflatten(slots, x, f, who)?);
+                }
+                Value::Tuple(vs)
+            }
+            _ => slots.next().unwrap_or(Value::Uninit),
+        })
     }
 
     fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
@@ -1177,14 +1255,17 @@ impl Machine<'_, '_> {
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
-            // A whole array in memory (behind a pointer, or a local moved into a buffer).
-            Loc::Buf(buf, off) if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. }) => {
-                let n = self.flat_len(&self.program.functions[f.func].place_ty(p), f, who)?;
+            // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
+            Loc::Buf(buf, off)
+                if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
+            {
+                let t = self.program.functions[f.func].place_ty(p);
+                let n = self.slots(&t, f, who)?;
                 let mut vs = Vec::new();
                 for k in 0..n {
                     vs.push(self.read_raw(buf, off + k, who, p.span, false)?);
                 }
-                Ok(Value::Array(vs))
+                self.unflatten(&mut vs.into_iter(), &t, f, who)
             }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
@@ -1199,15 +1280,14 @@ impl Machine<'_, '_> {
 
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
-            Loc::Buf(buf, off) => match v {
-                Value::Array(vs) => {
-                    for (k, x) in vs.into_iter().enumerate() {
-                        self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
-                    }
-                    Ok(())
+            Loc::Buf(buf, off) => {
+                let mut slots = Vec::new();
+                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots);
+                for (k, x) in slots.into_iter().enumerate() {
+                    self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
                 }
-                v => self.write_raw(buf, off, v, who, p.span, false),
-            },
+                Ok(())
+            }
             Loc::Local(root, path) => {
                 let mut slot = &mut f.locals[root];
                 for s in &path {
