@@ -10,8 +10,8 @@
 //! * **No `sched`, no `split`.** A kernel body is *block-level* code, executed uniformly by every
 //!   thread of a block (uniform loops, conditions and barriers), containing *thread regions*
 //!   ([`Stmt::Threads`]) that each thread of a set runs with its own coordinates. A `split` of
-//!   threads becomes two regions with complementary thread sets; inside a region it becomes an
-//!   `if` on the coordinate.
+//!   threads becomes two regions with complementary thread sets; a `split` of blocks, and any
+//!   `split` inside a region, an `if` on the coordinate.
 //! * **Barriers are statements** ([`Stmt::Sync`]) scoped to a block or a warp. In checked safe
 //!   code they stand only where every thread of their scope reaches them; `unsafe` code can put
 //!   them anywhere, which is why the simulator checks barrier divergence.

@@ -5,8 +5,9 @@
 //! indices of the view to those of what it views) and the functions are composed, the last view
 //! applied first, exactly once for every backend. `sched` binds coordinates (`blockIdx`,
 //! `threadIdx` minus the start of a `split` part, warp and lane numbers); a selection consumes
-//! them as indices. A `let` bound to a borrow is an alias: its place is substituted where it is
-//! used, as the checker does.
+//! them as indices. A reference known when lowering (an immutable `let` of a borrow, a copy of
+//! one) is bound to its resolved place, which is substituted where it is used, as the checker
+//! does; any other reference is a run-time pointer to the first scalar of a contiguous part.
 //!
 //! The IR has no views, so a function cannot receive an arbitrary view as a pointer. Calls of a
 //! function executed by a block or a warp, or with a view-array parameter (`[[T; n]]`), are
