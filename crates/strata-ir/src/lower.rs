@@ -434,6 +434,44 @@ fn expr_returns(e: &ast::Expr) -> bool {
     }
 }
 
+/// Whether `s` assigns to a variable named `name` as a whole (`name = …`), anywhere inside.
+fn stmt_assigns(s: &ast::Stmt, name: &str) -> bool {
+    match s {
+        ast::Stmt::Let(l) => l.init.as_ref().is_some_and(|e| expr_assigns(e, name)),
+        ast::Stmt::Expr { expr, .. } => expr_assigns(expr, name),
+    }
+}
+
+fn expr_assigns(e: &ast::Expr, name: &str) -> bool {
+    use ExprKind as K;
+    let block = |b: &ast::Block| b.stmts.iter().any(|s| stmt_assigns(s, name));
+    match &e.kind {
+        K::Assign(lhs, rhs) | K::CompoundAssign(_, lhs, rhs) => {
+            matches!(&lhs.kind, K::Path(segs) if segs.len() == 1 && segs[0].name == name) || expr_assigns(rhs, name)
+        }
+        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error => false,
+        K::Return(x) => x.as_deref().is_some_and(|x| expr_assigns(x, name)),
+        K::Unary(_, x)
+        | K::Cast(x, _)
+        | K::Field(x, _)
+        | K::Deref(x)
+        | K::Select(x, _)
+        | K::View(x, _)
+        | K::Unsafe(x)
+        | K::Paren(x)
+        | K::ArrayRepeat(x, _)
+        | K::Borrow { place: x, .. } => expr_assigns(x, name),
+        K::Binary(_, a, b) | K::Index(a, b) => expr_assigns(a, name) || expr_assigns(b, name),
+        K::Block(b) | K::For { body: b, .. } | K::Sched { body: b, .. } => block(b),
+        K::While { cond, body } => expr_assigns(cond, name) || block(body),
+        K::If { cond, then, els } => {
+            expr_assigns(cond, name) || block(then) || els.as_deref().is_some_and(|x| expr_assigns(x, name))
+        }
+        K::Split { arms, .. } => arms.iter().any(|a| expr_assigns(&a.body, name)),
+        K::Call { args, .. } | K::Tuple(args) | K::ArrayList(args) => args.iter().any(|a| expr_assigns(a, name)),
+    }
+}
+
 /// The tail expression of a block whose value is used: its last statement when that is an
 /// expression without `;` (and not a `return`).
 fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
@@ -656,9 +694,9 @@ impl<'a> FnLower<'_, 'a> {
         let mut out = Vec::new();
         let value = if tail_value { self::tail_value(b) } else { None };
         let n = b.stmts.len() - usize::from(value.is_some());
-        for s in &b.stmts[..n] {
+        for (i, s) in b.stmts[..n].iter().enumerate() {
             match s {
-                ast::Stmt::Let(l) => self.let_stmt(l, &mut out),
+                ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], &mut out),
                 ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, &mut out),
             }
         }
@@ -741,13 +779,23 @@ impl<'a> FnLower<'_, 'a> {
         out.extend(tail);
     }
 
-    fn let_stmt(&mut self, l: &ast::LetStmt, out: &mut Vec<Stmt>) {
+    /// A `let` followed by the statements `rest` of its block.
+    fn let_stmt(&mut self, l: &ast::LetStmt, rest: &[ast::Stmt], out: &mut Vec<Stmt>) {
         let cty = self.l.types.lets.get(&l.name.span).cloned().unwrap_or(cty::Ty::Error);
         let ty = self.ty(&cty, l.name.span);
-        if let (Some(init), false, Ty::Ref(..)) = (&l.init, l.mutable, &ty) {
-            // An immutable reference: bound to its place where that is known statically; else
-            // (the value of an `if`, a call, a tuple field) a pointer in a local.
+        let reassigned = l.mutable && rest.iter().any(|s| stmt_assigns(s, &l.name.name));
+        if let (Some(init), false, Ty::Ref(..)) = (&l.init, reassigned, &ty) {
+            // A reference never reassigned: bound to its place where that is known statically;
+            // else (the value of an `if`, a call, a tuple field) a pointer in a local.
             match self.ref_value(init, out) {
+                // A run-time index (`unsafe`) is read when the reference is made, not at each use:
+                // such a reference is a pointer where it can be.
+                RefValue::Static(st) if !st.checks.is_empty() && self.contiguous(&st) => {
+                    let Some(p) = self.finish(st, init.span) else { return };
+                    let local = self.new_local(&l.name.name, ty, self.local_level());
+                    self.bind(&l.name.name, Binding::Local(local));
+                    out.push(Stmt::Let { local, init: Some(Expr::Ref(p)), span: l.span });
+                }
                 RefValue::Static(st) => self.bind(&l.name.name, Binding::Ref(Rc::new(st))),
                 RefValue::Pointer(v) => {
                     let local = self.new_local(&l.name.name, ty, self.local_level());
@@ -821,9 +869,9 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Block(b) if tail_value(b).is_some() => {
                 let owned_before = self.owned.len();
                 self.scopes.push(Vec::new());
-                for s in &b.stmts[..b.stmts.len() - 1] {
+                for (i, s) in b.stmts[..b.stmts.len() - 1].iter().enumerate() {
                     match s {
-                        ast::Stmt::Let(l) => self.let_stmt(l, out),
+                        ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], out),
                         ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
                     }
                 }
@@ -1137,9 +1185,9 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Block(b) if b.stmts.len() > 1 => {
                 if let Some(ast::Stmt::Expr { expr: tail, semi: false }) = b.stmts.last() {
                     self.scopes.push(Vec::new());
-                    for s in &b.stmts[..b.stmts.len() - 1] {
+                    for (i, s) in b.stmts[..b.stmts.len() - 1].iter().enumerate() {
                         match s {
-                            ast::Stmt::Let(l) => self.let_stmt(l, out),
+                            ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], out),
                             ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
                         }
                     }
@@ -1786,6 +1834,18 @@ impl<'a> FnLower<'_, 'a> {
     fn place(&mut self, e: &ast::Expr) -> Option<Place> {
         let st = self.pstate(e)?;
         self.finish(st, e.span)
+    }
+
+    /// Whether a pointer can express the place `st` (see [`FnLower::finish`]).
+    fn contiguous(&self, st: &PState) -> bool {
+        match &st.arr {
+            Some(arr) if arr.viewed => {
+                let mut first = arr.fixed.clone();
+                first.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - arr.fixed.len()));
+                is_contiguous(arr, &offset(&(arr.inv)(first), &arr.base_dims))
+            }
+            _ => true,
+        }
     }
 
     fn finish(&mut self, mut st: PState, span: Span) -> Option<Place> {
