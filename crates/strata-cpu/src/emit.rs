@@ -174,12 +174,17 @@ impl<'p> Emitter<'p> {
             f.locals.iter().for_each(|l| tuples_in(&l.ty, &mut tuples));
             tuples_in(&f.ret, &mut tuples);
         }
+        // One C struct per C type (tuples that differ only in memory spaces are one).
+        let mut declared = HashSet::new();
         for ts in &tuples {
+            let name = tuple_name(ts, Span::DUMMY)?;
+            if !declared.insert(name.clone()) {
+                continue;
+            }
             let mut fields = String::new();
             for (i, t) in ts.iter().enumerate() {
                 write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok();
             }
-            let name = tuple_name(ts, Span::DUMMY)?;
             writeln!(self.out, "typedef struct {{{fields} }} {name};").ok();
         }
         // CUDA C++ warns about unused internal functions; C needs them internal.
