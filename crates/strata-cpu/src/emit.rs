@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program, ScalarTy,
-    ShuffleOp, Stmt, Ty, UnOp,
+    leaf, BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
+    ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -46,23 +46,67 @@ fn scalar_c(s: ScalarTy) -> &'static str {
     }
 }
 
-/// The innermost element type of (nested) arrays.
-fn leaf(t: &Ty) -> &Ty {
-    match t {
-        Ty::Array { elem, .. } => leaf(elem),
-        other => other,
-    }
-}
-
-/// The C type of a value of `t`: arrays are pointers to their scalars.
+/// The C type of a value of `t`: arrays are pointers to their scalars, tuples structs
+/// ([`tuple_name`]).
 fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
-        Ty::Ref(inner) | Ty::Owned(inner) => format!("{}*", c_type(leaf(inner), span)?),
+        Ty::Ref(inner, _) | Ty::Owned(inner, _) => format!("{}*", c_type(leaf(inner), span)?),
         Ty::Array { .. } => format!("{}*", c_type(leaf(t), span)?),
-        Ty::Tuple(_) => return Err(unsupported(span, "tuples")),
+        Ty::Tuple(ts) => tuple_name(ts, span)?,
     })
+}
+
+/// The C struct of a tuple type, named after its fields so that equal tuple types are one C
+/// type (fields `f0`, `f1`, …). A tuple holding an array by value is not supported: C arrays
+/// are not values.
+fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
+    fn mangle(t: &Ty, span: Span, out: &mut String) -> Result<(), E> {
+        match t {
+            Ty::Scalar(s) => out.push_str(match s {
+                ScalarTy::Bool => "b",
+                ScalarTy::I32 | ScalarTy::AtomicI32 => "i",
+                ScalarTy::I64 => "l",
+                ScalarTy::U32 | ScalarTy::AtomicU32 => "u",
+                ScalarTy::U64 => "m",
+                ScalarTy::F32 => "f",
+                ScalarTy::F64 => "d",
+                ScalarTy::Unit => "v",
+            }),
+            Ty::Nat => out.push('n'),
+            Ty::Ref(inner, _) | Ty::Owned(inner, _) => {
+                out.push('p');
+                mangle(leaf(inner), span, out)?;
+            }
+            Ty::Tuple(ts) => {
+                out.push('T');
+                for t in ts {
+                    mangle(t, span, out)?;
+                }
+                out.push('E');
+            }
+            Ty::Array { .. } => return Err(unsupported(span, "a tuple holding an array")),
+        }
+        Ok(())
+    }
+    let mut name = String::from("strata_tuple_");
+    mangle(&Ty::Tuple(ts.to_vec()), span, &mut name)?;
+    Ok(name)
+}
+
+/// The tuple types in `t`, innermost first.
+fn tuples_in(t: &Ty, out: &mut Vec<Vec<Ty>>) {
+    match t {
+        Ty::Tuple(ts) => {
+            ts.iter().for_each(|x| tuples_in(x, out));
+            if !out.contains(ts) {
+                out.push(ts.clone());
+            }
+        }
+        Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => tuples_in(x, out),
+        _ => {}
+    }
 }
 
 pub(crate) struct Emitter<'p> {
@@ -87,6 +131,9 @@ struct Cx<'f> {
     hoisted: HashSet<LocalId>,
     /// Label that ends the current thread's iteration (for `return` in thread code).
     next_thread: Option<String>,
+    /// Label that ends the current block's iteration of a kernel on the cpu device (for `return`
+    /// in block-level code: the block is done, the OS thread goes on with its next block).
+    block_end: Option<String>,
     /// The innermost statement with a span: where run-time errors of expressions are reported.
     span: Span,
     /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
@@ -121,6 +168,25 @@ impl<'p> Emitter<'p> {
         }
         self.out.push_str(RUNTIME);
         self.out.push('\n');
+        // Tuples are C structs, declared before everything that uses them.
+        let mut tuples = Vec::new();
+        for f in &self.p.functions {
+            f.locals.iter().for_each(|l| tuples_in(&l.ty, &mut tuples));
+            tuples_in(&f.ret, &mut tuples);
+        }
+        // One C struct per C type (tuples that differ only in memory spaces are one).
+        let mut declared = HashSet::new();
+        for ts in &tuples {
+            let name = tuple_name(ts, Span::DUMMY)?;
+            if !declared.insert(name.clone()) {
+                continue;
+            }
+            let mut fields = String::new();
+            for (i, t) in ts.iter().enumerate() {
+                write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok();
+            }
+            writeln!(self.out, "typedef struct {{{fields} }} {name};").ok();
+        }
         // CUDA C++ warns about unused internal functions; C needs them internal.
         let linkage = if self.cuda { "" } else { "static " };
         for (i, f) in self.p.functions.iter().enumerate() {
@@ -157,7 +223,7 @@ impl<'p> Emitter<'p> {
         let kernel_cuda = self.cuda && matches!(f.kind, FnKind::Kernel { .. });
         for l in &f.params {
             let t = &f.locals[*l].ty;
-            let restrict = if kernel_cuda && matches!(t, Ty::Ref(_) | Ty::Owned(_) | Ty::Array { .. }) {
+            let restrict = if kernel_cuda && matches!(t, Ty::Ref(..) | Ty::Owned(..) | Ty::Array { .. }) {
                 " __restrict__"
             } else {
                 ""
@@ -202,6 +268,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            block_end: None,
             span: Span::DUMMY,
             returns: false,
             env: Env::for_function(f, self.cuda),
@@ -231,9 +298,20 @@ impl<'p> Emitter<'p> {
                     *seen_in.entry(l).or_insert(0) += 1;
                 }
             }
+            // A local a reference is made to may be used through it in another segment.
+            let mut referenced = HashSet::new();
+            for st in &f.body {
+                st.visit_exprs(&mut |e| {
+                    if let Expr::Ref(p) = e {
+                        if !p.path.contains(&PathStep::Deref) {
+                            referenced.insert(p.root);
+                        }
+                    }
+                });
+            }
             for (id, l) in f.locals.iter().enumerate() {
-                if l.level == Level::Thread && !cx.hoisted.contains(&id) && seen_in.get(&id).copied().unwrap_or(0) >= 2
-                {
+                let across = seen_in.get(&id).copied().unwrap_or(0) >= 2 || referenced.contains(&id);
+                if l.level == Level::Thread && !cx.hoisted.contains(&id) && across {
                     cx.per_thread.insert(id);
                 }
             }
@@ -292,7 +370,15 @@ impl<'p> Emitter<'p> {
             if cx.returns {
                 writeln!(self.out, "            memset(done, 0, nthreads);").ok();
             }
-            self.block_level(&mut cx, &f.body, 3)?;
+            // The block's code is a C block of its own, so that the `goto` of a block-level
+            // `return` never jumps into the scope of a variable-length array.
+            let end = format!("block_end_{}", self.labels);
+            self.labels += 1;
+            cx.block_end = Some(end.clone());
+            writeln!(self.out, "            {{").ok();
+            self.block_level(&mut cx, &f.body, 4)?;
+            writeln!(self.out, "            }}").ok();
+            writeln!(self.out, "            {end}: ;").ok();
             writeln!(self.out, "        }}").ok();
             for name in frees {
                 writeln!(self.out, "        free({name});").ok();
@@ -331,6 +417,7 @@ impl<'p> Emitter<'p> {
             per_thread: HashSet::new(),
             hoisted: HashSet::new(),
             next_thread: None,
+            block_end: None,
             span: Span::DUMMY,
             returns: false,
             env: Env::for_function(f, self.cuda),
@@ -547,7 +634,7 @@ impl<'p> Emitter<'p> {
                 let name = self.local(cx, *local);
                 let declare = !cx.per_thread.contains(local);
                 match (&l.ty, init) {
-                    (Ty::Owned(inner), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
+                    (Ty::Owned(inner, _), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
                         let t = c_type(leaf(inner), *span)?;
                         let len = self.flat_len(cx, inner)?;
                         let decl = if declare { format!("{t} *") } else { String::new() };
@@ -620,6 +707,9 @@ impl<'p> Emitter<'p> {
                 self.stmts(cx, els, ind + 1)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
+            // A region of the whole block (a block-level statement about per-thread copies of a
+            // variable): its declarations are visible to the code after it.
+            Stmt::Threads { set, body } if self.cuda && set.is_empty() => self.stmts(cx, body, ind)?,
             Stmt::Threads { set, body } if self.cuda => {
                 // On a GPU every thread runs the kernel: a region is the threads of its set.
                 let mut conds = Vec::new();
@@ -722,8 +812,12 @@ impl<'p> Emitter<'p> {
                 (Some(label), _) => {
                     writeln!(self.out, "{pad}done[tid] = 1; goto {label};").ok();
                 }
+                // Block-level code of a kernel: the block ends, not the OS thread's other blocks.
+                (None, _) if cx.block_end.is_some() => {
+                    writeln!(self.out, "{pad}goto {};", cx.block_end.as_deref().unwrap_or_default()).ok();
+                }
                 (None, Some(e)) => {
-                    let v = self.expr(cx, e)?;
+                    let v = self.typed_expr(cx, e, &cx.f.ret)?;
                     writeln!(self.out, "{pad}return {v};").ok();
                 }
                 (None, None) => {
@@ -905,16 +999,7 @@ impl<'p> Emitter<'p> {
 
     /// The type of the memory a place denotes.
     fn place_ty(&self, cx: &Cx, p: &Place) -> Ty {
-        let mut t = cx.f.locals[p.root].ty.clone();
-        for step in &p.path {
-            t = match (step, t) {
-                (PathStep::Deref, Ty::Ref(x) | Ty::Owned(x)) => *x,
-                (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(Ty::Nat),
-                (PathStep::Elem(_), arr @ Ty::Array { .. }) => leaf(&arr).clone(),
-                (_, other) => other,
-            };
-        }
-        t
+        cx.f.place_ty(p)
     }
 
     /// An lvalue for a place; array-valued places are pointers to their first scalar.
@@ -930,7 +1015,7 @@ impl<'p> Emitter<'p> {
             match step {
                 PathStep::Deref => {
                     t = match t {
-                        Ty::Ref(x) | Ty::Owned(x) => *x,
+                        Ty::Ref(x, _) | Ty::Owned(x, _) => *x,
                         _ => return Err(unsupported(p.span, "dereferencing a non-pointer")),
                     };
                     if !matches!(t, Ty::Array { .. }) {
@@ -951,7 +1036,12 @@ impl<'p> Emitter<'p> {
                     t = leaf(&t).clone();
                     pointer = false;
                 }
-                PathStep::Field(_) => return Err(unsupported(p.span, "tuples")),
+                PathStep::Field(i) => {
+                    let Ty::Tuple(ts) = t else { return Err(unsupported(p.span, "a field of a non-tuple")) };
+                    s = format!("{s}.f{i}");
+                    t = ts.get(*i as usize).cloned().unwrap_or(Ty::Nat);
+                    pointer = false;
+                }
             }
         }
         Ok(s)
@@ -965,6 +1055,8 @@ impl<'p> Emitter<'p> {
                 q.path.pop();
                 self.place(cx, &q)
             }
+            // An array (a local, or a row of per-thread storage) decays to its first scalar.
+            _ if matches!(self.place_ty(cx, p), Ty::Array { .. }) => self.place(cx, p),
             _ => Ok(format!("(&{})", self.place(cx, p)?)),
         }
     }
@@ -977,7 +1069,7 @@ impl<'p> Emitter<'p> {
             Expr::Lit(_) => Ty::Scalar(ScalarTy::Unit),
             Expr::Nat(_) => Ty::Nat,
             Expr::Load(p) => self.place_ty(cx, p),
-            Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p))),
+            Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p)), cx.f.place_mem(p)),
             Expr::Unary(_, x) => self.expr_ty(cx, x),
             Expr::Binary(op, a, b) => {
                 if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
@@ -989,12 +1081,13 @@ impl<'p> Emitter<'p> {
                 }
             }
             Expr::Cast(_, s) => Ty::Scalar(*s),
+            Expr::Tuple(xs) => Ty::Tuple(xs.iter().map(|x| self.expr_ty(cx, x)).collect()),
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
             Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
                 match args.first().map(|a| self.expr_ty(cx, a)) {
-                    Some(Ty::Ref(t)) => match leaf(&t) {
+                    Some(Ty::Ref(t, _)) => match leaf(&t) {
                         Ty::Scalar(ScalarTy::AtomicI32) => Ty::Scalar(ScalarTy::I32),
                         _ => Ty::Scalar(ScalarTy::U32),
                     },
@@ -1007,6 +1100,20 @@ impl<'p> Emitter<'p> {
 
     /// `e` converted to `want` where it is a natural number (as `sim` converts on store).
     fn typed_expr(&self, cx: &Cx, e: &Expr, want: &Ty) -> Result<String, E> {
+        if let (Expr::Tuple(xs), Ty::Tuple(ts)) = (e, want) {
+            // A compound literal of the wanted struct, each field converted like a store.
+            let mut fields = Vec::new();
+            for (x, t) in xs.iter().zip(ts) {
+                fields.push(self.typed_expr(cx, x, t)?);
+            }
+            // C++ (CUDA) has no compound literals, but aggregate initialisation.
+            let name = tuple_name(ts, cx.span)?;
+            return Ok(if self.cuda {
+                format!("({name}{{{}}})", fields.join(", "))
+            } else {
+                format!("(({name}){{{}}})", fields.join(", "))
+            });
+        }
         let v = self.expr(cx, e)?;
         Ok(match (self.expr_ty(cx, e), want) {
             (Ty::Nat, Ty::Scalar(s)) => format!("(({}){v})", scalar_c(*s)),
@@ -1087,13 +1194,17 @@ impl<'p> Emitter<'p> {
                 for n in nats {
                     a.push(self.iexpr(cx, n)?);
                 }
-                for x in args {
-                    a.push(self.expr(cx, x)?);
+                let callee = &self.p.functions[*func];
+                for (x, p) in args.iter().zip(&callee.params) {
+                    a.push(self.typed_expr(cx, x, &callee.locals[*p].ty)?);
                 }
                 format!("f{func}({})", a.join(", "))
             }
             Expr::Builtin(b, args, span) => self.builtin(cx, *b, args, *span)?,
-            Expr::Tuple(_) => return Err(unsupported(cx.f.span, "tuples")),
+            Expr::Tuple(xs) => {
+                let ts: Vec<Ty> = xs.iter().map(|x| self.expr_ty(cx, x)).collect();
+                return self.typed_expr(cx, e, &Ty::Tuple(ts));
+            }
             Expr::ArrayList(_) | Expr::ArrayRepeat(..) => {
                 return Err(unsupported(cx.f.span, "array values outside `CpuHeap::new`"))
             }
@@ -1102,7 +1213,7 @@ impl<'p> Emitter<'p> {
 
     fn referent(&self, cx: &Cx, e: &Expr) -> Ty {
         match self.expr_ty(cx, e) {
-            Ty::Ref(t) | Ty::Owned(t) => *t,
+            Ty::Ref(t, _) | Ty::Owned(t, _) => *t,
             t => t,
         }
     }
@@ -1228,10 +1339,13 @@ impl<'p> Emitter<'p> {
     /// nested lists: before element k, one `[` per level whose block starts at k; after it, one
     /// `]` per level whose block ends there.
     fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr], newline: bool) -> Result<String, E> {
+        if let Some(fail) = self.prints_gpu_memory(cx, e) {
+            return Ok(fail);
+        }
         let v = self.expr(cx, e)?;
         let t = self.expr_ty(cx, e);
         let inner = match &t {
-            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
+            Ty::Ref(x, _) | Ty::Owned(x, _) => (**x).clone(),
             other => other.clone(),
         };
         let f = match leaf(&inner) {
@@ -1256,13 +1370,52 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
         ))
     }
 
+    /// Host code that would read GPU memory to print `e` (what `sim` reports as E0905): the
+    /// printer follows pointers, and host code must never index a device pointer.
+    fn prints_gpu_memory(&self, cx: &Cx, e: &Expr) -> Option<String> {
+        let place_gpu = matches!(e, Expr::Load(p) | Expr::Ref(p) if cx.f.place_mem(p).is_gpu());
+        let pointee_gpu = matches!(self.expr_ty(cx, e), Ty::Ref(_, m) | Ty::Owned(_, m) if m.is_gpu());
+        (place_gpu || pointee_gpu).then(|| {
+            format!(
+                "(strata_fail(905, {}, {}, \"host code read GPU memory (print it after `copy_mem_to_host`)\"), 0)",
+                cx.span.lo, cx.span.hi
+            )
+        })
+    }
+
     fn print(&self, cx: &Cx, e: &Expr, newline: bool) -> Result<String, E> {
         if let Expr::Lit(Lit::Str(text)) = e {
             let put = if newline { "puts" } else { "strata_put" };
             return Ok(format!("{put}({})", c_string(text)));
         }
+        if let Some(fail) = self.prints_gpu_memory(cx, e) {
+            return Ok(fail);
+        }
         let nl = if newline { "putchar('\\n')" } else { "0" };
+        Ok(format!("({}, {nl})", self.print_expr(cx, e, 0)?))
+    }
+
+    /// A C expression printing `e`; a tuple written out is printed field by field (it need not
+    /// have a C struct).
+    fn print_expr(&self, cx: &Cx, e: &Expr, depth: usize) -> Result<String, E> {
+        if let Expr::Tuple(xs) = e {
+            let mut parts = vec!["putchar('(')".to_string()];
+            for (i, x) in xs.iter().enumerate() {
+                if i > 0 {
+                    parts.push("fputs(\", \", stdout)".to_string());
+                }
+                parts.push(self.print_expr(cx, x, depth + 1)?);
+            }
+            parts.push("putchar(')')".to_string());
+            return Ok(format!("({{ {}; }})", parts.join("; ")));
+        }
         let v = self.expr(cx, e)?;
+        self.print_value(cx, &v, &self.expr_ty(cx, e), depth)
+    }
+
+    /// A C expression printing the value `v` of type `t` like `sim` does: a reference or owning
+    /// pointer prints what it points to, a tuple its fields (`depth` names its temporaries).
+    fn print_value(&self, cx: &Cx, v: &str, t: &Ty, depth: usize) -> Result<String, E> {
         let scalar_fn = |t: &Ty| -> Option<&'static str> {
             Some(match t {
                 Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
@@ -1275,22 +1428,38 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
                 _ => return None,
             })
         };
-        let t = self.expr_ty(cx, e);
-        if let Some(f) = scalar_fn(&t) {
-            return Ok(format!("({f}({v}), {nl})"));
+        if let Some(f) = scalar_fn(t) {
+            return Ok(format!("{f}({v})"));
         }
-        let inner = match &t {
-            Ty::Ref(x) | Ty::Owned(x) => (**x).clone(),
-            other => other.clone(),
-        };
-        let Some(f) = scalar_fn(leaf(&inner)) else { return Err(unsupported(cx.f.span, "printing this value")) };
-        if !matches!(inner, Ty::Array { .. }) {
-            return Ok(format!("({f}(*({v})), {nl})"));
+        match t {
+            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => {
+                self.print_value(cx, &format!("(*({v}))"), x, depth + 1)
+            }
+            Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => {
+                let arr = if matches!(t, Ty::Array { .. }) { t } else { &**x };
+                // The elements (of nested arrays, flat): scalars, or references printed as what
+                // they refer to.
+                let k = format!("k{depth}_");
+                let elem = self.print_value(cx, &format!("({v})[{k}]"), leaf(arr), depth + 1)?;
+                let len = self.flat_len(cx, arr)?;
+                Ok(format!(
+                    "({{ putchar('['); for (uint64_t {k} = 0; {k} < {len}; {k}++) {{ if ({k}) fputs(\", \", stdout); {elem}; }} putchar(']'); }})"
+                ))
+            }
+            Ty::Tuple(ts) => {
+                let tmp = format!("tuple{depth}_");
+                let mut parts = vec![format!("{} {tmp} = ({v})", tuple_name(ts, cx.span)?), "putchar('(')".to_string()];
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        parts.push("fputs(\", \", stdout)".to_string());
+                    }
+                    parts.push(self.print_value(cx, &format!("{tmp}.f{i}"), t, depth + 1)?);
+                }
+                parts.push("putchar(')')".to_string());
+                Ok(format!("({{ {}; }})", parts.join("; ")))
+            }
+            _ => Err(unsupported(cx.f.span, "printing this value")),
         }
-        let len = self.flat_len(cx, &inner)?;
-        Ok(format!(
-            "({{ putchar('['); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ if (k_) fputs(\", \", stdout); {f}(({v})[k_]); }} putchar(']'); {nl}; }})"
-        ))
     }
 }
 
@@ -1549,7 +1718,7 @@ fn expr_varies(cx: &Cx, e: &Expr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strata_ir::ir::Local;
+    use strata_ir::ir::{Local, Mem};
 
     fn b(e: IExpr) -> Box<IExpr> {
         Box::new(e)
@@ -1559,8 +1728,10 @@ mod tests {
     /// `a[blockIdx.x * 256 + threadIdx.x]` and, in a loop `for i in 0..4`, to `a[i]`, plus a
     /// `main` that does nothing.
     fn program(grid: IExpr, nats: Vec<String>) -> Program {
-        let array =
-            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }));
+        let array = Ty::Ref(
+            Box::new(Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::F32)), len: IExpr::Const(1 << 20) }),
+            Mem::GpuGlobal,
+        );
         let store = |off: IExpr| Stmt::Store {
             place: Place {
                 root: 0,
@@ -1633,6 +1804,47 @@ mod tests {
         assert!(out.contains("l0[((((uint64_t)blockIdx.x) * UINT64_C(256)) + ((uint64_t)threadIdx.x))]"), "{out}");
         // The loop's bounds are constants: still 32-bit.
         assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
+    }
+
+    #[test]
+    fn host_code_never_prints_through_a_device_pointer() {
+        // main: let d: [i32; 4] @ gpu.global = <param>; println(d); println(&d[1..]) as a reference.
+        let arr = Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::I32)), len: IExpr::Const(4) };
+        let local = Place::local(0, Span::DUMMY);
+        let elem = Place {
+            root: 0,
+            path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(1))],
+            checks: Vec::new(),
+            span: Span::DUMMY,
+        };
+        let print = |e: Expr| Stmt::Eval(Expr::Builtin(Builtin::Print, vec![e], Span::DUMMY));
+        let f = Function {
+            name: "show".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: vec![0],
+            locals: vec![Local { name: "d".into(), ty: Ty::Owned(Box::new(arr), Mem::GpuGlobal), level: Level::Host }],
+            body: vec![print(Expr::Load(local)), print(Expr::Ref(elem.clone())), print(Expr::Load(elem))],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        let main = Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: Vec::new(),
+            locals: Vec::new(),
+            body: Vec::new(),
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+        };
+        let p = Program { functions: vec![f, main], entry: Some(1) };
+        for out in [cuda(&p), Emitter::new(&p).emit().unwrap_or_default()] {
+            let body = &out[out.find("void f0(int32_t* l0) {").unwrap_or(0)..];
+            let body = &body[..body.find("\n}").unwrap_or(body.len())];
+            assert_eq!(body.matches("strata_fail(905").count(), 3, "{body}");
+            assert!(!body.contains("l0["), "{body}");
+        }
     }
 
     #[test]

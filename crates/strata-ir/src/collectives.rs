@@ -73,7 +73,7 @@ impl Expand<'_> {
             return *l;
         }
         let len = self.block[0].clone() * self.block[1].clone() * self.block[2].clone();
-        let ty = Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(t)), len }));
+        let ty = Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(t)), len }), crate::ir::Mem::GpuShared);
         let l = self.new_local(&format!("warp_exchange_{}", t.name()), ty, Level::Block);
         self.scratch.insert(t, l);
         l

@@ -10,8 +10,8 @@
 //! * **No `sched`, no `split`.** A kernel body is *block-level* code, executed uniformly by every
 //!   thread of a block (uniform loops, conditions and barriers), containing *thread regions*
 //!   ([`Stmt::Threads`]) that each thread of a set runs with its own coordinates. A `split` of
-//!   threads becomes two regions with complementary thread sets; inside a region it becomes an
-//!   `if` on the coordinate.
+//!   threads becomes two regions with complementary thread sets; a `split` of blocks, and any
+//!   `split` inside a region, an `if` on the coordinate.
 //! * **Barriers are statements** ([`Stmt::Sync`]) scoped to a block or a warp. In checked safe
 //!   code they stand only where every thread of their scope reaches them; `unsafe` code can put
 //!   them anywhere, which is why the simulator checks barrier divergence.
@@ -134,6 +134,24 @@ impl fmt::Display for IExpr {
     }
 }
 
+/// The memory a pointer points into: the memory space of its type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mem {
+    Cpu,
+    GpuGlobal,
+    GpuShared,
+    GpuLocal,
+    /// A generic memory space (`m: mem`), bound at the call.
+    Generic,
+}
+
+impl Mem {
+    /// Memory of the GPU, which host code cannot read.
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Mem::GpuGlobal | Mem::GpuShared | Mem::GpuLocal)
+    }
+}
+
 /// A resolved data type: scalars, flat arrays, tuples, references and owning pointers.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
@@ -144,9 +162,10 @@ pub enum Ty {
         len: IExpr,
     },
     Tuple(Vec<Ty>),
-    Ref(Box<Ty>),
+    /// A reference to memory in the given space.
+    Ref(Box<Ty>, Mem),
     /// An owning pointer (`T @ m`).
-    Owned(Box<Ty>),
+    Owned(Box<Ty>, Mem),
     /// A natural number used as a value.
     Nat,
 }
@@ -489,6 +508,53 @@ pub struct Function {
     /// What the function returns (`()` for kernels).
     pub ret: Ty,
     pub span: Span,
+}
+
+/// The innermost element type of (nested) arrays.
+pub fn leaf(t: &Ty) -> &Ty {
+    match t {
+        Ty::Array { elem, .. } => leaf(elem),
+        other => other,
+    }
+}
+
+impl Function {
+    /// The type of the memory a place denotes (an element offset selects a scalar of the flat
+    /// array, a partial path a sub-array or field).
+    pub fn place_ty(&self, p: &Place) -> Ty {
+        let mut t = self.locals.get(p.root).map_or(Ty::Nat, |l| l.ty.clone());
+        for step in &p.path {
+            t = match (step, t) {
+                (PathStep::Deref, Ty::Ref(x, _) | Ty::Owned(x, _)) => *x,
+                (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(Ty::Nat),
+                (PathStep::Elem(_), arr @ Ty::Array { .. }) => leaf(&arr).clone(),
+                (_, other) => other,
+            };
+        }
+        t
+    }
+
+    /// The memory space a place lies in: that of the last pointer it dereferences, else the
+    /// function's own memory (a local of host code is in `cpu.mem`, of GPU code in `gpu.local`).
+    pub fn place_mem(&self, p: &Place) -> Mem {
+        let mut t = self.locals.get(p.root).map_or(Ty::Nat, |l| l.ty.clone());
+        let mut mem = match self.kind {
+            FnKind::Host => Mem::Cpu,
+            _ => Mem::GpuLocal,
+        };
+        for step in &p.path {
+            t = match (step, t) {
+                (PathStep::Deref, Ty::Ref(x, m) | Ty::Owned(x, m)) => {
+                    mem = m;
+                    *x
+                }
+                (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(Ty::Nat),
+                (PathStep::Elem(_), arr @ Ty::Array { .. }) => leaf(&arr).clone(),
+                (_, other) => other,
+            };
+        }
+        mem
+    }
 }
 
 #[derive(Clone, Debug, Default)]

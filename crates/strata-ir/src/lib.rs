@@ -3,6 +3,7 @@
 pub mod collectives;
 pub mod ir;
 pub mod lower;
+mod thread_dep;
 pub mod validate;
 
 pub use collectives::expand_warp_collectives;

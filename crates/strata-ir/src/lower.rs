@@ -5,8 +5,9 @@
 //! indices of the view to those of what it views) and the functions are composed, the last view
 //! applied first, exactly once for every backend. `sched` binds coordinates (`blockIdx`,
 //! `threadIdx` minus the start of a `split` part, warp and lane numbers); a selection consumes
-//! them as indices. A `let` bound to a borrow is an alias: its place is substituted where it is
-//! used, as the checker does.
+//! them as indices. A reference known when lowering (an immutable `let` of a borrow, a copy of
+//! one) is bound to its resolved place, which is substituted where it is used, as the checker
+//! does; any other reference is a run-time pointer to the first scalar of a contiguous part.
 //!
 //! The IR has no views, so a function cannot receive an arbitrary view as a pointer. Calls of a
 //! function executed by a block or a warp, or with a view-array parameter (`[[T; n]]`), are
@@ -69,13 +70,22 @@ enum What {
 enum Binding {
     Local(LocalId),
     Counter(LocalId),
-    Alias(Rc<ast::Expr>),
     Exec(usize),
-    /// A reference parameter of an inlined call: the place its argument refers to, resolved in
-    /// the caller's scope (so the callee's names cannot capture the argument's).
-    Arg(Rc<PState>),
+    /// A reference known when lowering: the place it refers to, resolved where the reference was
+    /// made (so later names cannot capture the borrowed place's). An immutable `let` of a borrow,
+    /// of a copy of such a reference or of a block that yields one, and a reference parameter of
+    /// an inlined call, are bound this way: uses of the variable are uses of the place, with its
+    /// views and selections. As a value it is a pointer to the place's first scalar (see
+    /// [`FnLower::finish`]).
+    Ref(Rc<PState>),
     /// A size parameter of an inlined call, bound to the call's size argument.
     Nat(IExpr),
+}
+
+/// A value of reference type, as [`FnLower::ref_value`] lowers it.
+enum RefValue {
+    Static(PState),
+    Pointer(Expr),
 }
 
 /// How deep inlined calls may nest (bounds the size of the inlined code).
@@ -175,7 +185,6 @@ struct FnLower<'l, 'a> {
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, Binding)>>,
     level: Level,
-    set: ThreadSet,
     binders: Vec<ExecB>,
     /// Threads of one block and blocks of the grid, as the signature states them.
     block_shape: Vec<(DimName, IExpr)>,
@@ -226,7 +235,6 @@ impl<'a> Lowering<'a> {
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             level,
-            set: Vec::new(),
             binders: Vec::new(),
             block_shape: Vec::new(),
             grid_shape: Vec::new(),
@@ -296,7 +304,7 @@ impl<'a> Lowering<'a> {
             if p.exec.is_some() {
                 // A shared-memory buffer the launch allocates for each block.
                 match &ty {
-                    Ty::Ref(inner) => {
+                    Ty::Ref(inner, _) => {
                         let (len, scalar) = flat_len(inner);
                         match scalar {
                             Some(s) => shared.push((local, s, len)),
@@ -336,7 +344,18 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared, .. } = &mut kind {
             shared.append(&mut fl.shared_decls);
         }
-        ir::Function { name: f.name.name.clone(), kind, nat_params, params, locals: fl.locals, body, ret, span: f.span }
+        let mut func = ir::Function {
+            name: f.name.name.clone(),
+            kind,
+            nat_params,
+            params,
+            locals: fl.locals,
+            body,
+            ret,
+            span: f.span,
+        };
+        crate::thread_dep::per_thread_copies(&mut func);
+        func
     }
 }
 
@@ -412,6 +431,44 @@ fn expr_returns(e: &ast::Expr) -> bool {
     }
 }
 
+/// Whether `s` assigns to a variable named `name` as a whole (`name = …`), anywhere inside.
+fn stmt_assigns(s: &ast::Stmt, name: &str) -> bool {
+    match s {
+        ast::Stmt::Let(l) => l.init.as_ref().is_some_and(|e| expr_assigns(e, name)),
+        ast::Stmt::Expr { expr, .. } => expr_assigns(expr, name),
+    }
+}
+
+fn expr_assigns(e: &ast::Expr, name: &str) -> bool {
+    use ExprKind as K;
+    let block = |b: &ast::Block| b.stmts.iter().any(|s| stmt_assigns(s, name));
+    match &e.kind {
+        K::Assign(lhs, rhs) | K::CompoundAssign(_, lhs, rhs) => {
+            matches!(&lhs.kind, K::Path(segs) if segs.len() == 1 && segs[0].name == name) || expr_assigns(rhs, name)
+        }
+        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error => false,
+        K::Return(x) => x.as_deref().is_some_and(|x| expr_assigns(x, name)),
+        K::Unary(_, x)
+        | K::Cast(x, _)
+        | K::Field(x, _)
+        | K::Deref(x)
+        | K::Select(x, _)
+        | K::View(x, _)
+        | K::Unsafe(x)
+        | K::Paren(x)
+        | K::ArrayRepeat(x, _)
+        | K::Borrow { place: x, .. } => expr_assigns(x, name),
+        K::Binary(_, a, b) | K::Index(a, b) => expr_assigns(a, name) || expr_assigns(b, name),
+        K::Block(b) | K::For { body: b, .. } | K::Sched { body: b, .. } => block(b),
+        K::While { cond, body } => expr_assigns(cond, name) || block(body),
+        K::If { cond, then, els } => {
+            expr_assigns(cond, name) || block(then) || els.as_deref().is_some_and(|x| expr_assigns(x, name))
+        }
+        K::Split { arms, .. } => arms.iter().any(|a| expr_assigns(&a.body, name)),
+        K::Call { args, .. } | K::Tuple(args) | K::ArrayList(args) => args.iter().any(|a| expr_assigns(a, name)),
+    }
+}
+
 /// The tail expression of a block whose value is used: its last statement when that is an
 /// expression without `;` (and not a `return`).
 fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
@@ -448,6 +505,26 @@ fn expr_writes(e: &Expr) -> bool {
         _ => {}
     });
     writes
+}
+
+/// The IR's memory space of a checker's.
+fn mem_of(m: &cty::Mem) -> ir::Mem {
+    match m {
+        cty::Mem::CpuMem => ir::Mem::Cpu,
+        cty::Mem::GpuGlobal => ir::Mem::GpuGlobal,
+        cty::Mem::GpuShared => ir::Mem::GpuShared,
+        cty::Mem::GpuLocal => ir::Mem::GpuLocal,
+        cty::Mem::Var(_) => ir::Mem::Generic,
+    }
+}
+
+/// `body`, run only where every constraint of `set` holds (`lo <= on < hi`).
+fn guarded(set: &ThreadSet, body: Vec<Stmt>, span: Span, out: &mut Vec<Stmt>) {
+    match crate::thread_dep::condition(set) {
+        Some(cond) if !body.is_empty() => out.push(Stmt::If { cond, then: body, els: Vec::new(), span }),
+        Some(_) => {}
+        None => out.extend(body),
+    }
 }
 
 /// Total scalar count and scalar element type of a (nested) array type.
@@ -581,8 +658,8 @@ impl<'a> FnLower<'_, 'a> {
             cty::Ty::Array(e, n) | cty::Ty::ViewArray(e, n) => {
                 Ty::Array { elem: Box::new(self.ty(e, span)), len: self.nat(n) }
             }
-            cty::Ty::Ref { ty, .. } => Ty::Ref(Box::new(self.ty(ty, span))),
-            cty::Ty::At(ty, _) => Ty::Owned(Box::new(self.ty(ty, span))),
+            cty::Ty::Ref { ty, mem, .. } => Ty::Ref(Box::new(self.ty(ty, span)), mem_of(mem)),
+            cty::Ty::At(ty, mem) => Ty::Owned(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::Var(_) | cty::Ty::Error => {
                 self.err(span, "generic data types");
                 Ty::Scalar(ScalarTy::Unit)
@@ -614,9 +691,9 @@ impl<'a> FnLower<'_, 'a> {
         let mut out = Vec::new();
         let value = if tail_value { self::tail_value(b) } else { None };
         let n = b.stmts.len() - usize::from(value.is_some());
-        for s in &b.stmts[..n] {
+        for (i, s) in b.stmts[..n].iter().enumerate() {
             match s {
-                ast::Stmt::Let(l) => self.let_stmt(l, &mut out),
+                ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], &mut out),
                 ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, &mut out),
             }
         }
@@ -642,8 +719,12 @@ impl<'a> FnLower<'_, 'a> {
         if owned.is_empty() {
             return;
         }
+        // The block's value (a tail expression whose value is used, or a final `return`) is
+        // computed before the release; a tail of type `()` is an ordinary last statement.
+        let value_used = value_ty.is_some_and(|t| *t != Ty::Scalar(ScalarTy::Unit));
         let mut tail = match (b.stmts.last(), out.last()) {
-            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_) | Stmt::Return(_))) => out.pop(),
+            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Return(_))) => out.pop(),
+            (Some(ast::Stmt::Expr { semi: false, .. }), Some(Stmt::Eval(_))) if value_used => out.pop(),
             _ => None,
         };
         // Whole-value reads that move nothing: `println(h)`, and a reference bound to a local of
@@ -656,7 +737,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             });
             if let Stmt::Let { local, init: Some(init), .. } = s {
-                if matches!(self.locals.get(*local).map(|l| &l.ty), Some(Ty::Ref(_))) {
+                if matches!(self.locals.get(*local).map(|l| &l.ty), Some(Ty::Ref(..))) {
                     printed.push(init as *const Expr);
                 }
             }
@@ -695,30 +776,58 @@ impl<'a> FnLower<'_, 'a> {
         out.extend(tail);
     }
 
-    fn let_stmt(&mut self, l: &ast::LetStmt, out: &mut Vec<Stmt>) {
-        if let Some(init) = &l.init {
-            if let ExprKind::Borrow { place, .. } = &init.kind {
-                // An alias: uses of the variable are uses of the borrowed place.
-                self.bind(&l.name.name, Binding::Alias(Rc::new((**place).clone())));
-                return;
-            }
-        }
+    /// A `let` followed by the statements `rest` of its block.
+    fn let_stmt(&mut self, l: &ast::LetStmt, rest: &[ast::Stmt], out: &mut Vec<Stmt>) {
         let cty = self.l.types.lets.get(&l.name.span).cloned().unwrap_or(cty::Ty::Error);
         let ty = self.ty(&cty, l.name.span);
+        let reassigned = l.mutable && rest.iter().any(|s| stmt_assigns(s, &l.name.name));
+        if let (Some(init), false, Ty::Ref(..)) = (&l.init, reassigned, &ty) {
+            // A reference never reassigned: bound to its place where that is known statically;
+            // else (the value of an `if`, a call, a tuple field) a pointer in a local.
+            match self.ref_value(init, out) {
+                // A run-time index (`unsafe`) is read when the reference is made, not at each use:
+                // such a reference is a pointer where it can be.
+                RefValue::Static(st) if !st.checks.is_empty() && self.contiguous(&st) => {
+                    let Some(p) = self.finish(st, init.span) else { return };
+                    let local = self.new_local(&l.name.name, ty, self.local_level());
+                    self.bind(&l.name.name, Binding::Local(local));
+                    out.push(Stmt::Let { local, init: Some(Expr::Ref(p)), span: l.span });
+                }
+                RefValue::Static(st) => self.bind(&l.name.name, Binding::Ref(Rc::new(st))),
+                RefValue::Pointer(v) => {
+                    let local = self.new_local(&l.name.name, ty, self.local_level());
+                    self.bind(&l.name.name, Binding::Local(local));
+                    out.push(Stmt::Let { local, init: Some(v), span: l.span });
+                }
+            }
+            return;
+        }
         if l.exec.is_some() {
             // `let [grid.blocks.forall(X)] tmp: [T; n] @ gpu.shared;`: a buffer every block of the
             // launch allocates, exactly like a shared-memory parameter.
-            if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner), None, Level::Block) =
+            if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner, _), None, Level::Block) =
                 (&cty, &ty, &l.init, self.level)
             {
                 if let (len, Some(scalar)) = flat_len(inner) {
-                    let local = self.new_local(&l.name.name, Ty::Ref(inner.clone()), Level::Block);
+                    let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
                     self.shared_decls.push((local, scalar, len));
                     self.bind(&l.name.name, Binding::Local(local));
                     return;
                 }
             }
             self.err(l.span, "declarations for a sub-resource (`let [e] x: T;`) other than shared memory in a kernel");
+        }
+        if let (cty::Ty::At(_, cty::Mem::GpuShared), Ty::Owned(inner, _), None) = (&cty, &ty, &l.init) {
+            // `let x: T @ gpu.shared;` executed by one block: its own buffer, allocated by the
+            // launch for every block like a shared-memory parameter.
+            // A warp or a thread is refused by the checker (E0502).
+            if let ((len, Some(scalar)), Level::Block, false) = (flat_len(inner), self.level, self.in_region) {
+                let local = self.new_local(&l.name.name, Ty::Ref(inner.clone(), ir::Mem::GpuShared), Level::Block);
+                self.shared_decls.push((local, scalar, len));
+                self.bind(&l.name.name, Binding::Local(local));
+                return;
+            }
+            self.err(l.span, "shared memory declared by a warp or a thread, or of non-scalar elements");
         }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
@@ -727,6 +836,63 @@ impl<'a> FnLower<'_, 'a> {
         }
         self.bind(&l.name.name, Binding::Local(local));
         out.push(Stmt::Let { local, init, span: l.span });
+    }
+
+    /// A value of reference type: the place it refers to where that is known when lowering (a
+    /// borrow, a static reference, a block whose value is one of these; the block's statements
+    /// are emitted into `out`), else the pointer it evaluates to.
+    fn ref_value(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) -> RefValue {
+        match &e.kind {
+            ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.ref_value(x, out),
+            ExprKind::Borrow { place, .. } => match self.borrowed(place) {
+                Some(st) => RefValue::Static(st),
+                None => RefValue::Pointer(Expr::Lit(Lit::Unit)),
+            },
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Ref(st)) => RefValue::Static((*st).clone()),
+                _ => RefValue::Pointer(self.value_into(e, out)),
+            },
+            ExprKind::Block(b) if tail_value(b).is_some() => {
+                let owned_before = self.owned.len();
+                self.scopes.push(Vec::new());
+                for (i, s) in b.stmts[..b.stmts.len() - 1].iter().enumerate() {
+                    match s {
+                        ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], out),
+                        ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
+                    }
+                }
+                let v = match tail_value(b) {
+                    Some(tail) => self.ref_value(tail, out),
+                    None => RefValue::Pointer(Expr::Lit(Lit::Unit)),
+                };
+                self.scopes.pop();
+                // Buffers the block owns (none can be referred to: E0505) end with it.
+                let owned = self.owned.split_off(owned_before);
+                out.extend(owned.into_iter().map(|(local, gpu, span)| Stmt::Free { local, gpu, span }));
+                v
+            }
+            _ => RefValue::Pointer(self.value_into(e, out)),
+        }
+    }
+
+    /// The memory `&place` refers to: borrowing an owning pointer `T @ m` borrows what it owns.
+    fn borrowed(&mut self, place: &ast::Expr) -> Option<PState> {
+        let mut inner = place;
+        while let ExprKind::Paren(x) = &inner.kind {
+            inner = x;
+        }
+        if let ExprKind::Path(segs) = &inner.kind {
+            if let Some(Binding::Ref(_)) = self.lookup(&segs[0].name) {
+                // A reference bound to its place has no storage of its own to refer to.
+                self.err(place.span, "a reference to a variable holding a reference (bind it with `let mut`)");
+                return None;
+            }
+        }
+        let mut st = self.pstate(place)?;
+        if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) {
+            self.deref(&mut st, place.span)?;
+        }
+        Some(st)
     }
 
     /// The value of a block's tail expression `tail`, ending `out` with `Stmt::Eval` of it (a
@@ -911,6 +1077,13 @@ impl<'a> FnLower<'_, 'a> {
     fn stmt_expr(&mut self, e: &ast::Expr, out: &mut Vec<Stmt>) {
         match &e.kind {
             ExprKind::Assign(lhs, rhs) => {
+                if let ExprKind::Path(segs) = &lhs.kind {
+                    if let Some(Binding::Ref(_)) = self.lookup(&segs[0].name) {
+                        // Only immutable references and parameters of inlined calls are static.
+                        self.err(lhs.span, "assigning to a reference parameter of an inlined function");
+                        return;
+                    }
+                }
                 if let Some(place) = self.place(lhs) {
                     // As in Rust, the right-hand side is evaluated before the assigned place.
                     let value = self.hoisting(out, |s| s.expr(rhs));
@@ -968,12 +1141,7 @@ impl<'a> FnLower<'_, 'a> {
                 if self.level == Level::Host {
                     return;
                 }
-                if !self.in_region && !self.set.is_empty() {
-                    // A barrier that only part of the block reaches (only `unsafe` code can say this).
-                    out.push(Stmt::Threads { set: self.set.clone(), body: vec![Stmt::Sync { warp, span: e.span }] });
-                } else {
-                    out.push(Stmt::Sync { warp, span: e.span });
-                }
+                out.push(Stmt::Sync { warp, span: e.span });
             }
             ExprKind::Return(v) => {
                 let v = v.as_ref().map(|x| self.hoisting(out, |s| s.expr(x)));
@@ -1000,9 +1168,9 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Block(b) if b.stmts.len() > 1 => {
                 if let Some(ast::Stmt::Expr { expr: tail, semi: false }) = b.stmts.last() {
                     self.scopes.push(Vec::new());
-                    for s in &b.stmts[..b.stmts.len() - 1] {
+                    for (i, s) in b.stmts[..b.stmts.len() - 1].iter().enumerate() {
                         match s {
-                            ast::Stmt::Let(l) => self.let_stmt(l, out),
+                            ast::Stmt::Let(l) => self.let_stmt(l, &b.stmts[i + 1..], out),
                             ast::Stmt::Expr { expr, .. } => self.stmt_expr(expr, out),
                         }
                     }
@@ -1154,18 +1322,15 @@ impl<'a> FnLower<'_, 'a> {
         let enters_region = !self.in_region && matches!(coll, Coll::Threads | Coll::GridThreads | Coll::Warps);
         self.scopes.push(vec![(var.name.clone(), Binding::Exec(b))]);
         if enters_region {
-            let mut set = self.set.clone();
-            set.extend(extra_set);
             self.in_region = true;
             let inner = self.block(body);
             self.in_region = false;
-            out.push(Stmt::Threads { set, body: inner });
+            out.push(Stmt::Threads { set: extra_set, body: inner });
         } else {
-            let saved = self.set.len();
-            self.set.extend(extra_set);
+            // Blocks (or, inside a region, lanes or threads) of a range of the collection: only
+            // those in the range run the body.
             let inner = self.block(body);
-            self.set.truncate(saved);
-            out.extend(inner);
+            guarded(&extra_set, inner, span, out);
         }
         self.scopes.pop();
     }
@@ -1185,6 +1350,8 @@ impl<'a> FnLower<'_, 'a> {
             return;
         };
         let pos = self.ast_nat(at, &HashMap::new());
+        // A split of threads or warps at block level: each arm runs as a thread region.
+        let as_regions = !self.in_region && coll != Coll::Blocks;
         let mut parts = Vec::new();
         for (i, arm) in arms.iter().enumerate() {
             let (lo, hi) = if i == 0 { (IExpr::Const(0), pos.clone()) } else { (pos.clone(), size.clone()) };
@@ -1202,25 +1369,31 @@ impl<'a> FnLower<'_, 'a> {
                 what: What::Collection,
             });
             self.scopes.push(vec![(arm.name.name.clone(), Binding::Exec(b))]);
-            let saved = self.set.len();
-            if !self.in_region {
-                self.set.extend(extra.clone());
-                self.set.push((coord.clone(), lo.clone(), hi.clone()));
-            }
+            let was_in_region = self.in_region;
+            self.in_region |= as_regions;
             let mut body = Vec::new();
             self.stmt_expr(&arm.body, &mut body);
-            self.set.truncate(saved);
+            self.in_region = was_in_region;
             self.scopes.pop();
             parts.push(body);
         }
         let second = parts.pop().unwrap_or_default();
         let first = parts.pop().unwrap_or_default();
-        if self.in_region {
-            let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
-            out.push(Stmt::If { cond, then: first, els: second, span });
+        if as_regions {
+            // Each arm is a thread region of its part, whatever it contains: a `return` or a
+            // `let` in an arm belongs to the arm's threads only.
+            for (body, lo, hi) in [(first, IExpr::Const(0), pos.clone()), (second, pos.clone(), size)] {
+                if !body.is_empty() {
+                    let mut set = extra.clone();
+                    set.push((coord.clone(), lo, hi));
+                    out.push(Stmt::Threads { set, body });
+                }
+            }
         } else {
-            out.extend(first);
-            out.extend(second);
+            // Inside a region, or a split of blocks (uniform in each block): a condition.
+            let cond = Expr::Binary(ast::BinOp::Lt, Box::new(Expr::Nat(coord)), Box::new(Expr::Nat(pos)));
+            let split = vec![Stmt::If { cond, then: first, els: second, span }];
+            guarded(&extra, split, span, out);
         }
     }
 
@@ -1421,7 +1594,7 @@ impl<'a> FnLower<'_, 'a> {
         for (p, a) in sig.params.iter().zip(args) {
             if matches!(p.ty, cty::Ty::Ref { .. }) {
                 let Some(st) = self.arg_place(a) else { return unit };
-                scope.push((p.name.clone(), Binding::Arg(Rc::new(st))));
+                scope.push((p.name.clone(), Binding::Ref(Rc::new(st))));
             } else {
                 values.push((p, self.value_into(a, out)));
             }
@@ -1491,12 +1664,12 @@ impl<'a> FnLower<'_, 'a> {
             }
             ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
                 Some(Binding::Counter(c)) => Expr::Nat(IExpr::Counter(c)),
-                Some(Binding::Local(_)) | Some(Binding::Alias(_)) => match self.place(e) {
+                Some(Binding::Local(_)) => match self.place(e) {
                     Some(p) => Expr::Load(p),
                     None => Expr::Lit(Lit::Unit),
                 },
-                // A reference parameter of an inlined call, used as a value: the reference.
-                Some(Binding::Arg(st)) => match self.finish((*st).clone(), e.span) {
+                // A reference known statically, used as a value: a pointer to its place.
+                Some(Binding::Ref(st)) => match self.finish((*st).clone(), e.span) {
                     Some(p) => Expr::Ref(p),
                     None => Expr::Lit(Lit::Unit),
                 },
@@ -1530,11 +1703,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
             ExprKind::Borrow { place, .. } => {
-                // Borrowing an owning pointer `T @ m` borrows the memory it owns.
-                let Some(mut st) = self.pstate(place) else { return Expr::Lit(Lit::Unit) };
-                if st.arr.is_none() && matches!(st.ty, Ty::Owned(_)) && self.deref(&mut st, place.span).is_none() {
-                    return Expr::Lit(Lit::Unit);
-                }
+                let Some(st) = self.borrowed(place) else { return Expr::Lit(Lit::Unit) };
                 match self.finish(st, place.span) {
                     Some(p) => Expr::Ref(p),
                     None => Expr::Lit(Lit::Unit),
@@ -1595,18 +1764,42 @@ impl<'a> FnLower<'_, 'a> {
     /// first. `None` (and no diagnostics) for everything else, which prints as before.
     fn printed_array(&mut self, e: &ast::Expr) -> Option<(Expr, Vec<IExpr>)> {
         use ExprKind as K;
-        if !matches!(e.kind, K::Path(_) | K::Index(..) | K::Select(..) | K::Deref(_) | K::Field(..) | K::Paren(_)) {
+        if !matches!(
+            e.kind,
+            K::Path(_) | K::Index(..) | K::Select(..) | K::Deref(_) | K::Field(..) | K::Paren(_) | K::Borrow { .. }
+        ) {
             return None;
         }
+        // A reference (a borrow, or a variable bound to one statically) prints what it refers to.
+        let reference = match &e.kind {
+            K::Path(segs) => matches!(self.lookup(&segs[0].name), Some(Binding::Ref(_))),
+            K::Borrow { .. } => true,
+            _ => false,
+        };
         let errors = self.l.errors.len();
-        let result = self.pstate(e).and_then(|st| match &st.arr {
-            Some(a) if !a.viewed && a.fixed.len() < a.dims.len() => {
+        let st = match &e.kind {
+            K::Borrow { place, .. } => self.borrowed(place),
+            _ => self.pstate(e),
+        };
+        let result = st.and_then(|st| match &st.arr {
+            // A part of an array (a view, a row): its dimensions, from a pointer to its start.
+            Some(a) if a.fixed.len() < a.dims.len() => {
                 let dims = a.dims[a.fixed.len()..].to_vec();
                 Some((Expr::Ref(self.finish(st, e.span)?), dims))
             }
             Some(_) => None,
+            None if reference => {
+                let mut dims = Vec::new();
+                let mut t = &st.ty;
+                while let Ty::Array { elem, len } = t {
+                    dims.push(len.clone());
+                    t = elem;
+                }
+                (dims.len() >= 2).then_some(())?;
+                Some((Expr::Ref(self.finish(st, e.span)?), dims))
+            }
             None => {
-                let (Ty::Ref(inner) | Ty::Owned(inner)) = &st.ty else { return None };
+                let (Ty::Ref(inner, _) | Ty::Owned(inner, _)) = &st.ty else { return None };
                 let mut dims = Vec::new();
                 let mut t = &**inner;
                 while let Ty::Array { elem, len } = t {
@@ -1626,20 +1819,32 @@ impl<'a> FnLower<'_, 'a> {
         self.finish(st, e.span)
     }
 
+    /// Whether a pointer can express the place `st` (see [`FnLower::finish`]).
+    fn contiguous(&self, st: &PState) -> bool {
+        match &st.arr {
+            Some(arr) if arr.viewed => {
+                let mut first = arr.fixed.clone();
+                first.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - arr.fixed.len()));
+                is_contiguous(arr, &offset(&(arr.inv)(first), &arr.base_dims))
+            }
+            _ => true,
+        }
+    }
+
     fn finish(&mut self, mut st: PState, span: Span) -> Option<Place> {
         if let Some(arr) = st.arr.take() {
-            // A sub-array: only contiguous (not re-viewed) parts can be referred to as a whole. A
-            // view of the whole array is only the array itself where it maps every index to
-            // itself (`reverse` and a square `transpose` keep the dimensions, not the order).
-            if arr.viewed && (!arr.fixed.is_empty() || arr.dims != arr.base_dims || !is_identity(&arr)) {
+            // A part of an array referred to as a whole: a pointer to its first scalar, which
+            // only expresses a part whose elements lie contiguously and in order in memory.
+            let k = arr.fixed.len();
+            let mut first = arr.fixed.clone();
+            first.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - k));
+            let start = offset(&(arr.inv)(first), &arr.base_dims);
+            if arr.viewed && !is_contiguous(&arr, &start) {
                 self.err(span, "a reference to a view that is not a contiguous part of memory");
                 return None;
             }
-            if !arr.fixed.is_empty() {
-                let mut idx = arr.fixed.clone();
-                idx.extend(std::iter::repeat_n(IExpr::Const(0), arr.dims.len() - arr.fixed.len()));
-                let base = (arr.inv)(idx);
-                st.path.push(PathStep::Elem(offset(&base, &arr.base_dims)));
+            if k > 0 || start != IExpr::Const(0) {
+                st.path.push(PathStep::Elem(start));
             }
         }
         Some(Place { root: st.root, path: st.path, checks: st.checks, span })
@@ -1651,8 +1856,7 @@ impl<'a> FnLower<'_, 'a> {
                 Some(Binding::Local(l)) => {
                     Some(PState { root: l, path: vec![], arr: None, ty: self.locals[l].ty.clone(), checks: vec![] })
                 }
-                Some(Binding::Alias(a)) => self.pstate(&a),
-                Some(Binding::Arg(st)) => Some((*st).clone()),
+                Some(Binding::Ref(st)) => Some((*st).clone()),
                 _ => {
                     self.err(e.span, "this place");
                     None
@@ -1661,11 +1865,9 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Paren(x) => self.pstate(x),
             ExprKind::Deref(x) => {
                 if let ExprKind::Path(segs) = &x.kind {
-                    match self.lookup(&segs[0].name) {
-                        Some(Binding::Alias(a)) => return self.pstate(&a),
-                        // An argument's place is already the memory its reference refers to.
-                        Some(Binding::Arg(st)) => return Some((*st).clone()),
-                        _ => {}
+                    // A static reference's place is already the memory it refers to.
+                    if let Some(Binding::Ref(st)) = self.lookup(&segs[0].name) {
+                        return Some((*st).clone());
                     }
                 }
                 let mut st = self.pstate(x)?;
@@ -1800,7 +2002,7 @@ impl<'a> FnLower<'_, 'a> {
 
     fn deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
         match st.ty.clone() {
-            Ty::Ref(t) | Ty::Owned(t) => {
+            Ty::Ref(t, _) | Ty::Owned(t, _) => {
                 st.path.push(PathStep::Deref);
                 st.ty = *t;
                 Some(())
@@ -1813,7 +2015,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     fn auto_deref(&mut self, st: &mut PState, span: Span) -> Option<()> {
-        while matches!(st.ty, Ty::Ref(_) | Ty::Owned(_)) && st.arr.is_none() {
+        while matches!(st.ty, Ty::Ref(..) | Ty::Owned(..)) && st.arr.is_none() {
             self.deref(st, span)?;
         }
         Some(())
@@ -1960,11 +2162,57 @@ impl<'a> FnLower<'_, 'a> {
     }
 }
 
-/// Whether a view's inverse index function maps every index to itself (tested on symbolic
-/// indices, named so that they cannot be a program's names).
-fn is_identity(arr: &ArrState) -> bool {
-    let idx: Vec<IExpr> = (0..arr.dims.len()).map(|k| IExpr::Param(format!("#{k}"))).collect();
-    (arr.inv)(idx.clone()) == idx
+/// Whether the elements of a part of an array (`arr` with its fixed indices; its first scalar at
+/// flat offset `start`) lie contiguously and in row-major order in the underlying array: the
+/// offset of element `idx` is `start + offset(idx)` for symbolic indices (named so that they
+/// cannot be a program's names), compared as polynomials. True for `group::<k>[[b]]`,
+/// `take_left`, `take_right` and sub-arrays; false for `reverse`, `transpose` and strided parts.
+fn is_contiguous(arr: &ArrState, start: &IExpr) -> bool {
+    let k = arr.fixed.len();
+    let sym: Vec<IExpr> = (k..arr.dims.len()).map(|i| IExpr::Param(format!("#{i}"))).collect();
+    let mut full = arr.fixed.clone();
+    full.extend(sym.iter().cloned());
+    let actual = offset(&(arr.inv)(full), &arr.base_dims);
+    let expected = IExpr::add(start.clone(), offset(&sym, &arr.dims[k..]));
+    matches!((poly(&actual), poly(&expected)), (Some(a), Some(b)) if a == b)
+}
+
+/// Index arithmetic as a polynomial over its other parts (coordinates, sizes, divisions, …)
+/// taken as opaque atoms: monomials (sorted atoms) with their coefficients, zeros dropped.
+/// `None` on overflow.
+fn poly(e: &IExpr) -> Option<std::collections::BTreeMap<Vec<String>, i128>> {
+    use std::collections::BTreeMap;
+    type P = BTreeMap<Vec<String>, i128>;
+    fn add(mut a: P, b: P, sign: i128) -> Option<P> {
+        for (m, c) in b {
+            let v = a.get(&m).copied().unwrap_or(0).checked_add(c.checked_mul(sign)?)?;
+            if v == 0 {
+                a.remove(&m);
+            } else {
+                a.insert(m, v);
+            }
+        }
+        Some(a)
+    }
+    Some(match e {
+        IExpr::Const(0) => P::new(),
+        IExpr::Const(c) => P::from([(Vec::new(), i128::from(*c))]),
+        IExpr::Add(a, b) => add(poly(a)?, poly(b)?, 1)?,
+        IExpr::Sub(a, b) => add(poly(a)?, poly(b)?, -1)?,
+        IExpr::Mul(a, b) => {
+            let (a, b) = (poly(a)?, poly(b)?);
+            let mut out = P::new();
+            for (ma, ca) in &a {
+                for (mb, cb) in &b {
+                    let mut m: Vec<String> = ma.iter().chain(mb).cloned().collect();
+                    m.sort();
+                    out = add(out, P::from([(m, ca.checked_mul(*cb)?)]), 1)?;
+                }
+            }
+            out
+        }
+        atom => P::from([(vec![format!("{atom:?}")], 1)]),
+    })
 }
 
 /// Row-major flat offset of `idx` in an array with dimensions `dims`.

@@ -50,6 +50,18 @@ impl Validator<'_> {
         }
     }
 
+    /// Block-level code of a kernel runs once for the whole block: it cannot use a value that
+    /// each thread has its own copy of.
+    fn block_level_use(&mut self, l: usize, region: bool) {
+        let f = &self.p.functions[self.func];
+        if !region
+            && matches!(f.kind, FnKind::Kernel { .. })
+            && f.locals.get(l).is_some_and(|x| x.level == Level::Thread)
+        {
+            self.err(format!("thread-level local {l} used in block-level code"));
+        }
+    }
+
     /// `gpu`: inside a kernel (block-level) or a region; `region`: inside a thread region.
     fn stmts(&mut self, body: &[Stmt], gpu: bool, region: bool) {
         for s in body {
@@ -109,7 +121,7 @@ impl Validator<'_> {
                         self.err("a release of a buffer in GPU code".into());
                     }
                     let ty = self.p.functions[self.func].locals.get(*local).map(|l| &l.ty);
-                    if !matches!(ty, None | Some(Ty::Owned(_))) {
+                    if !matches!(ty, None | Some(Ty::Owned(..))) {
                         self.err(format!("a release of local {local}, which is not an owning pointer"));
                     }
                 }
@@ -156,6 +168,7 @@ impl Validator<'_> {
 
     fn place(&mut self, p: &Place, region: bool) {
         self.local(p.root, "place");
+        self.block_level_use(p.root, region);
         for step in &p.path {
             if let PathStep::Elem(e) = step {
                 self.iexpr(e, region);
@@ -208,7 +221,10 @@ impl Validator<'_> {
     fn iexpr(&mut self, e: &IExpr, region: bool) {
         match e {
             IExpr::ThreadIdx(_) if !region => self.err("`threadIdx` used outside a thread region".into()),
-            IExpr::Counter(l) => self.local(*l, "counter"),
+            IExpr::Counter(l) => {
+                self.local(*l, "counter");
+                self.block_level_use(*l, region);
+            }
             IExpr::Value(x) => self.expr(x, region),
             other => {
                 if let Some((a, b)) = other.operands() {

@@ -49,6 +49,8 @@ enum Space {
     Cpu,
     Global,
     Shared,
+    /// A GPU thread's (or block's) own variables, once a reference to one is made.
+    Local,
 }
 
 impl Space {
@@ -57,6 +59,7 @@ impl Space {
             Space::Cpu => "cpu.mem",
             Space::Global => "gpu.global",
             Space::Shared => "gpu.shared",
+            Space::Local => "gpu.local",
         }
     }
 }
@@ -122,6 +125,12 @@ struct Launch {
     epoch: u32,
     /// Warp barriers passed, per warp of the current block.
     warp_epochs: HashMap<u32, u32>,
+    /// Threads of the current block (linear numbers) that executed a `return`: they run no
+    /// further code of the kernel.
+    returned: std::collections::BTreeSet<u32>,
+    /// Each thread's thread-level locals (by linear number) as its last region left them: a
+    /// thread's variables live for the whole kernel, from one region to the next.
+    thread_locals: HashMap<u32, Vec<Value>>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -268,6 +277,18 @@ impl Machine<'_, '_> {
                         v = v.cast(t);
                     }
                 }
+                if let (Value::Owned { buf }, ir::Ty::Owned(t, _)) =
+                    (&v, &self.program.functions[f.func].locals[*local].ty)
+                {
+                    // A fresh allocation of tuples: laid out flat, like all memory.
+                    if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
+                        let mut data = Vec::new();
+                        for x in std::mem::take(&mut self.buffers[*buf].data) {
+                            Self::flatten(x, ir::leaf(t), &mut data);
+                        }
+                        self.buffers[*buf].data = data;
+                    }
+                }
                 if let Value::Owned { buf } = v {
                     if !self.buffers[buf].named {
                         self.buffers[buf].name = self.program.functions[f.func].locals[*local].name.clone();
@@ -308,7 +329,25 @@ impl Machine<'_, '_> {
                 return self.seq(if b { then } else { els }, f, who);
             }
             Stmt::Threads { set, body } => self.region(set, body, f, who)?,
-            Stmt::Sync { warp, .. } => {
+            Stmt::Sync { warp, span } => {
+                // Block-level code runs for the whole block; threads that returned never arrive.
+                if let Some(&gone) = self.launch.as_ref().and_then(|l| l.returned.iter().next()) {
+                    let (bd, t) = self.launch.as_ref().map_or(([1; 3], 0), |l| (l.block, u64::from(gone)));
+                    let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            codes::RUN_BARRIER_DIVERGENCE,
+                            "barrier divergence: not every thread reaches this barrier",
+                            *span,
+                            format!("block {} waits here", coords(who.block)),
+                        )
+                        .with_note(format!(
+                            "thread {} of block {} returned before it: a deadlock on a GPU",
+                            coords(thread),
+                            coords(who.block)
+                        )),
+                    ));
+                }
                 self.settle_uninit()?;
                 // Block-level barrier: every thread of the block is here by construction.
                 if !*warp {
@@ -397,7 +436,15 @@ impl Machine<'_, '_> {
             }
         };
         LAUNCH_DIMS.with(|x| x.set(used(g).max(used(b))));
-        self.launch = Some(Launch { grid: g, block: b, nats: kn.clone(), epoch: 0, warp_epochs: HashMap::new() });
+        self.launch = Some(Launch {
+            grid: g,
+            block: b,
+            nats: kn.clone(),
+            epoch: 0,
+            warp_epochs: HashMap::new(),
+            returned: Default::default(),
+            thread_locals: HashMap::new(),
+        });
         self.logs.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
         if self.opts.random_seed.is_some() {
@@ -421,6 +468,8 @@ impl Machine<'_, '_> {
             if let Some(l) = self.launch.as_mut() {
                 l.epoch = 0;
                 l.warp_epochs.clear();
+                l.returned.clear();
+                l.thread_locals.clear();
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -449,8 +498,13 @@ impl Machine<'_, '_> {
         };
         let bd = l.block;
         let total = bd[0] * bd[1] * bd[2];
+        let returned = l.returned.clone();
         let mut members = Vec::new();
         for lin in 0..total {
+            // A thread that returned has left the kernel.
+            if returned.contains(&(lin as u32)) {
+                continue;
+            }
             let t = [lin % bd[0], (lin / bd[0]) % bd[1], lin / (bd[0] * bd[1])];
             let tw = Who { thread: t, thread_lin: lin as u32, ..who };
             let mut inside = true;
@@ -466,9 +520,25 @@ impl Machine<'_, '_> {
             }
         }
         let ops = compile(body);
-        // Each thread: its own copy of the frame's thread-level locals, and a program counter.
-        let mut states: Vec<(Who, usize, Vec<Value>)> =
-            members.iter().map(|w| (*w, 0usize, f.locals.clone())).collect();
+        // Each thread: its own copy of the frame with its thread-level locals, and a program
+        // counter.
+        let func = &self.program.functions[f.func];
+        let thread_level: Vec<usize> =
+            (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
+        let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
+        let mut states: Vec<(Who, usize, Vec<Value>)> = members
+            .iter()
+            .map(|w| {
+                let mut locals = f.locals.clone();
+                if let Some(mine) = saved.get(&w.thread_lin) {
+                    for (i, v) in thread_level.iter().zip(mine) {
+                        locals[*i] = v.clone();
+                    }
+                }
+                (*w, 0usize, locals)
+            })
+            .collect();
+        let mut saved = saved;
         loop {
             let mut order: Vec<usize> = (0..states.len()).collect();
             if self.opts.random_seed.is_some() {
@@ -496,10 +566,12 @@ impl Machine<'_, '_> {
             let key = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
             let want = Some((op, instance.clone()));
             // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
+            let gone = self.launch.as_ref().map(|l| l.returned.clone()).unwrap_or_default();
             let divergent = if warp {
                 stops.iter().zip(&states).any(|(s, (w, _, _))| {
                     let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
                     stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && key(s2) != key(s))
+                        || (s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
                 })
             } else {
                 stops.iter().any(|s| key(s) != want) || (members.len() as u64) < total
@@ -532,6 +604,15 @@ impl Machine<'_, '_> {
                             coords(w.block)
                         ));
                     }
+                    None if !gone.is_empty() => {
+                        let t = u64::from(gone.iter().next().copied().unwrap_or(0));
+                        let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                        d = d.with_note(format!(
+                            "thread {} of block {} returned before it: a deadlock on a GPU",
+                            coords(thread),
+                            coords(waiting.block)
+                        ));
+                    }
                     None => {
                         d = d.with_note(format!(
                             "only {} of the block's {total} threads execute this code (a `split` or a condition); the others never arrive: a deadlock on a GPU",
@@ -562,8 +643,14 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        // Block-level locals written inside the region are not visible outside (checked code
-        // cannot do that); thread locals live on in each thread's copy only for the region.
+        // Block-level locals written inside the region are not visible outside (lowering makes
+        // a block-level local that thread code writes thread-level); thread-level locals live on.
+        for (w, _, locals) in &states {
+            saved.insert(w.thread_lin, thread_level.iter().map(|i| locals[*i].clone()).collect());
+        }
+        if let Some(l) = self.launch.as_mut() {
+            l.thread_locals = saved;
+        }
         Ok(())
     }
 
@@ -579,6 +666,10 @@ impl Machine<'_, '_> {
             match &ops[*pc] {
                 Op::Stmt(s) => {
                     if let Flow::Return(_) = self.stmt(s, f, who, None)? {
+                        // The thread leaves the kernel: later regions of its block skip it.
+                        if let Some(l) = self.launch.as_mut() {
+                            l.returned.insert(who.thread_lin);
+                        }
                         *pc = ops.len();
                         return Ok(None);
                     }
@@ -683,14 +774,7 @@ impl Machine<'_, '_> {
             Expr::Load(p) => self.load(p, f, who)?,
             Expr::Ref(p) => match self.locate(p, f, who)? {
                 Loc::Buf(buf, off) => Value::Ref { buf, off },
-                Loc::Local(..) => {
-                    return Err(fail(
-                        codes::UNSUPPORTED,
-                        "a reference to a local variable",
-                        p.span,
-                        "the simulator only refers to memory allocations",
-                    ))
-                }
+                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who)?,
             },
             Expr::Unary(op, x) => {
                 let v = self.eval(x, f, who)?;
@@ -854,6 +938,10 @@ impl Machine<'_, '_> {
                     Value::Owned { buf } => (buf, 0),
                     _ => return Err(fail(codes::UNSUPPORTED, "printing this value", span, "not an array")),
                 };
+                self.pointer(&arg(0), span)?;
+                if !who.gpu {
+                    self.check_space(buf, Space::Cpu, who, span, "printed")?;
+                }
                 let data = &self.buffers[buf].data;
                 let end = (off + total).min(data.len() as u64);
                 let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
@@ -862,7 +950,8 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
-                let v = self.deep(&arg(0))?;
+                let ty = args.first().and_then(|a| self.expr_ty(a, f));
+                let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
                 let end = if b == Builtin::Print { "\n" } else { "" };
                 let _ = write!(self.out, "{v}{end}");
                 Value::Unit
@@ -884,17 +973,74 @@ impl Machine<'_, '_> {
         })
     }
 
-    /// A value with pointers replaced by what they point to (for printing).
-    fn deep(&self, v: &Value) -> R<Value> {
+    /// A value with pointers replaced by what they point to (for printing by `who`): host code
+    /// cannot read GPU memory (E0905).
+    /// `v` (of type `ty`, where known) with pointers replaced by what they point to, for
+    /// printing by `who`: a pointer to a scalar by the scalar, to an array by its elements (with
+    /// an unknown type: the rest of the buffer). Host code cannot read GPU memory (E0905).
+    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &Frame, who: Who, span: Span) -> R<Value> {
         if let Value::Owned { .. } | Value::Ref { .. } = v {
-            self.pointer(v, Span::DUMMY)?;
+            let (buf, _) = self.pointer(v, span)?;
+            if !who.gpu {
+                self.check_space(buf, Space::Cpu, who, span, "printed")?;
+            }
         }
-        Ok(match v {
-            Value::Owned { buf } | Value::Ref { buf, off: 0 } => Value::Array(self.buffers[*buf].data.clone()),
-            Value::Ref { buf, off } => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
-            Value::Tuple(vs) => Value::Tuple(vs.iter().map(|x| self.deep(x)).collect::<R<_>>()?),
-            other => other.clone(),
+        Ok(match (v, ty) {
+            (Value::Owned { buf } | Value::Ref { buf, .. }, Some(ir::Ty::Ref(inner, _) | ir::Ty::Owned(inner, _))) => {
+                let off = match v {
+                    Value::Ref { off, .. } => *off,
+                    _ => 0,
+                };
+                let data = &self.buffers[*buf].data;
+                match &**inner {
+                    ir::Ty::Array { .. } => {
+                        let n = self.flat_len(inner, f, who)?;
+                        let data = &self.buffers[*buf].data;
+                        let end = (off.saturating_add(n) as usize).min(data.len());
+                        Value::Array(data.get(off as usize..end).unwrap_or(&[]).to_vec())
+                    }
+                    t => {
+                        let x = data.get(off as usize).cloned().unwrap_or(Value::Uninit);
+                        self.deep(&x, Some(t), f, who, span)?
+                    }
+                }
+            }
+            (Value::Owned { buf } | Value::Ref { buf, off: 0 }, _) => Value::Array(self.buffers[*buf].data.clone()),
+            (Value::Ref { buf, off }, _) => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            // An array of references prints what each refers to.
+            (Value::Array(vs), Some(t @ ir::Ty::Array { .. })) if !matches!(ir::leaf(t), ir::Ty::Scalar(_)) => {
+                let mut out = Vec::new();
+                for x in vs {
+                    out.push(self.deep(x, Some(ir::leaf(t)), f, who, span)?);
+                }
+                Value::Array(out)
+            }
+            (Value::Tuple(vs), ty) => {
+                let mut out = Vec::new();
+                for (i, x) in vs.iter().enumerate() {
+                    let t = match ty {
+                        Some(ir::Ty::Tuple(ts)) => ts.get(i),
+                        _ => None,
+                    };
+                    out.push(self.deep(x, t, f, who, span)?);
+                }
+                Value::Tuple(out)
+            }
+            (other, _) => other.clone(),
         })
+    }
+
+    /// The type of an expression where the program states it (places, references to them,
+    /// calls, tuples of those).
+    fn expr_ty(&self, e: &Expr, f: &Frame) -> Option<ir::Ty> {
+        let func = &self.program.functions[f.func];
+        match e {
+            Expr::Load(p) => Some(func.place_ty(p)),
+            Expr::Ref(p) => Some(ir::Ty::Ref(Box::new(func.place_ty(p)), func.place_mem(p))),
+            Expr::Call { func, .. } => Some(self.program.functions[*func].ret.clone()),
+            Expr::Tuple(xs) => xs.iter().map(|x| self.expr_ty(x, f)).collect::<Option<Vec<_>>>().map(ir::Ty::Tuple),
+            _ => None,
+        }
     }
 
     fn pointer(&self, v: &Value, span: Span) -> R<(usize, u64)> {
@@ -912,6 +1058,45 @@ impl Machine<'_, '_> {
             return Err(fail(codes::RUN_OUT_OF_BOUNDS, "a pointer past the end of its buffer", span, "this use"));
         }
         Ok((buf, off))
+    }
+
+    /// A reference to (a part of) local `root`: the local moves into a buffer of its own (in
+    /// `cpu.mem` for host code, else `gpu.local`), where it lives from now on.
+    fn box_local(&mut self, root: usize, path: &[LocalStep], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        let prog = self.program;
+        let mut t = prog.functions[f.func].locals.get(root).map_or(ir::Ty::Nat, |l| l.ty.clone());
+        let mut data = Vec::new();
+        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data);
+        let mut off = 0;
+        for step in path {
+            match (step, &t) {
+                (LocalStep::Elem(o), arr) => {
+                    t = ir::leaf(arr).clone();
+                    off += o * self.slots(&t, f, who)?;
+                }
+                (LocalStep::Field(i), ir::Ty::Tuple(ts)) => {
+                    for x in ts.iter().take(*i) {
+                        off += self.slots(x, f, who)?;
+                    }
+                    t = ts.get(*i).cloned().unwrap_or(ir::Ty::Nat);
+                }
+                _ => return Err(fail(codes::UNSUPPORTED, "a reference into this variable", span, "")),
+            }
+        }
+        let space = if who.gpu { Space::Local } else { Space::Cpu };
+        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
+        let buf = self.alloc(data, space, name);
+        self.buffers[buf].named = true;
+        f.locals[root] = Value::Boxed { buf };
+        Ok(Value::Ref { buf, off })
+    }
+
+    /// The number of scalars of a value of type `t` (1 for anything but an array).
+    fn flat_len(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+        Ok(match t {
+            ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.flat_len(elem, f, who)?),
+            _ => 1,
+        })
     }
 
     fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
@@ -949,24 +1134,36 @@ impl Machine<'_, '_> {
                 ));
             }
         }
-        let mut loc = Loc::Local(p.root, Vec::new());
+        // Memory holds values flat: an array's elements, a tuple's fields one after another.
+        let prog = self.program;
+        let mut t = prog.functions[f.func].locals.get(p.root).map_or(ir::Ty::Nat, |l| l.ty.clone());
+        let mut loc = match f.locals.get(p.root) {
+            Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
+            _ => Loc::Local(p.root, Vec::new()),
+        };
         for step in &p.path {
+            let next = match (step, &t) {
+                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => (**x).clone(),
+                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(ir::Ty::Nat),
+                (PathStep::Elem(_), arr) => ir::leaf(arr).clone(),
+                (_, other) => other.clone(),
+            };
             loc = match (loc, step) {
-                (Loc::Local(root, path), PathStep::Deref) => {
-                    let v = self.local_value(f, root, &path);
-                    match v {
-                        Value::Ref { buf, off } => Loc::Buf(buf, off),
-                        Value::Owned { buf } => Loc::Buf(buf, 0),
-                        _ => {
-                            return Err(fail(
-                                codes::UNSUPPORTED,
-                                "dereferencing a value that is not a pointer",
-                                p.span,
-                                "",
-                            ))
-                        }
+                // A pointer stored in memory (in a local that was moved into a buffer).
+                (Loc::Buf(buf, off), PathStep::Deref) => match self.read_raw(buf, off, who, p.span, false)? {
+                    Value::Ref { buf, off } => Loc::Buf(buf, off),
+                    Value::Owned { buf } => Loc::Buf(buf, 0),
+                    _ => {
+                        return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
-                }
+                },
+                (Loc::Local(root, path), PathStep::Deref) => match self.local_value(f, root, &path) {
+                    Value::Ref { buf, off } => Loc::Buf(buf, off),
+                    Value::Owned { buf } => Loc::Buf(buf, 0),
+                    _ => {
+                        return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
+                    }
+                },
                 (Loc::Local(root, mut path), PathStep::Field(i)) => {
                     path.push(LocalStep::Field(*i as usize));
                     Loc::Local(root, path)
@@ -978,12 +1175,70 @@ impl Machine<'_, '_> {
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;
+                    let size = self.slots(&next, f, who)?;
+                    Loc::Buf(buf, off + o * size)
+                }
+                (Loc::Buf(buf, off), PathStep::Field(i)) => {
+                    let ir::Ty::Tuple(ts) = &t else {
+                        return Err(fail(codes::UNSUPPORTED, "a field of a non-tuple", p.span, ""));
+                    };
+                    let mut o = 0;
+                    for x in ts.iter().take(*i as usize) {
+                        o += self.slots(x, f, who)?;
+                    }
                     Loc::Buf(buf, off + o)
                 }
-                (Loc::Buf(..), _) => return Err(fail(codes::UNSUPPORTED, "tuples in memory allocations", p.span, "")),
             };
+            t = next;
         }
         Ok(loc)
+    }
+
+    /// How many slots of a buffer a value of type `t` takes (its scalars and pointers).
+    fn slots(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+        Ok(match t {
+            ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.slots(elem, f, who)?),
+            ir::Ty::Tuple(ts) => {
+                let mut n = 0u64;
+                for x in ts {
+                    n = n.saturating_add(self.slots(x, f, who)?);
+                }
+                n
+            }
+            _ => 1,
+        })
+    }
+
+    /// A value of type `t` as the slots memory holds it.
+    fn flatten(v: Value, t: &ir::Ty, out: &mut Vec<Value>) {
+        match (v, t) {
+            (Value::Array(vs), ir::Ty::Array { .. }) => vs.into_iter().for_each(|x| Self::flatten(x, ir::leaf(t), out)),
+            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).for_each(|(x, t)| Self::flatten(x, t, out)),
+            (v, _) => out.push(v),
+        }
+    }
+
+    /// The value of type `t` in `slots` (as [`Machine::flatten`] wrote it).
+    fn unflatten(&mut self, slots: &mut std::vec::IntoIter<Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
+        Ok(match t {
+            ir::Ty::Array { .. } => {
+                let leaf = ir::leaf(t);
+                let n = self.slots(t, f, who)? / self.slots(leaf, f, who)?.max(1);
+                let mut vs = Vec::new();
+                for _ in 0..n {
+                    vs.push(self.unflatten(slots, leaf, f, who)?);
+                }
+                Value::Array(vs)
+            }
+            ir::Ty::Tuple(ts) => {
+                let mut vs = Vec::new();
+                for x in ts {
+                    vs.push(self.unflatten(slots, x, f, who)?);
+                }
+                Value::Tuple(vs)
+            }
+            _ => slots.next().unwrap_or(Value::Uninit),
+        })
     }
 
     fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
@@ -1000,6 +1255,18 @@ impl Machine<'_, '_> {
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
+            // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
+            Loc::Buf(buf, off)
+                if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
+            {
+                let t = self.program.functions[f.func].place_ty(p);
+                let n = self.slots(&t, f, who)?;
+                let mut vs = Vec::new();
+                for k in 0..n {
+                    vs.push(self.read_raw(buf, off + k, who, p.span, false)?);
+                }
+                self.unflatten(&mut vs.into_iter(), &t, f, who)
+            }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
                 let v = self.local_value(f, root, &path);
@@ -1013,7 +1280,14 @@ impl Machine<'_, '_> {
 
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
-            Loc::Buf(buf, off) => self.write_raw(buf, off, v, who, p.span, false),
+            Loc::Buf(buf, off) => {
+                let mut slots = Vec::new();
+                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots);
+                for (k, x) in slots.into_iter().enumerate() {
+                    self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
+                }
+                Ok(())
+            }
             Loc::Local(root, path) => {
                 let mut slot = &mut f.locals[root];
                 for s in &path {

@@ -27,6 +27,11 @@ pub enum Value {
     Owned {
         buf: usize,
     },
+    /// In a local's slot: the local was moved into buffer `buf` when a reference to it was made
+    /// (its scalars, flat), and lives there from then on.
+    Boxed {
+        buf: usize,
+    },
     /// Memory never written.
     Uninit,
     /// Text for `println`.
@@ -125,7 +130,7 @@ impl fmt::Display for Value {
                 }
                 write!(f, "]")
             }
-            Value::Ref { .. } | Value::Owned { .. } => write!(f, "<pointer>"),
+            Value::Ref { .. } | Value::Owned { .. } | Value::Boxed { .. } => write!(f, "<pointer>"),
             Value::Uninit => write!(f, "<uninitialised>"),
             Value::Str(s) => f.write_str(s),
         }

@@ -182,7 +182,8 @@ impl FnCx<'_> {
             }
             // Printing reads the data: the host cannot read memory of the GPU (copy it first).
             for (a, t) in args.iter().zip(&arg_tys) {
-                if let Some(m) = gpu_memory_in(t).filter(|_| !self.on_gpu()) {
+                // Inside `unsafe` it is left to `sim`, which reports it at run time (E0905).
+                if let Some(m) = gpu_memory_in(t).filter(|_| !self.on_gpu() && !self.in_unsafe()) {
                     self.report(
                         Diagnostic::error(
                             codes::BAD_DEREF,
