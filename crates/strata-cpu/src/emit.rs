@@ -1185,6 +1185,12 @@ impl<'p> Emitter<'p> {
                         format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail_any(909, {lo}, {hi}, \"division by zero\"); ({x}) {sym} d_; }})", lo = cx.span.lo, hi = cx.span.hi)
                     }
                     BinOp::Rem if !int(&ta) => format!("fmod({x}, {y})"),
+                    // The amount is taken modulo the width, as `sim` does: C leaves a shift by the
+                    // width or more undefined.
+                    BinOp::Shl | BinOp::Shr if int(&ta) => {
+                        let bits = if matches!(ta, Ty::Scalar(ScalarTy::I32 | ScalarTy::U32)) { 31 } else { 63 };
+                        format!("({x} {} (int)(({y}) & {bits}))", op.symbol())
+                    }
                     _ => format!("({x} {} {y})", op.symbol()),
                 }
             }
