@@ -301,8 +301,15 @@ impl<'a> Lowering<'a> {
             // function's are the same for the whole block.
             let local = fl.new_local(&ps.name, ty.clone(), level);
             fl.bind(&ps.name, Binding::Local(local));
-            if p.exec.is_some() {
-                // A shared-memory buffer the launch allocates for each block.
+            if let Some(owner) = &p.exec {
+                // A shared-memory buffer the launch allocates for each block. Memory declared for
+                // each warp or thread of a block would need one buffer each: not lowered yet.
+                let below_block = owner.path.iter().any(|s| {
+                    matches!(s, ast::ExecStep::Threads | ast::ExecStep::Warps | ast::ExecStep::Lanes | ast::ExecStep::ToWarps)
+                });
+                if below_block {
+                    fl.l.errors.push(unsupported(p.span, "shared memory declared for each warp or thread of a block"));
+                }
                 match &ty {
                     Ty::Ref(inner, _) => {
                         let (len, scalar) = flat_len(inner);
