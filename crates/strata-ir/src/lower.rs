@@ -305,7 +305,10 @@ impl<'a> Lowering<'a> {
                 // A shared-memory buffer the launch allocates for each block. Memory declared for
                 // each warp or thread of a block would need one buffer each: not lowered yet.
                 let below_block = owner.path.iter().any(|s| {
-                    matches!(s, ast::ExecStep::Threads | ast::ExecStep::Warps | ast::ExecStep::Lanes | ast::ExecStep::ToWarps)
+                    matches!(
+                        s,
+                        ast::ExecStep::Threads | ast::ExecStep::Warps | ast::ExecStep::Lanes | ast::ExecStep::ToWarps
+                    )
                 });
                 if below_block {
                     fl.l.errors.push(unsupported(p.span, "shared memory declared for each warp or thread of a block"));

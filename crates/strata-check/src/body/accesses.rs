@@ -248,7 +248,7 @@ impl FnCx<'_> {
                     (e.within(&tb.exec)
                         || (!e.steps.iter().any(|s| matches!(s, Step::Range(..)))
                             && tb.exec.without_ranges().is_some_and(|t| e.within(&t))))
-                        && a.instance.as_ref().map_or(true, |i| i.within(&tb.exec))
+                        && a.instance.as_ref().is_none_or(|i| i.within(&tb.exec))
                 }
                 Owner::Chain(k) => *k >= depth_of_target,
             };
