@@ -479,7 +479,6 @@ impl<'p> FnCx<'p> {
                     let t = self.expr(expr, exp);
                     if last && !semi {
                         let depth = self.scopes.len() - 1;
-                        self.check_outlives(expr, depth, "escapes the block that frees it");
                         let loans = self.val_loans.clone();
                         self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
                     }
@@ -802,9 +801,6 @@ impl<'p> FnCx<'p> {
                 let uni = self.context_uni().max(self.range_uni());
                 if self.on_gpu() && uni > Uni::Uniform && !matches!(self.divergent_return, Some((_, u)) if u >= uni) {
                     self.divergent_return = Some((e.span, uni));
-                }
-                if let Some(v) = v {
-                    self.check_outlives(v, 0, "is returned from the function");
                 }
                 let ret = self.sig.ret.clone();
                 let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));

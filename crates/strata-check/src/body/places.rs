@@ -544,60 +544,6 @@ impl FnCx<'_> {
         }
     }
 
-    /// A borrow of a variable declared deeper than `target_depth` would outlive it.
-    pub(super) fn check_outlives(&mut self, value: &ast::Expr, target_depth: usize, what: &str) {
-        let mut e = value;
-        while let ExprKind::Paren(inner) = &e.kind {
-            e = inner;
-        }
-        if let ExprKind::Path(segs) = &e.kind {
-            // `let r = &shrd x; … r`: the alias carries the borrow of `x` out.
-            if let Some(id) = self.lookup(&segs[0].name) {
-                for alias in self.vars[id].loans.clone() {
-                    let v = &self.vars[alias.place.root];
-                    if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
-                        let (name, vspan) = (v.name.clone(), v.span);
-                        self.report(
-                            Diagnostic::error(
-                                codes::DANGLING_REFERENCE,
-                                format!("`{name}` does not live long enough"),
-                                e.span,
-                                format!("a borrow of `{name}` {what}"),
-                            )
-                            .with_label(vspan, format!("`{name}` is declared here and freed at the end of its block")),
-                        );
-                    }
-                }
-            }
-            return;
-        }
-        let ExprKind::Borrow { place, .. } = &e.kind else { return };
-        let mut root = &**place;
-        while let ExprKind::Field(p, _)
-        | ExprKind::Index(p, _)
-        | ExprKind::Select(p, _)
-        | ExprKind::View(p, _)
-        | ExprKind::Paren(p) = &root.kind
-        {
-            root = p;
-        }
-        let ExprKind::Path(segs) = &root.kind else { return };
-        let Some(id) = self.lookup(&segs[0].name) else { return };
-        let v = &self.vars[id];
-        if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
-            let (name, vspan) = (v.name.clone(), v.span);
-            self.report(
-                Diagnostic::error(
-                    codes::DANGLING_REFERENCE,
-                    format!("`{name}` does not live long enough"),
-                    e.span,
-                    format!("borrowed value {what}"),
-                )
-                .with_label(vspan, format!("`{name}` is declared here and freed at the end of its block")),
-            );
-        }
-    }
-
     /// A reference value (whatever expression made it) must not hold a loan of a variable
     /// declared deeper than `target_depth`: it would outlive the variable.
     pub(super) fn check_loans_outlive(&mut self, value: &ast::Expr, loans: &[Alias], target_depth: usize, what: &str) {
@@ -627,7 +573,6 @@ impl FnCx<'_> {
         if let ExprKind::Path(segs) = &lhs.kind {
             if let Some(id) = self.lookup(&segs[0].name) {
                 let depth = self.vars[id].depth;
-                self.check_outlives(rhs, depth, "is stored in a variable that lives longer");
                 if holds_ref(&self.vars[id].ty) {
                     stored_at = Some(depth);
                 }
