@@ -134,15 +134,34 @@ pub fn conflicts(place: &Place, write: bool, instance: Option<&Exec>, rec: &Acce
 
 /// The step-by-step comparison of [`conflicts`] (one of the accesses is a write; `writes` says
 /// which).
+///
+/// Every step maps a part of memory to a sub-part, and distinct values of the same step give
+/// disjoint sub-parts (views are bijections, a selection gives each resource its own part). So two
+/// indices `[x]` and `[y]` at the same position are either the same element (`x = y`) or disjoint
+/// ones: when the facts do not decide which, the walk goes on as if they were equal, because if
+/// they differ the accesses are apart anyway. A later selection by single threads then still
+/// separates them (`v.group::<G>[c][[t]]` in two iterations of `c`: the same element only for
+/// `c = c'` and the same thread). A reference read from two possibly different elements may
+/// point anywhere, so a dereference after such indices stops the walk.
 fn steps_conflict(a: &[PStep], r: &[PStep], writes: (bool, bool), truncated: bool, facts: &Facts) -> bool {
+    let mut indices_may_differ = false;
     for i in 0..a.len().min(r.len()) {
         if a[i] == r[i] {
-            if matches!(a[i], PStep::Select(_, true, _)) {
-                return false;
+            match a[i] {
+                PStep::Select(_, true, _) => return false,
+                PStep::Deref if indices_may_differ => return true,
+                _ => {}
             }
             if truncated && i + 1 == r.len() {
                 return false;
             }
+            continue;
+        }
+        if let (PStep::Index(Some(x)), PStep::Index(Some(y))) = (&a[i], &r[i]) {
+            if facts.equal(x, y) == Truth::Disproven {
+                return false;
+            }
+            indices_may_differ = true;
             continue;
         }
         return !disjoint(&a[i], &r[i], facts);
@@ -251,11 +270,9 @@ fn take_then_select(v: &ViewApp, e: &Exec, order: &[DimName], facts: &Facts) -> 
 fn disjoint(a: &PStep, b: &PStep, facts: &Facts) -> bool {
     match (a, b) {
         (PStep::Field(x), PStep::Field(y)) => x != y,
-        // Constant indices only: a loop variable names a different element in every iteration.
-        (PStep::Index(Some(x)), PStep::Index(Some(y))) => match (x.as_const(), y.as_const()) {
-            (Some(x), Some(y)) => x != y,
-            _ => false,
-        },
+        // Indices the facts prove different (`i` and `i + 2`, or `i` and `j` with their loop
+        // ranges apart).
+        (PStep::Index(Some(x)), PStep::Index(Some(y))) => facts.equal(x, y) == Truth::Disproven,
         (PStep::View(x), PStep::View(y)) => disjoint_views(x, y, facts),
         _ => false,
     }

@@ -1151,12 +1151,16 @@ impl<'p> FnCx<'p> {
         let mut pass = 0;
         loop {
             if pass >= 1 {
-                // The first pass's accesses belong to an earlier iteration: its loop variable is
-                // another value than the current one, so give it another, unknown, name.
+                // The earlier passes' accesses belong to other iterations: their loop variable may
+                // be another value than the current one, so give it another name, known only to
+                // lie in the same range (the bounds do not change while the loop runs; the facts
+                // are dropped with the loop's, before any enclosing loop renames what they say).
                 let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
                 for a in &mut self.accesses {
                     crate::place::rename_access_nat(a, &var.name, &earlier);
                 }
+                let _ = self.facts.add_le(&a, &earlier);
+                let _ = self.facts.add_lt(&earlier, &b);
             }
             let loans = self.loan_count();
             self.block(body, Some(&Ty::UNIT));
