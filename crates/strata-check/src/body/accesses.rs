@@ -191,7 +191,21 @@ impl FnCx<'_> {
                 b.dims.iter().map(|(d, _)| (b.key.clone(), *d)).collect::<Vec<_>>()
             })
             .collect();
-        if info.consumed != want {
+        // Each binder's dimensions in any order, the binders in schedule order: selecting by all
+        // of a thread's coordinates in another order (`tile[[t.X.Y]]` under `sched(Y, X) t`)
+        // still gives each thread its own element. The binders keep their order: a single-thread
+        // selection must come last, after those of the enclosing resources, for the conflict
+        // rule to take it as "each thread its own part".
+        let per_binder: Vec<usize> = required.iter().map(|b| self.binders[*b].dims.len()).collect();
+        let follows = info.consumed.len() == want.len() && {
+            let mut at = 0;
+            per_binder.iter().all(|&n| {
+                let (got, need) = (&info.consumed[at..at + n], &want[at..at + n]);
+                at += n;
+                need.iter().all(|w| got.contains(w))
+            })
+        };
+        if !follows {
             let name = self.vars[info.place.root].name.clone();
             let missing = required
                 .iter()
