@@ -61,6 +61,7 @@ impl FnCx<'_> {
         // A call by the wrong resource is reported once; its arguments' narrowing is then moot.
         let mut exec_ok = true;
         let mut launch_shapes = None;
+        let mut block_shape = None;
         let mut subst = Subst::default();
         // Explicit generic arguments, in order.
         let explicit: Vec<&(String, Kind)> = sig.generics.iter().collect();
@@ -120,7 +121,7 @@ impl FnCx<'_> {
                 );
             }
             let before = self.diags.len();
-            self.check_call_exec(&sig, exec, fspan, &path);
+            block_shape = self.check_call_exec(&sig, exec, fspan, &path, &mut subst);
             exec_ok = self.diags.len() == before;
         }
         // Arguments: a launch allocates the shared-memory parameters itself.
@@ -274,6 +275,12 @@ impl FnCx<'_> {
         if let Some((blocks, gb, bspan, threads, gt, tspan)) = launch_shapes {
             self.unify_shape(&blocks, &gb, &mut subst, bspan, "blocks", &path, false);
             self.unify_shape(&threads, &gt, &mut subst, tspan, "threads", &path, false);
+        }
+        // A block shape that needed sizes the arguments bind (`gpu.block<X<2 * n>>`).
+        if let Some(threads) = block_shape {
+            if !self.block_shape_fits(&sig, &threads, &mut subst, fspan, &path, true) {
+                exec_ok = false;
+            }
         }
         // `where` clauses instantiated at the call site.
         for (a, op, b, _) in &sig.where_clauses {
@@ -510,26 +517,36 @@ impl FnCx<'_> {
     }
 
     /// Who may call whom: CPU functions from the CPU, thread functions from one GPU thread, …
-    pub(super) fn check_call_exec(&mut self, sig: &FnSig, exec: Option<&ast::ExecExpr>, span: Span, path: &str) {
+    /// Returns the block shape to compare once the arguments are typed, for a `gpu.block` callee
+    /// whose block size mentions sizes not bound yet.
+    pub(super) fn check_call_exec(
+        &mut self,
+        sig: &FnSig,
+        exec: Option<&ast::ExecExpr>,
+        span: Span,
+        path: &str,
+        subst: &mut Subst,
+    ) -> Option<Vec<(DimName, Nat)>> {
         if let Some(e) = exec {
             self.resolve_exec(e);
         }
         let level = self.level();
-        if let (Root::Block { threads }, Ok(shape)) = (&sig.root, self.current.shape()) {
+        let mut deferred = None;
+        if let (Root::Block { threads }, Ok(shape), Level::Block) = (&sig.root, self.current.shape(), level) {
             let here = shape.block.unwrap_or_default();
-            let same = threads.len() == here.len()
-                && threads.iter().zip(&here).all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(n1, n2));
-            if level == Level::Block && !same {
-                let show = |sh: &[(DimName, Nat)]| {
-                    sh.iter().map(|(d, n)| format!("{}<{n}>", d.letter())).collect::<Vec<_>>().join(", ")
-                };
-                self.error(
-                    codes::WRONG_EXEC,
-                    span,
-                    format!("`{path}` cannot be called here"),
-                    format!("`{path}` needs blocks of {}, these blocks have {}", show(threads), show(&here)),
-                );
-                return;
+            // A size that is one of the callee's generics is inferred from the caller's block
+            // (`gpu.block<X<n>>` called by blocks of X<32>: n = 32), like a launch's.
+            if threads.len() == here.len() && threads.iter().zip(&here).all(|((d1, _), (d2, _))| d1 == d2) {
+                for ((_, w), (_, g)) in threads.iter().zip(&here) {
+                    if let Some(v) = w.as_var().filter(|v| is_nat_generic(sig, v) && !subst.nats.contains_key(*v)) {
+                        subst.nats.insert(v.to_string(), g.clone());
+                    }
+                }
+            }
+            if threads.iter().any(|(_, n)| unbound_generic(sig, n, subst)) {
+                deferred = Some(here);
+            } else if !self.block_shape_fits(sig, &here, subst, span, path, false) {
+                return None;
             }
         }
         let ok = match &sig.root {
@@ -570,6 +587,40 @@ impl FnCx<'_> {
             }
             self.report(d);
         }
+        deferred
+    }
+
+    /// Does the callee's block shape (its generics as bound in `subst`) equal `here`, the caller's
+    /// blocks? Reports E0401 if not. `late`: after the arguments, when a size the callee leaves
+    /// unbound has been reported as not inferred already.
+    pub(super) fn block_shape_fits(
+        &mut self,
+        sig: &FnSig,
+        here: &[(DimName, Nat)],
+        subst: &mut Subst,
+        span: Span,
+        path: &str,
+        late: bool,
+    ) -> bool {
+        let Root::Block { threads } = &sig.root else { return true };
+        if late && threads.iter().any(|(_, n)| unbound_generic(sig, n, subst)) {
+            return true;
+        }
+        let same = threads.len() == here.len()
+            && threads.iter().zip(here).all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(&self.subst_nat(n1, subst), n2));
+        if !same {
+            let show = |sh: &[(DimName, Nat)]| {
+                sh.iter().map(|(d, n)| format!("{}<{n}>", d.letter())).collect::<Vec<_>>().join(", ")
+            };
+            let want: Vec<(DimName, Nat)> = threads.iter().map(|(d, n)| (*d, self.subst_nat(n, subst))).collect();
+            self.error(
+                codes::WRONG_EXEC,
+                span,
+                format!("`{path}` cannot be called here"),
+                format!("`{path}` needs blocks of {}, these blocks have {}", show(&want), show(here)),
+            );
+        }
+        same
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -724,4 +775,15 @@ impl FnCx<'_> {
             _ => false,
         }
     }
+}
+
+/// Is `v` one of the callee's `nat` generics?
+fn is_nat_generic(sig: &FnSig, v: &str) -> bool {
+    sig.generics.iter().any(|(g, k)| g == v && *k == Kind::Nat)
+}
+
+/// Does the callee's size `n` mention one of its `nat` generics that `subst` does not bind yet?
+/// (Compared before it is bound, it would be read as a caller's variable of the same name.)
+fn unbound_generic(sig: &FnSig, n: &Nat, subst: &Subst) -> bool {
+    n.vars().iter().any(|v| is_nat_generic(sig, v) && !subst.nats.contains_key(&**v))
 }
