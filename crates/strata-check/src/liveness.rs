@@ -12,7 +12,12 @@
 //!   block (or in a block nested in the statement); any other assignment (to a variable of an
 //!   outer block, to an element, through a reference) keeps the borrow live to the end of the block,
 //!   as do a block's tail expression that mentions it (the value leaves the block);
-//! * names are compared without regard to shadowing, which only makes borrows live longer.
+//! * `x = e` as a statement of the block (not inside a branch or loop), where `e` does not
+//!   mention the reference, overwrites `x`: it no longer holds the reference;
+//! * a borrow assigned by such a statement to a variable of this block (`r = &uniq b;`) is followed
+//!   from there like one bound by `let`;
+//! * names are compared without regard to shadowing, which only makes borrows live longer (a
+//!   variable overwritten by name is the innermost one of that name, the one later statements see).
 //!
 //! The checker follows the reference after every statement, once the statement's types are known:
 //! a value whose type cannot hold a reference (`let n = r[0];`, `let d = GpuGlobal::alloc_copy(r);`,
@@ -91,12 +96,40 @@ impl Flow {
                 break;
             }
         }
+        // `x = e;` as a statement of this block replaces all that `x` held: unless `e` mentions
+        // the reference, `x` holds it no more (Rust's NLL kills the loan when `x` is overwritten).
+        // Only a whole-variable assignment at the top of the block is sure to run and to replace
+        // it; one in a branch or a loop body, or of a part of `x`, kills nothing.
+        if let Some(x) = overwritten(s).filter(|(_, rhs)| !mentions(rhs, &self.tracked)).map(|(x, _)| x) {
+            self.tracked.remove(x);
+        }
     }
 
     /// Is the reference dead after statement `j` (no later statement mentions a variable that may
     /// hold it)?
     pub fn dead_after(&self, j: usize, uses: &BlockUses) -> bool {
         !self.escaped && self.tracked.iter().all(|t| uses.last_mention.get(t).copied().unwrap_or(0) <= j)
+    }
+}
+
+/// The variable a statement `x = e;` assigns as a whole, and `e`.
+pub fn overwritten(s: &ast::Stmt) -> Option<(&str, &ast::Expr)> {
+    let ast::Stmt::Expr { expr, .. } = s else { return None };
+    let ExprKind::Assign(lhs, rhs) = &expr.kind else { return None };
+    let mut target = &**lhs;
+    while let ExprKind::Paren(inner) = &target.kind {
+        target = inner;
+    }
+    match &target.kind {
+        ExprKind::Path(segs) if segs.len() == 1 => Some((segs[0].name.as_str(), rhs)),
+        _ => None,
+    }
+}
+
+impl BlockUses {
+    /// Is `name` declared by a `let` of this block before statement `j`?
+    pub fn declared_before(&self, name: &str, j: usize) -> bool {
+        self.first_let.get(name).is_some_and(|&k| k < j)
     }
 }
 

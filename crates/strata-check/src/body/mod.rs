@@ -495,6 +495,13 @@ impl<'p> FnCx<'p> {
                         pending.push((init.span, crate::liveness::Flow::new(&name.name)));
                     }
                 }
+                // `r = &… p;` re-points a reference variable of this block: the new borrow was made
+                // to live as long as `r` (`assign`); it ends after its last use, as a `let`'s.
+                if let Some((x, rhs)) = crate::liveness::overwritten(s) {
+                    if matches!(rhs.kind, ExprKind::Borrow { .. }) && uses.declared_before(x, i) {
+                        pending.push((rhs.span, crate::liveness::Flow::new(x)));
+                    }
+                }
                 let (ended, live): (Vec<_>, Vec<_>) = pending.into_iter().partition(|(_, f)| f.dead_after(i, uses));
                 pending = live;
                 for (span, _) in ended {

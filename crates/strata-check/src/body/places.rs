@@ -578,14 +578,15 @@ impl FnCx<'_> {
                 }
             }
         }
-        if let Some(depth) = stored_at {
-            // `r = &shrd h;` (or a call or block giving a reference): the borrows live as long as
-            // the variable, like those of a `let` initialiser.
-            self.track_stored_borrows(rhs, depth);
-        }
         let info = self.place(lhs);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
+        if let Some(depth) = stored_at {
+            // `r = &shrd h;` (or a call or block giving a reference): the borrows live as long as
+            // the variable, like those of a `let` initialiser. They start once the value is made:
+            // a borrow is checked against the borrows live before it, not against itself.
+            self.track_stored_borrows(rhs, depth);
+        }
         let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
         if let (Some(info), true) = (&info, holds_ref(&rt) && !rt.is_error()) {
             for t in info.targets() {
