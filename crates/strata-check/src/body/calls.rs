@@ -58,6 +58,7 @@ impl FnCx<'_> {
             return Ty::Error;
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
+        let varies_before = self.varies;
         // A call by the wrong resource is reported once; its arguments' narrowing is then moot.
         let mut exec_ok = true;
         let mut launch_shapes = None;
@@ -316,7 +317,11 @@ impl FnCx<'_> {
         if exec_ok {
             self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
         }
-        if matches!(sig.root, Root::Thread) && self.on_gpu() {
+        if name == "ballot" && self.on_gpu() && !self.in_unsafe() {
+            // Every lane of the warp takes part (`check_collective`) and gets the same mask,
+            // whatever each lane's predicate: the result is warp-uniform.
+            self.varies = varies_before.max(Uni::Warp);
+        } else if matches!(sig.root, Root::Thread) && self.on_gpu() {
             self.varies = Uni::Thread;
         }
         let nats = sig

@@ -74,6 +74,10 @@ struct Var {
     /// How far its value may differ between threads: raised by every write made under a `split`
     /// arm or a varying condition, and by every varying value stored into it (whole or in part).
     varies: Uni,
+    /// A `let` variable of a plain value type (no reference, no owning pointer, no atomic) in GPU
+    /// code: its value changes only by writes, which raise `varies` (a `uniq` borrow of it makes it
+    /// `Thread`), so a read need not also assume it varies at the level of the declaring resource.
+    tracked: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -328,6 +332,7 @@ impl<'p> FnCx<'p> {
                 span: p.span,
                 depth: 0,
                 varies: Uni::Uniform,
+                tracked: false,
             };
             self.declare(var);
         }
@@ -345,6 +350,7 @@ impl<'p> FnCx<'p> {
                     span: self.sig.span,
                     depth: 0,
                     varies: Uni::Uniform,
+                    tracked: false,
                 };
                 self.declare(var);
             }
@@ -610,6 +616,7 @@ impl<'p> FnCx<'p> {
         };
         self.types.lets.insert(l.name.span, ty.defaulted());
         self.holds_ref_at.insert(l.name.span, holds_ref(&ty));
+        let tracked = self.on_gpu() && ty.is_copy() && !holds_ref(&ty);
         let var = Var {
             name: l.name.name.clone(),
             ty,
@@ -622,6 +629,7 @@ impl<'p> FnCx<'p> {
             span: l.name.span,
             depth: self.scopes.len(),
             varies: if self.on_gpu() { init_uni.max(self.context_uni()) } else { Uni::Uniform },
+            tracked,
         };
         let id = self.declare(var);
         self.same_memory_as_earlier_pass(id);
@@ -1150,6 +1158,7 @@ impl<'p> FnCx<'p> {
             span: var.span,
             depth: self.scopes.len(),
             varies: Uni::Uniform,
+            tracked: false,
         });
         // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
         // most once has no next iteration.

@@ -519,6 +519,15 @@ impl FnCx<'_> {
         if !info.via_alias {
             self.check_host_borrow(&info.place, own, span);
         }
+        if own == Ownership::Uniq && self.on_gpu() {
+            // A variable's own memory borrowed `uniq` may be written through the reference, by a
+            // callee too (per thread, once narrowed there): its value may differ per thread.
+            for t in info.targets() {
+                if !t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+                    self.vars[t.place.root].varies = Uni::Thread;
+                }
+            }
+        }
         self.access_all(&info, Mode::Borrow(own), span);
         self.val_loans = info.targets().map(|t| t.as_loan(own)).collect();
         // Borrowing an owning pointer `T @ m` borrows the memory it owns.

@@ -50,11 +50,13 @@ impl Uni {
 
 impl FnCx<'_> {
     /// How far the value read from a place may differ between threads: as far as its variable's
-    /// value, the resource that declared it, and every selection on the way (a `[[warp]]`
-    /// selection reads one part per warp) allow.
+    /// value, the resource that declared it (unless the variable's value is tracked, see
+    /// `Var::tracked`), and every selection on the way (a `[[warp]]` selection reads one part per
+    /// warp) allow.
     pub(super) fn read_uni(&self, info: &PlaceInfo) -> Uni {
         let v = &self.vars[info.place.root];
-        let mut uni = v.varies.max(Uni::of_level(v.level)).max(info.via_uni);
+        let declared = if v.tracked { Uni::Uniform } else { Uni::of_level(v.level) };
+        let mut uni = v.varies.max(declared).max(info.via_uni);
         for s in &info.place.steps {
             uni = uni.max(match s {
                 PStep::Select(e, _, _) => e.shape().map_or(Uni::Thread, |s| Uni::of_level(s.level)),
