@@ -202,68 +202,77 @@ fn distinct_instances(x: &Exec, y: &Exec, facts: &Facts) -> bool {
 
 /// The steps of a place written so that a selection by a resource of a sub-range of a collection
 /// reads as the selection by the same resource of the whole collection where both pick the same
-/// part:
+/// element. A selection picks by the resource's index in its own collection; a resource of a range
+/// `[a..b]_d` (an arm of `split`) is the same resource as the one with index `a + i` of the
+/// collection the range is taken from, so, innermost range first:
 ///
-/// * `take_left::<k>` followed by a selection by the resources of `[0..k]_d` of a collection
-///   (along `d` first), and `take_right::<k>` followed by one by the resources of `[k..n]_d`: the
-///   resource with index `i` in the whole collection picks element `i` either way
-///   (`a.take_left::<k>[[t]]` in the arm `lo` of `split(X) block.threads at k` is `a[[t]]` of the
-///   whole block's thread `t`);
-/// * a selection by a resource whose enclosing resources were ranges (a thread of a block of an
-///   arm of `split(X) grid.blocks`): it picks by the resource's index in its own collection, which
-///   the outer ranges do not change; the earlier steps of the place say which outer resource.
+/// * a range starting at 0 is dropped: the index is the same in the bigger collection;
+/// * `take_right::<k>` followed by a selection by the resources of `[k..n]_d` (along `d` first)
+///   is the selection by the resources of the collection: element `k + i` either way;
+/// * `take_left::<k>` followed by a selection is dropped: its element `i` is the array's element
+///   `i` (the selection's resources number at most `k`);
 ///
-/// Everything else is kept as it is, so that the comparison stays conservative.
+/// so `a.take_left::<k>[[t]]` in the arm `lo` of `split(X) block.threads at k` is `a[[t]]` of the
+/// whole block's thread `t`, and `a.take_left::<16>.take_right::<8>[[t]]` in the arm `[8..16]` of
+/// a split of `[0..16]` is `a[[t]]` too. A selection by a resource whose enclosing resources were
+/// ranges (a thread of a block of an arm of `split(X) grid.blocks`) picks by the resource's index
+/// in its own collection, which the outer ranges do not change: they are dropped; the earlier steps
+/// of the place say which outer resource.
+///
+/// Everything else is kept as it is. Each rewrite keeps the element every resource picks, so
+/// equal normal forms with a single-thread selection still mean "each thread its own element".
 fn normalized(steps: &[PStep], facts: &Facts) -> Vec<PStep> {
-    let mut out = Vec::with_capacity(steps.len());
-    let mut i = 0;
-    while i < steps.len() {
-        if let (PStep::View(v), Some(PStep::Select(e, single, order))) = (&steps[i], steps.get(i + 1)) {
-            if let Some(whole) = take_then_select(v, e, order, facts) {
-                out.push(PStep::Select(whole, *single, order.clone()));
-                i += 2;
-                continue;
+    let mut out: Vec<PStep> = Vec::with_capacity(steps.len());
+    for step in steps {
+        let PStep::Select(e, single, order) = step else {
+            out.push(step.clone());
+            continue;
+        };
+        let mut e = e.clone();
+        loop {
+            let range = innermost_range(&e);
+            if let Some(PStep::View(v)) = out.last() {
+                if v.nats.len() == 1 && v.args.is_empty() {
+                    if v.name == "take_left" {
+                        out.pop();
+                        continue;
+                    }
+                    if let (true, Some((j, a, d))) = (v.name == "take_right", &range) {
+                        if order.first() == Some(d) && facts.equal(a, &v.nats[0]) == Truth::Proven {
+                            if let Some(whole) = e.without_ranges_at(|i| i == *j) {
+                                out.pop();
+                                e = whole;
+                                continue;
+                            }
+                        }
+                    }
+                }
             }
+            if let Some((j, a, _)) = &range {
+                if facts.equal(a, &Nat::lit(0)) == Truth::Proven {
+                    if let Some(whole) = e.without_ranges_at(|i| i == *j) {
+                        e = whole;
+                        continue;
+                    }
+                }
+            }
+            break;
         }
-        out.push(match &steps[i] {
-            PStep::Select(e, single, order) => {
-                let outer = e.last_collection_start();
-                let stripped = e.without_ranges_at(|j| j < outer);
-                PStep::Select(stripped.unwrap_or_else(|| e.clone()), *single, order.clone())
-            }
-            other => other.clone(),
-        });
-        i += 1;
+        let outer = e.last_collection_start();
+        let stripped = e.without_ranges_at(|j| j < outer).unwrap_or(e);
+        out.push(PStep::Select(stripped, *single, order.clone()));
     }
     out
 }
 
-/// The whole collection's resource for a selection by `e` right after the view `v`, if the pair
-/// is `take_left::<k>` and a selection by the resources of `[0..k]_d`, or `take_right::<k>` and one
-/// by the resources of `[k..n]_d`, along `d` first (see [`normalized`]).
-fn take_then_select(v: &ViewApp, e: &Exec, order: &[DimName], facts: &Facts) -> Option<Exec> {
-    if !matches!(v.name, "take_left" | "take_right") || v.nats.len() != 1 || !v.args.is_empty() {
-        return None;
-    }
-    let k = &v.nats[0];
+/// The innermost range of the collection a resource belongs to: its position in the resource's
+/// steps, its start and its dimension.
+fn innermost_range(e: &Exec) -> Option<(usize, Nat, DimName)> {
     let start = e.last_collection_start();
-    let mut ranges = e.steps[start..].iter().filter_map(|s| match s {
-        Step::Range(a, b, d) => Some((a, b, *d)),
+    e.steps[start..].iter().enumerate().rev().find_map(|(i, s)| match s {
+        Step::Range(a, _, d) => Some((start + i, a.clone(), *d)),
         _ => None,
-    });
-    let (a, b, d) = ranges.next()?;
-    if ranges.next().is_some() || order.first() != Some(&d) {
-        return None;
-    }
-    let fits = if v.name == "take_left" {
-        facts.equal(a, &Nat::lit(0)) == Truth::Proven && facts.equal(b, k) == Truth::Proven
-    } else {
-        facts.equal(a, k) == Truth::Proven
-    };
-    if !fits {
-        return None;
-    }
-    e.without_ranges()
+    })
 }
 
 /// Steps that provably select non-overlapping memory.
