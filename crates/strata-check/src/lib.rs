@@ -41,25 +41,34 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
     let mut diags = Vec::new();
     let prog = program::Program::collect(&prelude, module, defines, &mut diags);
     let mut types = TypeTable::default();
-    for item in &module.items {
-        if let ast::Item::Fn(f) = item {
-            if f.body.is_none() {
-                continue;
+    let mut summaries = body::Summaries::new();
+    let fns: Vec<&ast::FnDecl> = module
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Fn(f) if f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect();
+    // Callees first, so that a call can use its callee's summary (a recursive call cannot: it
+    // is then checked without one).
+    for f in callees_first(&fns) {
+        if let Some(sig) = prog.fns.get(&f.name.name) {
+            if sig.span != f.name.span {
+                continue; // a duplicate, already reported
             }
-            if let Some(sig) = prog.fns.get(&f.name.name) {
-                if sig.span != f.name.span {
-                    continue; // a duplicate, already reported
-                }
-                let (d, t) = body::FnCx::new(&prog, sig).check(f);
-                diags.extend(d);
-                types.lets.extend(t.lets);
-                types.literals.extend(t.literals);
-                types.call_nats.extend(t.call_nats);
-                types.shuffle_types.extend(t.shuffle_types);
-                types.value_types.extend(t.value_types);
-                types.selections.extend(t.selections);
-                types.warp_syncs.extend(t.warp_syncs);
+            let (d, t, summary) = body::FnCx::new(&prog, sig, &summaries).check(f);
+            if let Some(s) = summary {
+                summaries.insert(f.name.name.clone(), s);
             }
+            diags.extend(d);
+            types.lets.extend(t.lets);
+            types.literals.extend(t.literals);
+            types.call_nats.extend(t.call_nats);
+            types.shuffle_types.extend(t.shuffle_types);
+            types.value_types.extend(t.value_types);
+            types.selections.extend(t.selections);
+            types.warp_syncs.extend(t.warp_syncs);
         }
     }
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.lo));
@@ -68,6 +77,100 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
     let mut seen = std::collections::HashSet::new();
     diags.retain(|d| seen.insert((d.code, d.primary.span, d.message.clone(), d.primary.message.clone())));
     Checked { diagnostics: diags, types }
+}
+
+/// The functions in an order where every function comes after the functions it calls, except
+/// along a cycle of calls.
+fn callees_first<'a>(fns: &[&'a ast::FnDecl]) -> Vec<&'a ast::FnDecl> {
+    fn calls_in_block(b: &ast::Block, out: &mut Vec<String>) {
+        for s in &b.stmts {
+            match s {
+                ast::Stmt::Let(l) => {
+                    if let Some(x) = &l.init {
+                        calls(x, out);
+                    }
+                }
+                ast::Stmt::Expr { expr, .. } => calls(expr, out),
+            }
+        }
+    }
+    fn calls(e: &ast::Expr, out: &mut Vec<String>) {
+        use ast::ExprKind as K;
+        let block = calls_in_block;
+        match &e.kind {
+            K::Call { func, args, .. } => {
+                if func.len() == 1 {
+                    out.push(func[0].name.clone());
+                }
+                args.iter().for_each(|a| calls(a, out));
+            }
+            K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error | K::Return(None) => {}
+            K::Unary(_, x)
+            | K::Cast(x, _)
+            | K::Field(x, _)
+            | K::Deref(x)
+            | K::Select(x, _)
+            | K::View(x, _)
+            | K::Paren(x)
+            | K::Unsafe(x)
+            | K::ArrayRepeat(x, _)
+            | K::Return(Some(x))
+            | K::Borrow { place: x, .. } => calls(x, out),
+            K::Binary(_, a, b) | K::Index(a, b) | K::Assign(a, b) | K::CompoundAssign(_, a, b) => {
+                calls(a, out);
+                calls(b, out);
+            }
+            K::Tuple(xs) | K::ArrayList(xs) => xs.iter().for_each(|x| calls(x, out)),
+            K::Block(b) | K::For { body: b, .. } | K::Sched { body: b, .. } => block(b, out),
+            K::While { cond, body } => {
+                calls(cond, out);
+                block(body, out);
+            }
+            K::If { cond, then, els } => {
+                calls(cond, out);
+                block(then, out);
+                if let Some(x) = els {
+                    calls(x, out);
+                }
+            }
+            K::Split { arms, .. } => arms.iter().for_each(|a| calls(&a.body, out)),
+        }
+    }
+    fn visit<'a>(
+        i: usize,
+        fns: &[&'a ast::FnDecl],
+        callees: &[Vec<usize>],
+        state: &mut [u8],
+        out: &mut Vec<&'a ast::FnDecl>,
+    ) {
+        if state[i] != 0 {
+            return; // done, or on the current path (a cycle)
+        }
+        state[i] = 1;
+        for &j in &callees[i] {
+            visit(j, fns, callees, state, out);
+        }
+        state[i] = 2;
+        out.push(fns[i]);
+    }
+    let index: std::collections::HashMap<&str, usize> =
+        fns.iter().enumerate().map(|(i, f)| (f.name.name.as_str(), i)).collect();
+    let callees: Vec<Vec<usize>> = fns
+        .iter()
+        .map(|f| {
+            let mut names = Vec::new();
+            if let Some(b) = &f.body {
+                calls_in_block(b, &mut names);
+            }
+            names.iter().filter_map(|n| index.get(n.as_str()).copied()).collect()
+        })
+        .collect();
+    let mut state = vec![0u8; fns.len()];
+    let mut out = Vec::with_capacity(fns.len());
+    for i in 0..fns.len() {
+        visit(i, fns, &callees, &mut state, &mut out);
+    }
+    out
 }
 
 /// The checker's program environment (signatures, views, constants) for later phases.

@@ -79,6 +79,35 @@ fn rename_exec_nat(e: &mut Exec, name: &str, to: &Nat) {
     }
 }
 
+/// Every nat variable `place` mentions (indices, view sizes, ranges of selecting resources).
+pub fn place_nat_vars(place: &Place) -> std::collections::BTreeSet<std::rc::Rc<str>> {
+    fn views(apps: &[ViewApp], out: &mut std::collections::BTreeSet<std::rc::Rc<str>>) {
+        for a in apps {
+            a.nats.iter().for_each(|n| out.extend(n.vars()));
+            for chain in &a.args {
+                views(chain, out);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for step in &place.steps {
+        match step {
+            PStep::Index(Some(n)) => out.extend(n.vars()),
+            PStep::View(v) => views(std::slice::from_ref(v), &mut out),
+            PStep::Select(e, _, _) => {
+                for s in &e.steps {
+                    if let Step::Range(a, b, _) = s {
+                        out.extend(a.vars());
+                        out.extend(b.vars());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Replaces the nat variable `name` by `to` everywhere in `place` (indices, view sizes, ranges).
 pub fn rename_nat(place: &mut Place, name: &str, to: &Nat) {
     let ren = |n: &mut Nat| rename_one(n, name, to);

@@ -316,6 +316,11 @@ impl FnCx<'_> {
         }
         if exec_ok {
             self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
+            // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
+            if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
+                let s = s.clone();
+                self.apply_summary(&sig, &s, &arg_loans, &subst, span);
+            }
         }
         if name == "ballot" && self.on_gpu() && !self.in_unsafe() {
             // Every lane of the warp takes part (`check_collective`) and gets the same mask,
@@ -612,7 +617,10 @@ impl FnCx<'_> {
             return true;
         }
         let same = threads.len() == here.len()
-            && threads.iter().zip(here).all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(&self.subst_nat(n1, subst), n2));
+            && threads
+                .iter()
+                .zip(here)
+                .all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(&self.subst_nat(n1, subst), n2));
         if !same {
             let show = |sh: &[(DimName, Nat)]| {
                 sh.iter().map(|(d, n)| format!("{}<{n}>", d.letter())).collect::<Vec<_>>().join(", ")

@@ -15,6 +15,7 @@ use crate::ty::{Mem, Ty};
 use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
+pub use summary::{Summaries, Summary};
 use uniformity::Uni;
 
 mod accesses;
@@ -22,6 +23,7 @@ mod calls;
 mod host;
 mod places;
 mod resources;
+mod summary;
 mod uniformity;
 mod views;
 
@@ -229,6 +231,10 @@ pub struct FnCx<'p> {
     divergent_return: Option<(Span, Uni)>,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
     in_call_arg: bool,
+    /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
+    summaries: &'p Summaries,
+    /// Calls of summarised functions so far: names the callee's sizes apart per call.
+    fresh: u32,
 }
 
 /// A loop body is checked until the loans of its references are stable, but at most this often.
@@ -239,7 +245,7 @@ fn dim_letter(d: DimName) -> char {
 }
 
 impl<'p> FnCx<'p> {
-    pub fn new(prog: &'p Program, sig: &'p FnSig) -> FnCx<'p> {
+    pub fn new(prog: &'p Program, sig: &'p FnSig, summaries: &'p Summaries) -> FnCx<'p> {
         let generics: HashMap<String, Kind> = sig.generics.iter().cloned().collect();
         let facts = sig.facts.clone();
         let current = Exec::new(sig.exec_name.clone(), sig.root.clone());
@@ -276,11 +282,14 @@ impl<'p> FnCx<'p> {
             view_depth: 0,
             divergent_return: None,
             in_call_arg: false,
+            summaries,
+            fresh: 0,
         }
     }
 
-    /// Checks the function body and returns the diagnostics.
-    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable) {
+    /// Checks the function body and returns the diagnostics, the types lowering needs, and the
+    /// summary callers may use (see [`summary`]).
+    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable, Option<Summary>) {
         let level = self.level();
         if matches!(self.sig.root, Root::Grid { .. }) && self.sig.ret != Ty::UNIT {
             let span = f.ret.as_ref().map_or(f.name.span, |t| t.span);
@@ -366,7 +375,8 @@ impl<'p> FnCx<'p> {
                 self.mismatch(tail_span, &ret, &ty);
             }
         }
-        (self.diags, self.types)
+        let summary = self.summary(f);
+        (self.diags, self.types, summary)
     }
 
     // --------------------------------------------------------------------------------------------

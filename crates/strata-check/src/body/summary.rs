@@ -1,0 +1,171 @@
+//! Summaries of `gpu.block` and `gpu.warp` functions for their callers (I3 of docs/soundness.md):
+//! what a call leaves in the access environment.
+//!
+//! Without a summary a call is a use of everything its reference arguments reach, which stays in
+//! the caller's environment until the caller's next barrier. A callee whose body has a barrier of
+//! its whole resource at its top level (`sync(b)`, reached by every thread: the callee is checked
+//! for that) orders everything it did before the last such barrier for the calling block or warp,
+//! exactly as a barrier in the caller would; what it does after it is its *exit environment*,
+//! the records left when its body ends. So the call acts as: its arguments' uses (checked against
+//! the caller's records, as without a summary), a barrier of the calling resource, then the exit
+//! records with the callee's parameters replaced by the arguments' loans, its resources by the
+//! caller's and its sizes by the call's.
+
+use super::*;
+use crate::place::{place_nat_vars, rename_access_nat};
+
+/// What a caller needs of a `gpu.block`/`gpu.warp` function's body (see the module comment).
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// The records left at the end of the body on memory behind reference parameters (root: the
+    /// parameter's index; first step: the dereference).
+    exit: Vec<Access>,
+}
+
+/// Summaries of the functions checked so far, by name.
+pub type Summaries = HashMap<String, Summary>;
+
+impl FnCx<'_> {
+    /// The summary of the body just checked, if it has one: a `gpu.block` or `gpu.warp` function
+    /// with a top-level barrier of its resource, no `return` and no `unsafe` (whose accesses are
+    /// not recorded).
+    pub(super) fn summary(&self, f: &ast::FnDecl) -> Option<Summary> {
+        if !matches!(self.sig.root, Root::Block { .. } | Root::Warp) {
+            return None;
+        }
+        let body = f.body.as_ref()?;
+        let synced = body.stmts.iter().any(|s| match s {
+            ast::Stmt::Expr { expr: ast::Expr { kind: ExprKind::Sync(target), .. }, .. } => match target {
+                None => true,
+                Some(t) => {
+                    t.path.is_empty() && matches!(&t.base, ast::ExecBase::Var(id) if id.name == self.sig.exec_name)
+                }
+            },
+            _ => false,
+        });
+        if !synced || block_has(body, &|e| matches!(e.kind, ExprKind::Return(_) | ExprKind::Unsafe(_))) {
+            return None;
+        }
+        let params = self.sig.params.len();
+        let exit = self
+            .accesses
+            .iter()
+            .filter(|a| a.place.root < params && a.place.steps.first() == Some(&PStep::Deref))
+            .cloned()
+            .collect();
+        Some(Summary { exit })
+    }
+
+    /// After a call of a summarised function by the resource running this code: the barrier it
+    /// contains, then its exit records in the caller's terms. `arg_loans[i]` are the loans of the
+    /// `i`-th argument, `subst` the call's generic arguments.
+    pub(super) fn apply_summary(
+        &mut self,
+        callee: &FnSig,
+        s: &Summary,
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+        span: Span,
+    ) {
+        if self.in_unsafe() {
+            return;
+        }
+        let Some(tb_id) = (0..self.binders.len())
+            .rev()
+            .find(|&i| self.binders[i].exec == self.current && self.binder_in_scope(&self.binders[i]))
+        else {
+            return;
+        };
+        let tb = self.binders[tb_id].clone();
+        self.release(&tb, tb_id);
+        let generics: HashSet<&str> =
+            callee.generics.iter().filter(|(_, k)| *k == Kind::Nat).map(|(g, _)| g.as_str()).collect();
+        self.fresh += 1;
+        let tag = self.fresh;
+        for rec in &s.exit {
+            let Some(loans) = arg_loans.get(rec.place.root) else { continue };
+            let mut rec = rec.clone();
+            // The callee's sizes: its generics become the call's arguments, anything else (a loop
+            // variable of a finished loop) a name of its own, apart from every caller name. In two
+            // steps, so that a value naming a caller variable is not renamed again.
+            let vars = place_nat_vars(&rec.place);
+            for v in &vars {
+                rename_access_nat(&mut rec, v, &Nat::var(&format!("\u{4}{tag}\u{4}{v}")));
+            }
+            for v in &vars {
+                let to = match subst.nats.get(&**v).filter(|_| generics.contains(&**v)) {
+                    Some(n) => n.clone(),
+                    None => Nat::var(&format!("{v}\u{5}{tag}")),
+                };
+                rename_access_nat(&mut rec, &format!("\u{4}{tag}\u{4}{v}"), &to);
+            }
+            let steps: Vec<PStep> = rec.place.steps[1..].iter().map(|st| self.callers_step(st)).collect();
+            for l in loans {
+                let mut place = l.place.clone();
+                place.steps.extend(steps.iter().cloned());
+                let instance = self.owner_instance(place.root);
+                self.accesses.push(Access {
+                    place,
+                    write: rec.write,
+                    span,
+                    truncated: rec.truncated,
+                    reported: false,
+                    instance,
+                });
+            }
+        }
+    }
+
+    /// A step of a callee's place in the caller's terms: a selection by one of the callee's
+    /// resources selects by the same sub-resource of the resource running the call.
+    fn callers_step(&self, st: &PStep) -> PStep {
+        match st {
+            PStep::Select(e, single, order) => {
+                let mut x = self.current.clone();
+                for step in &e.steps {
+                    x = x.with(step.clone());
+                }
+                PStep::Select(x, *single, order.clone())
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// Does `pred` hold for an expression anywhere in `b`?
+fn block_has(b: &ast::Block, pred: &dyn Fn(&ast::Expr) -> bool) -> bool {
+    b.stmts.iter().any(|s| match s {
+        ast::Stmt::Let(l) => l.init.as_ref().is_some_and(|e| expr_has(e, pred)),
+        ast::Stmt::Expr { expr, .. } => expr_has(expr, pred),
+    })
+}
+
+fn expr_has(e: &ast::Expr, pred: &dyn Fn(&ast::Expr) -> bool) -> bool {
+    if pred(e) {
+        return true;
+    }
+    let sub = |x: &ast::Expr| expr_has(x, pred);
+    match &e.kind {
+        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => false,
+        ExprKind::Unary(_, x)
+        | ExprKind::Cast(x, _)
+        | ExprKind::Field(x, _)
+        | ExprKind::Deref(x)
+        | ExprKind::Select(x, _)
+        | ExprKind::View(x, _)
+        | ExprKind::Paren(x)
+        | ExprKind::Unsafe(x)
+        | ExprKind::ArrayRepeat(x, _)
+        | ExprKind::Return(Some(x))
+        | ExprKind::Borrow { place: x, .. } => sub(x),
+        ExprKind::Binary(_, a, c)
+        | ExprKind::Index(a, c)
+        | ExprKind::Assign(a, c)
+        | ExprKind::CompoundAssign(_, a, c) => sub(a) || sub(c),
+        ExprKind::Call { args: xs, .. } | ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(sub),
+        ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => block_has(b, pred),
+        ExprKind::While { cond, body } => sub(cond) || block_has(body, pred),
+        ExprKind::If { cond, then, els } => sub(cond) || block_has(then, pred) || els.as_deref().is_some_and(sub),
+        ExprKind::Split { arms, .. } => arms.iter().any(|a| sub(&a.body)),
+    }
+}
