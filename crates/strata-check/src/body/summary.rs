@@ -28,7 +28,7 @@ pub type Summaries = HashMap<String, Summary>;
 impl FnCx<'_> {
     /// The summary of the body just checked, if it has one: a `gpu.block` or `gpu.warp` function
     /// with a top-level barrier of its resource, no `return` and no `unsafe` (whose accesses are
-    /// not recorded).
+    /// not recorded), whose parameters are references or hold none.
     pub(super) fn summary(&self, f: &ast::FnDecl) -> Option<Summary> {
         if !matches!(self.sig.root, Root::Block { .. } | Root::Warp) {
             return None;
@@ -44,6 +44,11 @@ impl FnCx<'_> {
             _ => false,
         });
         if !synced || block_has(body, &|e| matches!(e.kind, ExprKind::Return(_) | ExprKind::Unsafe(_))) {
+            return None;
+        }
+        // Only references are mapped to their arguments' loans: a parameter holding references
+        // another way (in a tuple) keeps the call a use of everything.
+        if self.sig.params.iter().any(|p| !matches!(p.ty, Ty::Ref { .. }) && holds_ref(&p.ty)) {
             return None;
         }
         let params = self.sig.params.len();
