@@ -382,6 +382,11 @@ impl FnCx<'_> {
             while let ExprKind::Paren(inner) = &e.kind {
                 e = inner;
             }
+            // Borrows written in the argument (`(&uniq a, &uniq b)`) were checked and recorded
+            // when typed: recording their loans again would conflict with themselves.
+            let mut written = Vec::new();
+            crate::liveness::borrows_in(a, &mut written);
+            let written: Vec<Span> = written.iter().map(|b| b.span).collect();
             let param = self.apply_subst(&p.ty, subst);
             for l in loans {
                 // A reference held in an aggregate (a tuple, an array) is passed as it is.
@@ -405,7 +410,9 @@ impl FnCx<'_> {
                     continue;
                 }
                 // `&uniq place` arguments were checked as borrows when typed.
-                if matches!(e.kind, ExprKind::Borrow { .. }) {
+                if matches!(e.kind, ExprKind::Borrow { .. })
+                    || self.accesses.iter().any(|r| r.place == l.place && written.contains(&r.span))
+                {
                     continue;
                 }
                 let info = PlaceInfo {
