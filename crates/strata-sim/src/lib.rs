@@ -560,6 +560,43 @@ impl Machine<'_, '_> {
             if at.is_empty() {
                 break;
             }
+            // A warp barrier concerns only its warp: warps whose lanes all wait at the same warp
+            // barrier go on, while the threads at another barrier (a block barrier the other
+            // warps reach first) wait for them.
+            let key_of = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
+            let mixed = stops.iter().any(|s| key_of(s) != key_of(&stops[0]));
+            if mixed {
+                let mut ready: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
+                for (s, (w, _, _)) in stops.iter().zip(&states) {
+                    let warp_no = w.thread_lin / 32;
+                    if !matches!(s, Some((_, true, _, _))) || ready.contains(&warp_no) {
+                        continue;
+                    }
+                    let whole = stops
+                        .iter()
+                        .zip(&states)
+                        .filter(|(_, (w2, _, _))| w2.thread_lin / 32 == warp_no)
+                        .all(|(s2, _)| key_of(s2) == key_of(s));
+                    if whole {
+                        ready.insert(warp_no);
+                    }
+                }
+                if !ready.is_empty() {
+                    if let Some(l) = self.launch.as_mut() {
+                        for w in &ready {
+                            *l.warp_epochs.entry(*w).or_insert(0) += 1;
+                        }
+                    }
+                    for (st, _) in states
+                        .iter_mut()
+                        .zip(&stops)
+                        .filter(|((w, _, _), s)| s.is_some() && ready.contains(&(w.thread_lin / 32)))
+                    {
+                        st.1 += 1; // past the warp barrier
+                    }
+                    continue;
+                }
+            }
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
             let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
             // The dynamic barrier: the same barrier in the same iteration of the loops around it.
