@@ -1174,6 +1174,7 @@ impl<'p> FnCx<'p> {
         // most once has no next iteration.
         let passes = if one_or_less { 1 } else { 2 };
         let before = self.accesses.clone();
+        let outer_vars = self.vars.len();
         let mut pass = 0;
         loop {
             if pass >= 1 {
@@ -1188,12 +1189,12 @@ impl<'p> FnCx<'p> {
                 let _ = self.facts.add_le(&a, &earlier);
                 let _ = self.facts.add_lt(&earlier, &b);
             }
-            let loans = self.loan_count();
+            let loans = self.loan_count(outer_vars);
             self.block(body, Some(&Ty::UNIT));
             pass += 1;
             // Two passes, and more while references still gain loans (a chain of reassignments
             // takes one pass per link; loans only grow, so this ends).
-            if pass >= passes && (passes == 1 || self.loan_count() == loans || pass >= MAX_LOOP_PASSES) {
+            if pass >= passes && (passes == 1 || self.loan_count(outer_vars) == loans || pass >= MAX_LOOP_PASSES) {
                 break;
             }
         }
@@ -1217,12 +1218,13 @@ impl<'p> FnCx<'p> {
         // Only the threads still in the loop evaluate the condition again: from the second pass
         // on it runs under the condition of the previous one.
         let mut previous = Uni::Uniform;
+        let outer_vars = self.vars.len();
         let mut pass = 0;
         loop {
             if previous > Uni::Uniform {
                 self.frames.push(Frame::Cond { span: c.span, uni: previous });
             }
-            let loans = self.loan_count();
+            let loans = self.loan_count(outer_vars);
             let uni = self.cond(c).max(previous);
             let varying = uni > Uni::Uniform;
             if varying && previous == Uni::Uniform {
@@ -1234,7 +1236,7 @@ impl<'p> FnCx<'p> {
             }
             previous = uni;
             pass += 1;
-            if pass >= 2 && (self.loan_count() == loans || pass >= MAX_LOOP_PASSES) {
+            if pass >= 2 && (self.loan_count(outer_vars) == loans || pass >= MAX_LOOP_PASSES) {
                 break;
             }
         }
@@ -1254,9 +1256,10 @@ impl<'p> FnCx<'p> {
         loans
     }
 
-    /// How many loans all variables hold together (they only grow).
-    fn loan_count(&self) -> usize {
-        self.vars.iter().map(|v| v.loans.len()).sum()
+    /// How many loans the first `n` variables hold together (they only grow). A loop compares
+    /// the variables declared before it: those declared in its body are declared anew each pass.
+    fn loan_count(&self, n: usize) -> usize {
+        self.vars[..n.min(self.vars.len())].iter().map(|v| v.loans.len()).sum()
     }
 
     fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
