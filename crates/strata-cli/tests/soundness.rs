@@ -213,14 +213,7 @@ fn index(rng: &mut Rng, mut text: String, rest: &[usize], loops: &[(String, usiz
 
 /// `base.views[[sel]]` and the shape of what each selected resource gets. `hints` are the parts
 /// of the enclosing (possibly nested) split arms, outermost first.
-fn chain(
-    rng: &mut Rng,
-    base: &str,
-    shape: &[usize],
-    sel: &str,
-    dims: &[usize],
-    hints: &[ArmHint],
-) -> (String, Shape) {
+fn chain(rng: &mut Rng, base: &str, shape: &[usize], sel: &str, dims: &[usize], hints: &[ArmHint]) -> (String, Shape) {
     let mut best = None;
     for _ in 0..8 {
         let mut text = base.to_string();
@@ -297,13 +290,7 @@ fn chain(
 }
 
 /// The selection of each array that the threads of one `sched` mostly use.
-fn own_selections(
-    rng: &mut Rng,
-    arrays: &[Arr],
-    sel: &str,
-    dims: &[usize],
-    hints: &[ArmHint],
-) -> Vec<(String, Shape)> {
+fn own_selections(rng: &mut Rng, arrays: &[Arr], sel: &str, dims: &[usize], hints: &[ArmHint]) -> Vec<(String, Shape)> {
     arrays.iter().map(|a| chain(rng, &a.text, &a.shape, sel, dims, hints)).collect()
 }
 
@@ -587,15 +574,14 @@ impl Gen {
     /// A write of `e` (added to the old value, sometimes) through the reference `r` to a
     /// scalar, or into an element of the array of shape `rest` it refers to.
     fn write_through(&mut self, r: &str, rest: &[usize], e: &str, loops: &[(String, usize)]) {
-        let place =
-            if rest.is_empty() { format!("*{r}") } else { index(&mut self.rng, r.to_string(), rest, loops) };
+        let place = if rest.is_empty() { format!("*{r}") } else { index(&mut self.rng, r.to_string(), rest, loops) };
         self.line(&format!("{place} = {place} + {e};"));
     }
 
     /// A reference to one of this thread's own parts, moved, copied, reassigned, produced by an
     /// `if`, a block or a call, or stored in a tuple, then written (or read) through. In a block of
     /// its own: GPU borrows are lexical.
-    fn ref_form(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &mut Vec<String>) {
+    fn ref_form(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &[String]) {
         let i = self.rng.below(cx.arrays.len());
         let (text, rest) = cx.own[i].clone();
         let form = self.rng.below(if self.in_helper || self.rng.clean { 6 } else { 7 });
@@ -631,7 +617,8 @@ impl Gen {
                 if !uniq && self.rng.chance(50) {
                     // The copied-from reference is still usable.
                     let x = self.name("x");
-                    let place = if rest.is_empty() { format!("*{p}") } else { index(&mut self.rng, p.clone(), &rest, loops) };
+                    let place =
+                        if rest.is_empty() { format!("*{p}") } else { index(&mut self.rng, p.clone(), &rest, loops) };
                     self.line(&format!("let {x} = {place};"));
                 }
             }
@@ -689,8 +676,11 @@ impl Gen {
                 self.write_through(&target, &rest, &e, loops);
             } else {
                 let x = self.name("x");
-                let place =
-                    if rest.is_empty() { format!("*{target}") } else { index(&mut self.rng, target.clone(), &rest, loops) };
+                let place = if rest.is_empty() {
+                    format!("*{target}")
+                } else {
+                    index(&mut self.rng, target.clone(), &rest, loops)
+                };
                 self.line(&format!("let {x} = {place};"));
                 // Written into this thread's own element of a writable array (another one than
                 // the borrowed one, which cannot be written while the borrow lives).
@@ -1222,7 +1212,18 @@ impl Gen {
                 self.guarded("sync(block)");
                 self.line(&format!("sync({});", b.block));
             } else if k < 90 {
-                self.thread_sched(&b.block, "sync(block)", b.sched, arm, &arm_dims, &b.arrays, &arm_hints, loops, false, false);
+                self.thread_sched(
+                    &b.block,
+                    "sync(block)",
+                    b.sched,
+                    arm,
+                    &arm_dims,
+                    &b.arrays,
+                    &arm_hints,
+                    loops,
+                    false,
+                    false,
+                );
             }
             self.conds.pop();
             self.close("},");
@@ -1239,7 +1240,12 @@ impl Gen {
             .iter()
             .map(|a| {
                 if a.shape.len() == 1 && a.shape[0] == b.tdims[0] && (self.rng.clean || self.rng.chance(75)) {
-                    Arr { text: format!("{}.group::<32>[[{warp}]]", a.text), shape: vec![32], kind: ArrKind::Place, ..a.clone() }
+                    Arr {
+                        text: format!("{}.group::<32>[[{warp}]]", a.text),
+                        shape: vec![32],
+                        kind: ArrKind::Place,
+                        ..a.clone()
+                    }
                 } else {
                     let (text, shape) = chain(&mut self.rng, &a.text, &a.shape, &warp, &[nw], &[]);
                     Arr { text, shape, kind: ArrKind::Place, ..a.clone() }
@@ -1379,8 +1385,7 @@ impl Gen {
     /// A call of a new `gpu.block` function with the block's parts of some arrays (1-D blocks).
     fn block_call(&mut self, b: &BlockCx) {
         let n = b.tdims[0];
-        let args: Vec<Arr> =
-            b.arrays.iter().filter(|a| a.shape == [n]).cloned().collect();
+        let args: Vec<Arr> = b.arrays.iter().filter(|a| a.shape == [n]).cloned().collect();
         if !args.iter().any(|a| !a.writable) {
             return;
         }
@@ -1436,7 +1441,13 @@ impl Gen {
             self.close("}");
         } else {
             let mut arrays = b.arrays.clone();
-            arrays.push(Arr { text: sl.clone(), shape: b.tdims.clone(), writable: true, mem: "gpu.shared", kind: ArrKind::Owned });
+            arrays.push(Arr {
+                text: sl.clone(),
+                shape: b.tdims.clone(),
+                writable: true,
+                mem: "gpu.shared",
+                kind: ArrKind::Owned,
+            });
             let inner = BlockCx { block: b.block.clone(), sched: b.sched, tdims: b.tdims.clone(), arrays };
             self.block_stmts(&inner, loops, depth + 1);
         }
@@ -1473,7 +1484,9 @@ impl Gen {
             self.open(&format!("{act} => {{"));
             self.open(&format!("sched(X) {t} in {act} {{"));
             let pr = self.name("pr");
-            self.line(&format!("let {pr} = &uniq {s}.take_left::<{n} / 2^{k}>.group::<{n} / 2^({k} + 1)>.transpose[[{t}]];"));
+            self.line(&format!(
+                "let {pr} = &uniq {s}.take_left::<{n} / 2^{k}>.group::<{n} / 2^({k} + 1)>.transpose[[{t}]];"
+            ));
             self.line(&format!("{pr}[0] = {pr}[0] + {pr}[1];"));
             self.close("}");
             self.close("},");
@@ -1542,7 +1555,10 @@ impl Gen {
                 }
                 4 => {
                     let v = index(&mut self.rng, arrays[0].text.clone(), &arrays[0].shape, &[]);
-                    self.line(&format!("let {r} = if {v} > 50 {{ &{own} {} }} else {{ &{own} {} }};", src.text, src.text));
+                    self.line(&format!(
+                        "let {r} = if {v} > 50 {{ &{own} {} }} else {{ &{own} {} }};",
+                        src.text, src.text
+                    ));
                     self.mark("ref: block-level if/else");
                 }
                 5 => {
@@ -1815,7 +1831,10 @@ enum Outcome {
     Rejected(String, String),
     Unsupported(Vec<String>),
     /// Output of each `sim` schedule, or the code and message of its run error; then `cpu`'s.
-    Ran { sim: Vec<RunResult>, cpu: Option<RunResult> },
+    Ran {
+        sim: Vec<RunResult>,
+        cpu: Option<RunResult>,
+    },
 }
 
 type RunResult = Result<String, (String, String)>;
@@ -1831,7 +1850,10 @@ fn compile_and_run(text: &str, cpu_dir: Option<&Path>) -> Outcome {
             eprintln!("---- rejected: {} {}\n{text}", d.code.as_str(), d.message);
         }
         let line = text[..(d.primary.span.lo as usize).min(text.len())].matches('\n').count() + 1;
-        return Outcome::Rejected(d.code.as_str().to_string(), format!("{} {} (line {line})", d.code.as_str(), d.message));
+        return Outcome::Rejected(
+            d.code.as_str().to_string(),
+            format!("{} {} (line {line})", d.code.as_str(), d.message),
+        );
     }
     if std::env::var("STRATA_SOUNDNESS_DUMP").as_deref() == Ok("accepted") {
         eprintln!("---- accepted\n{text}");
@@ -1936,7 +1958,9 @@ fn judge(sim: &[RunResult], cpu: &Option<RunResult>) -> Option<String> {
         (Ok(a), Some(Ok(b))) if a == b => None,
         (Err((c1, _)), Some(Err((c2, _)))) if c1 == c2 => None,
         (Ok(_), Some(Ok(_))) => Some("cpu prints other output than sim".to_string()),
-        (_, Some(Err((code, msg)))) => Some(format!("cpu: {code}: {msg} (sim: {})", if first.is_ok() { "ok" } else { "E0909" })),
+        (_, Some(Err((code, msg)))) => {
+            Some(format!("cpu: {code}: {msg} (sim: {})", if first.is_ok() { "ok" } else { "E0909" }))
+        }
         (Err((code, _)), Some(Ok(_))) => Some(format!("cpu ran without the error sim reports ({code})")),
     }
 }
@@ -1948,8 +1972,7 @@ fn run_cases(cases: usize, seed: u64, jobs: usize, cpu: bool) -> Counts {
     let workers: Vec<_> = (0..jobs)
         .map(|w| {
             let (next, tx) = (next.clone(), tx.clone());
-            let cpu_dir: Option<PathBuf> =
-                cpu.then(|| tmp.join(format!("soundness-cpu-{}-{w}", std::process::id())));
+            let cpu_dir: Option<PathBuf> = cpu.then(|| tmp.join(format!("soundness-cpu-{}-{w}", std::process::id())));
             // The checker recurses over the program; give it the stack the `strata` command gives it.
             std::thread::Builder::new()
                 .stack_size(256 << 20)
@@ -2121,11 +2144,20 @@ fn accepted_programs_run_without_races_divergence_or_bad_accesses() {
         );
     }
     if !c.violations.is_empty() {
+        // All of them, for scripts (the list below stops at 200).
+        let list = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../target/tmp/soundness-{seed}-violations.txt"));
+        let all: String = c
+            .violations
+            .iter()
+            .map(|(case, v)| format!("case {case}: {}\n", v.replace("\n    program:", " |")))
+            .collect();
+        let _ = std::fs::write(&list, all);
         eprintln!("\nSOUNDNESS VIOLATIONS ({}), by kind (count, first case):", c.violations.len());
         for (kind, (n, first)) in &c.violation_kinds {
             eprintln!("  {n:>5} x {} (first: case {first})", kind.lines().next().unwrap_or(""));
         }
-        eprintln!("every violation (program saved under target/tmp):");
+        eprintln!("every violation (program saved under target/tmp; all listed in {}):", list.display());
         for (case, v) in c.violations.iter().take(200) {
             eprintln!("  case {case}: {v}");
         }
@@ -2159,8 +2191,7 @@ fn main() -[t: cpu.thread]-> () {
     println(hb[0]);
 }
 ";
-    let worker =
-        std::thread::Builder::new().stack_size(256 << 20).spawn(move || compile_and_run(racy, None)).unwrap();
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || compile_and_run(racy, None)).unwrap();
     match worker.join().unwrap() {
         Outcome::Ran { sim, .. } => {
             assert_eq!(sim.len(), 1 + RANDOM_SEEDS.len());
