@@ -58,10 +58,15 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
                 types.shuffle_types.extend(t.shuffle_types);
                 types.value_types.extend(t.value_types);
                 types.selections.extend(t.selections);
+                types.warp_syncs.extend(t.warp_syncs);
             }
         }
     }
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.lo));
+    // A loop body is checked twice (so one iteration meets the next): an error found while
+    // lowering its sizes would be reported twice.
+    let mut seen = std::collections::HashSet::new();
+    diags.retain(|d| seen.insert((d.code, d.primary.span, d.message.clone(), d.primary.message.clone())));
     Checked { diagnostics: diags, types }
 }
 

@@ -83,12 +83,31 @@
 //!   its negative occurrences is what eliminates them; lower bounds of positive terms pay
 //!   for a negative constant, as in `2*k - 1 >= 0` from `k >= 1`). Bounds come from the
 //!   facts and from the atoms themselves: `k*(a/k) <= a`, `k*(a/k) >= a - (k - 1)`,
-//!   `a%k <= k - 1`, `a%k <= a`, `b^e >= e + 1` for a constant `b >= 2`. If the search
-//!   fails, the same search on `-p - 1 >= 0` may show `Disproven`; otherwise `Unknown`.
+//!   `a%k <= k - 1`, `a%k <= a`, `b^e >= e + 1` for a constant `b >= 2`, and the constant
+//!   range of a power or quotient ([`Facts::range`]: `2^k <= 128` when `k < 8`). If the
+//!   search fails, the same search on `-p - 1 >= 0` may show `Disproven`; otherwise
+//!   `Unknown`.
+//! * When the polynomial engine answers `Unknown` to an equality, inequality or
+//!   divisibility, the power-of-two forms of [`crate::pow2`] are tried (`128/2^k <= 256/2^k`
+//!   for `k < 8`), then the same question on both sides rewritten by
+//!   [`crate::pow2::canonical`]; these only ever turn `Unknown` into `Proven`.
+//! * [`Facts::range`]: a constant interval for an expression by interval arithmetic over
+//!   the constant bounds of its atoms — a variable's stated bounds (followed through the
+//!   ranges of symbolic bounds, `k < n, n <= 8`), a power's from its exponent's, a
+//!   quotient's and a remainder's from their operands' — cut at depth [`RANGE_DEPTH`].
 //! * [`Facts::divides`]: `k | a` for a constant `k` is `Proven` when every coefficient of
 //!   the rewritten `a` is divisible by `k` or a stated divisibility matches,
 //!   `Disproven` when `a` is a constant modulo `k` that is non-zero; `a | b` for a
 //!   symbolic `a` is `Proven` when `b` is an exact polynomial multiple of `a`.
+//!
+//! # Well-formed sizes
+//!
+//! A polynomial treats `-` as integer subtraction; a size is a natural number. The checker
+//! bridges the two with [`Facts::well_formed`], applied to every `-`, `/` and `%` of a size
+//! where it is written: `a - b` needs `b <= a`, `a / b` (floor) and `a % b` need `b >= 1`.
+//! When every operation of an expression passes, every sub-expression is a natural number and
+//! every divisor non-zero, which is the assumption under which the rewrites above and the
+//! intrinsic bounds (`b^e >= e + 1`) hold.
 //!
 //! Decisions are sound for every assignment that satisfies the facts and under which the
 //! compared expressions are defined; `Proven` for a false statement would be a bug.
@@ -111,6 +130,8 @@ pub const MAX_TERMS: usize = 512;
 pub const SEARCH_DEPTH: u32 = 8;
 /// The number of goals the bound-substitution search may expand per query.
 pub const SEARCH_BUDGET: usize = 40;
+/// How deep [`Facts::range`] follows bounds through atoms and the values of other bounds.
+pub const RANGE_DEPTH: u32 = 4;
 
 /// Why a nat operation or evaluation failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,6 +164,35 @@ impl fmt::Display for NatError {
 }
 
 impl std::error::Error for NatError {}
+
+/// An operation of a size expression whose result is a natural number only under a side
+/// condition (see [`Facts::well_formed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeOp {
+    /// `a - b`: needs `b <= a`.
+    Sub,
+    /// `a / b` (floor division): needs `b >= 1`.
+    Div,
+    /// `a % b`: needs `b >= 1`.
+    Rem,
+}
+
+/// Why [`Facts::well_formed`] refused an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllFormed {
+    pub op: SizeOp,
+    /// [`Truth::Disproven`] (false for every assignment) or [`Truth::Unknown`].
+    pub truth: Truth,
+    /// The side condition that is missing, e.g. `1 <= k`.
+    pub goal: String,
+    /// The stated facts about its variables, e.g. `k ranges over 0..n` (may be empty).
+    pub context: String,
+    /// A one-line suggestion of how to make the size well-formed.
+    pub help: &'static str,
+}
+
+const HELP_SUB: &str = "sizes are natural numbers: state the bound with `where`, start the loop where it holds, or shift the range instead of the size (`2^(k - 1)` over `k in 1..n + 1` rather than `k in 0..n`)";
+const HELP_DIVISOR: &str = "a divisor must be at least 1: state it with `where`, or start the loop where it holds";
 
 /// The answer of a decision procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -439,7 +489,8 @@ impl Nat {
         Nat::from_atom(Atom::Call(Rc::from(name), args.into()))
     }
 
-    fn from_atom(a: Atom) -> Nat {
+    /// The atom alone, as a polynomial.
+    pub fn from_atom(a: Atom) -> Nat {
         Nat { terms: vec![(Monomial(vec![(a, 1)]), 1)] }
     }
 
@@ -1290,6 +1341,107 @@ impl Prepared {
         self.bounds = bounds;
     }
 
+    /// A constant interval `[lo, hi]` (`hi` `None`: unbounded above) holding every value of
+    /// `n` under the facts, by interval arithmetic over the constant bounds of its atoms. Every
+    /// atom is at least 0; a variable's stated bounds whose value is itself bounded count
+    /// (`k < n, n <= 8` bounds `k` by 7), as do the exponent of `b^e` (`k <= 7` bounds `2^k`
+    /// by 128) and the operands of `/` and `%`. The recursion is cut at `depth`, so cyclic
+    /// bounds end; `lo` is `None` only when it cannot be represented.
+    fn range(&self, n: &Nat, depth: u32) -> (Option<i128>, Option<i128>) {
+        let (mut lo, mut hi) = (Some(0i128), Some(0i128));
+        for (m, c) in &n.terms {
+            let (mlo, mhi) = self.mono_range(m, depth);
+            let (tlo, thi) = if *c > 0 {
+                (c.checked_mul(mlo), mhi.and_then(|h| c.checked_mul(h)))
+            } else {
+                (mhi.and_then(|h| c.checked_mul(h)), c.checked_mul(mlo))
+            };
+            lo = lo.zip(tlo).and_then(|(a, b)| a.checked_add(b));
+            hi = hi.zip(thi).and_then(|(a, b)| a.checked_add(b));
+        }
+        (lo, hi)
+    }
+
+    fn mono_range(&self, m: &Monomial, depth: u32) -> (i128, Option<i128>) {
+        let (mut lo, mut hi) = (1i128, Some(1i128));
+        for (a, e) in &m.0 {
+            let (alo, ahi) = self.atom_range(a, depth);
+            // A lower bound that does not fit is replaced by 0, which every monomial satisfies.
+            lo = alo.checked_pow(*e).and_then(|x| lo.checked_mul(x)).unwrap_or(0);
+            hi = hi.zip(ahi.and_then(|h| h.checked_pow(*e))).and_then(|(a, b)| a.checked_mul(b));
+        }
+        (lo, hi)
+    }
+
+    fn atom_range(&self, x: &Atom, depth: u32) -> (i128, Option<i128>) {
+        let (mut lo, mut hi) = (0i128, None::<i128>);
+        let mut tighten = |l: Option<i128>, h: Option<i128>| {
+            if let Some(l) = l {
+                lo = lo.max(l);
+            }
+            if let Some(h) = h {
+                hi = Some(hi.map_or(h, |x| x.min(h)));
+            }
+        };
+        for b in self.bounds.get(x).into_iter().flatten() {
+            let value = match b.value.as_const() {
+                Some(v) => (Some(v), Some(v)),
+                None if depth > 0 => self.range(&b.value, depth - 1),
+                None => continue,
+            };
+            // scale > 0: `scale*x <= hi(value)` or `scale*x >= lo(value)`.
+            if b.upper {
+                tighten(None, value.1.map(|v| v.div_euclid(b.scale)));
+            } else {
+                tighten(value.0.map(|v| -((-v).div_euclid(b.scale))), None);
+            }
+        }
+        if depth == 0 {
+            return (lo, hi);
+        }
+        match x {
+            Atom::Pow(base, e) => {
+                if let Some(b) = base.as_const().filter(|b| *b >= 1) {
+                    let (elo, ehi) = self.range(e, depth - 1);
+                    let pow = |e: i128| u32::try_from(e.max(0)).ok().and_then(|e| b.checked_pow(e));
+                    tighten(elo.and_then(pow), ehi.and_then(pow));
+                }
+            }
+            Atom::Div(a, d) => {
+                let (alo, ahi) = self.range(a, depth - 1);
+                let (dlo, dhi) = self.range(d, depth - 1);
+                // Sizes are defined: the divisor is at least 1.
+                let dlo = dlo.unwrap_or(1).max(1);
+                tighten(alo.zip(dhi).map(|(a, d)| a.max(0) / d.max(1)), ahi.map(|a| a / dlo));
+            }
+            Atom::Rem(a, d) => {
+                let ahi = self.range(a, depth - 1).1;
+                let dhi = self.range(d, depth - 1).1;
+                tighten(None, ahi);
+                tighten(None, dhi.map(|d| d - 1));
+            }
+            Atom::Var(_) | Atom::Call(..) => {}
+        }
+        (lo, hi)
+    }
+
+    /// Constant bounds of an opaque atom from [`Prepared::range`] (`2^k <= 128` when `k < 8`),
+    /// for the search; variables' own bounds are stated ones.
+    fn range_bounds(&self, x: &Atom) -> Vec<Bound> {
+        if matches!(x, Atom::Var(_) | Atom::Call(..)) {
+            return Vec::new();
+        }
+        let (lo, hi) = self.atom_range(x, RANGE_DEPTH);
+        let mut out = Vec::new();
+        if lo > 0 {
+            out.push(Bound { upper: false, scale: 1, value: Nat::constant(lo) });
+        }
+        if let Some(hi) = hi {
+            out.push(Bound { upper: true, scale: 1, value: Nat::constant(hi) });
+        }
+        out
+    }
+
     /// Bounds every value of the atom satisfies, whatever the facts.
     fn intrinsic_bounds(x: &Atom) -> Vec<Bound> {
         let mut out = Vec::new();
@@ -1460,7 +1612,7 @@ impl Prepared {
                 let want_upper = *c < 0;
                 for (x, _) in &m.0 {
                     let stated = self.bounds.get(x).into_iter().flatten().cloned();
-                    for b in stated.chain(Self::intrinsic_bounds(x)) {
+                    for b in stated.chain(Self::intrinsic_bounds(x)).chain(self.range_bounds(x)) {
                         // A lower bound that is never positive cannot help.
                         if b.upper != want_upper || (!b.upper && b.value.terms.iter().all(|(_, c)| *c <= 0)) {
                             continue;
@@ -1602,8 +1754,16 @@ impl Facts {
         Ok(())
     }
 
-    /// Is `a == b`?
+    /// Is `a == b`? The polynomial engine, then power-of-two forms ([`crate::pow2`]).
     pub fn equal(&self, a: &Nat, b: &Nat) -> Truth {
+        match self.equal_poly(a, b) {
+            Truth::Unknown if crate::pow2::equal(self, a, b) => Truth::Proven,
+            Truth::Unknown => self.on_pow2_canonical(a, b, Facts::equal_poly),
+            t => t,
+        }
+    }
+
+    fn equal_poly(&self, a: &Nat, b: &Nat) -> Truth {
         let p = &self.prepared;
         let Ok(e) = a.sub(b).and_then(|d| p.decision_form(&d, Mode::Eq)) else {
             return Truth::Unknown;
@@ -1628,8 +1788,16 @@ impl Facts {
         }
     }
 
-    /// Is `a <= b`?
+    /// Is `a <= b`? The polynomial engine, then power-of-two forms ([`crate::pow2::le`]).
     pub fn le(&self, a: &Nat, b: &Nat) -> Truth {
+        match self.le_poly(a, b) {
+            Truth::Unknown if crate::pow2::le(self, a, b) => Truth::Proven,
+            Truth::Unknown => self.on_pow2_canonical(a, b, Facts::le_poly),
+            t => t,
+        }
+    }
+
+    fn le_poly(&self, a: &Nat, b: &Nat) -> Truth {
         let p = &self.prepared;
         match b.sub(a).and_then(|d| p.decision_form(&d, Mode::Le)) {
             Ok(d) => p.nonneg(&d),
@@ -1655,8 +1823,104 @@ impl Facts {
         self.lt(b, a)
     }
 
-    /// Does `a` divide `b` (`b % a == 0`) for every valid assignment?
+    /// Does `a` divide `b` (`b % a == 0`) for every valid assignment? The polynomial engine,
+    /// then power-of-two forms ([`crate::pow2::divides`]).
     pub fn divides(&self, a: &Nat, b: &Nat) -> Truth {
+        match self.divides_poly(a, b) {
+            Truth::Unknown if crate::pow2::divides(self, a, b) => Truth::Proven,
+            t => t,
+        }
+    }
+
+    /// Decides `a ? b` with `decide` once more after rewriting both in power-of-two terms
+    /// ([`crate::pow2::canonical`]: `256 / 2^k - 128 / 2^k` is `2^(7 - k)` when `k <= 7`);
+    /// `Unknown` when neither changes.
+    fn on_pow2_canonical(&self, a: &Nat, b: &Nat, decide: fn(&Facts, &Nat, &Nat) -> Truth) -> Truth {
+        let (ca, cb) = (crate::pow2::canonical(a, self), crate::pow2::canonical(b, self));
+        if ca == *a && cb == *b {
+            return Truth::Unknown;
+        }
+        decide(self, &ca, &cb)
+    }
+
+    /// A constant interval `(lo, hi)` holding every value of `n` under the facts (`None`: not
+    /// bounded), by interval arithmetic over the constant bounds of its atoms, e.g. `(1, 128)`
+    /// for `2^k` when `k < 8`. A sufficient bound, never a tight one.
+    pub fn range(&self, n: &Nat) -> (Option<i128>, Option<i128>) {
+        match self.prepared.apply(n) {
+            Ok(n) => self.prepared.range(&n, RANGE_DEPTH),
+            Err(_) => (Some(0), None),
+        }
+    }
+
+    /// Whether `a op b` is a natural number for every assignment satisfying the facts, given
+    /// that `a` and `b` are: `a - b` needs `b <= a`; `a / b` (floor division) and `a % b` need
+    /// `b >= 1`. `+`, `*` and `^` of naturals are natural. This is the rule every size
+    /// expression is checked with, operation by operation, where it is written; its error says
+    /// which fact is missing. Once every operation of a size passes, the polynomial normal
+    /// form (integer subtraction) and natural-number semantics agree on it.
+    pub fn well_formed(&self, op: SizeOp, a: &Nat, b: &Nat) -> Result<(), IllFormed> {
+        let fail = |truth: Truth, goal: String, vars: BTreeSet<Rc<str>>, help: &'static str| {
+            Err(IllFormed { op, truth, goal, context: self.describe(&vars), help })
+        };
+        let mut vars = a.vars();
+        vars.extend(b.vars());
+        match op {
+            SizeOp::Sub => match self.le(b, a) {
+                Truth::Proven => Ok(()),
+                t => {
+                    // `k - 1 >= 0` and `4 - 8 >= 0`, but `2^k <= 64` rather than `-2^k + 64 >= 0`.
+                    let goal = match a.sub(b) {
+                        Ok(d) if d.as_const().is_some() => format!("{a} - {b} >= 0"),
+                        Ok(d) if d.terms().next().is_none_or(|(_, c)| c > 0) => format!("{d} >= 0"),
+                        _ => format!("{b} <= {a}"),
+                    };
+                    fail(t, goal, vars, HELP_SUB)
+                }
+            },
+            SizeOp::Div | SizeOp::Rem => match self.le(&Nat::lit(1), b) {
+                Truth::Proven => Ok(()),
+                t => fail(t, format!("{b} >= 1"), b.vars(), HELP_DIVISOR),
+            },
+        }
+    }
+
+    /// The stated facts that mention one of `vars`, a `for` range `a <= k, k < b` written
+    /// `k ranges over a..b`; empty when none does.
+    pub fn describe(&self, vars: &BTreeSet<Rc<str>>) -> String {
+        let mentions = |n: &Nat| vars.iter().any(|v| n.mentions(v));
+        let mut out: Vec<String> = Vec::new();
+        let mut used = vec![false; self.raw.len()];
+        for (i, f) in self.raw.iter().enumerate() {
+            // `a <= k` followed by `k < b` (how a `for` loop states its range).
+            if let (
+                Fact::Le { lhs: a, rhs: k, strict: false, flipped: false },
+                Some(Fact::Le { lhs: k2, rhs: b, strict: true, flipped: false }),
+            ) = (f, self.raw.get(i + 1))
+            {
+                if k.as_var().is_some() && k == k2 && !used[i] && mentions(k) {
+                    out.push(format!("{k} ranges over {a}..{b}"));
+                    used[i] = true;
+                    used[i + 1] = true;
+                    continue;
+                }
+            }
+            if used[i] {
+                continue;
+            }
+            let relevant = match f {
+                Fact::Eq(l, r) | Fact::Le { lhs: l, rhs: r, .. } | Fact::Divides(l, r) => mentions(l) || mentions(r),
+            };
+            if relevant {
+                let mut one = Facts::new();
+                one.raw.push(f.clone());
+                out.push(one.to_string());
+            }
+        }
+        out.join(", ")
+    }
+
+    fn divides_poly(&self, a: &Nat, b: &Nat) -> Truth {
         let p = &self.prepared;
         let (Ok(a), Ok(b)) = (p.apply(a), p.decision_form(b, Mode::Divides)) else {
             return Truth::Unknown;

@@ -2,7 +2,7 @@
 //! lowered from the AST into the checker's representation.
 
 use crate::exec::{Root, Shape};
-use crate::nat::Nat;
+use crate::nat::{Facts, IllFormed, Nat, SizeOp, Truth};
 use crate::ty::{Mem, Ty};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -38,6 +38,8 @@ pub struct FnSig {
     pub root: Root,
     pub ret: Ty,
     pub where_clauses: Vec<(Nat, CmpOp, Nat, Span)>,
+    /// What the `where` clauses state: the facts inside the function ([`where_facts`]).
+    pub facts: Facts,
     pub span: Span,
     pub builtin: bool,
 }
@@ -62,6 +64,13 @@ pub struct Lower<'a> {
     /// Memory space of a reference type written without one.
     pub default_mem: Mem,
     pub diags: &'a mut Vec<Diagnostic>,
+    /// The facts in scope: every `-`, `/` and `%` of a lowered size must give a natural number
+    /// under them ([`Facts::well_formed`], E0301). `None` only where the facts are being
+    /// collected (a signature's `where` clauses, lowered once more with them afterwards).
+    pub facts: Option<&'a Facts>,
+    /// Values of size parameters (a named view's), substituted as they are read, so that the
+    /// side conditions are decided for the values at the use.
+    pub env: Option<&'a HashMap<String, Nat>>,
 }
 
 impl Lower<'_> {
@@ -92,7 +101,9 @@ impl Lower<'_> {
         let r = match &n.kind {
             ast::NatKind::Lit(v) => Ok(Nat::lit(*v)),
             ast::NatKind::Var(id) => {
-                if let Some(k) = self.generics.get(&id.name) {
+                if let Some(v) = self.env.and_then(|env| env.get(&id.name)) {
+                    Ok(v.clone())
+                } else if let Some(k) = self.generics.get(&id.name) {
                     if *k != Kind::Nat {
                         self.wrong_kind(id, Kind::Nat, *k);
                         return None;
@@ -108,6 +119,18 @@ impl Lower<'_> {
             ast::NatKind::Bin(op, a, b) => {
                 let a = self.nat_checked(a)?;
                 let b = self.nat_checked(b)?;
+                let side = match op {
+                    ast::NatOp::Sub => Some(SizeOp::Sub),
+                    ast::NatOp::Div => Some(SizeOp::Div),
+                    ast::NatOp::Rem => Some(SizeOp::Rem),
+                    ast::NatOp::Add | ast::NatOp::Mul | ast::NatOp::Pow => None,
+                };
+                if let (Some(side), Some(facts)) = (side, self.facts) {
+                    if let Err(e) = facts.well_formed(side, &a, &b) {
+                        self.diags.push(ill_formed(&e, n.span));
+                        return None;
+                    }
+                }
                 match op {
                     ast::NatOp::Add => a.add(&b),
                     ast::NatOp::Sub => a.sub(&b),
@@ -176,8 +199,15 @@ impl Lower<'_> {
                 }
             },
             ast::TyKind::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.ty(t)).collect()),
-            ast::TyKind::Array(t, n) => Ty::Array(Box::new(self.ty(t)), self.nat(n)),
-            ast::TyKind::ViewArray(t, n) => Ty::ViewArray(Box::new(self.ty(t)), self.nat(n)),
+            // A size that is not a natural number was reported: no type, so no follow-up errors.
+            ast::TyKind::Array(t, n) => match self.nat_checked(n) {
+                Some(n) => Ty::Array(Box::new(self.ty(t)), n),
+                None => Ty::Error,
+            },
+            ast::TyKind::ViewArray(t, n) => match self.nat_checked(n) {
+                Some(n) => Ty::ViewArray(Box::new(self.ty(t)), n),
+                None => Ty::Error,
+            },
             ast::TyKind::Ref(r) => {
                 if let Some(ast::Prv::Var(id)) = &r.prv {
                     match self.generics.get(&id.name) {
@@ -269,11 +299,14 @@ impl Program {
                         let value = match defines.iter().find(|(n, _)| *n == c.name.name) {
                             Some((_, v)) => *v,
                             None => {
+                                let no_facts = Facts::new();
                                 let mut lower = Lower {
                                     consts: &prog.consts,
                                     generics: HashMap::new(),
                                     default_mem: Mem::CpuMem,
                                     diags,
+                                    facts: Some(&no_facts),
+                                    env: None,
                                 };
                                 let n = lower.nat(&c.value);
                                 match n.eval(&|_| None) {
@@ -332,8 +365,28 @@ impl Program {
             list.push((g.name.name.clone(), g.kind));
         }
         let on_gpu = !matches!(f.exec.as_ref().map(|e| &e.ty.kind), None | Some(ast::ExecTyKind::CpuThread));
-        let mut lower =
-            Lower { consts, generics, default_mem: if on_gpu { Mem::GpuGlobal } else { Mem::CpuMem }, diags };
+        let default_mem = if on_gpu { Mem::GpuGlobal } else { Mem::CpuMem };
+        // The `where` clauses are the facts under which the signature's sizes must be natural
+        // numbers; collected first (their errors are reported by the lowering below).
+        let facts = {
+            let mut scratch = Vec::new();
+            let mut lower = Lower {
+                consts,
+                generics: generics.clone(),
+                default_mem: default_mem.clone(),
+                diags: &mut scratch,
+                facts: None,
+                env: None,
+            };
+            let mut clauses = Vec::new();
+            for c in &f.where_clauses {
+                if let (Some(a), Some(b)) = (lower.nat_checked(&c.lhs), lower.nat_checked(&c.rhs)) {
+                    clauses.push((a, c.op, b, c.span));
+                }
+            }
+            where_facts(&clauses)
+        };
+        let mut lower = Lower { consts, generics, default_mem, diags, facts: Some(&facts), env: None };
         let root = f.exec.as_ref().map_or(Root::CpuThread, |e| lower.root(&e.ty));
         let exec_name = f.exec.as_ref().map_or_else(|| "t".to_string(), |e| e.name.name.clone());
         let mut params: Vec<ParamSig> = Vec::new();
@@ -370,10 +423,63 @@ impl Program {
             root,
             ret,
             where_clauses,
+            facts,
             span: f.name.span,
             builtin,
         }
     }
+}
+
+/// The E0301 error for a size operation that is not known to give a natural number.
+pub fn ill_formed(e: &IllFormed, span: Span) -> Diagnostic {
+    let (message, label) = match (e.op, e.truth) {
+        (SizeOp::Sub, Truth::Disproven) => ("size is negative", format!("`{}` is false", e.goal)),
+        (SizeOp::Sub, _) => ("size may be negative", format!("cannot prove `{}`", e.goal)),
+        (_, Truth::Disproven) if e.goal == "0 >= 1" => ("size divides by zero", "division by zero".to_string()),
+        (_, Truth::Disproven) => ("size is not a natural number", format!("`{}` is false", e.goal)),
+        _ => ("size may not be a natural number", format!("cannot prove `{}`", e.goal)),
+    };
+    let mut d = Diagnostic::error(codes::SIZE_NOT_PROVEN, message, span, label);
+    if !e.context.is_empty() {
+        d = d.with_note(format!("in scope: {}", e.context));
+    }
+    d.with_note(format!("help: {}", e.help))
+}
+
+/// The E0302 error for an operation of a static index that is not known to give a natural
+/// number (`a[(i - 1) / 2 + 1]` for `i` from 0, `a[8 / i]`).
+pub fn ill_formed_index(e: &IllFormed, span: Span) -> Diagnostic {
+    let label = match e.truth {
+        Truth::Disproven => format!("`{}` is false", e.goal),
+        _ => format!("cannot prove `{}`", e.goal),
+    };
+    let mut d = Diagnostic::error(codes::INDEX_OUT_OF_BOUNDS, "cannot prove that this index is in bounds", span, label);
+    if !e.context.is_empty() {
+        d = d.with_note(format!("in scope: {}", e.context));
+    }
+    d.with_note("every part of a static index is a natural number: every iteration of a loop is checked, the first one included")
+}
+
+/// The facts a signature's `where` clauses state (`n % k == 0` also states `k | n`; `!=` states
+/// nothing).
+pub fn where_facts(clauses: &[(Nat, CmpOp, Nat, Span)]) -> Facts {
+    let mut facts = Facts::new();
+    for (a, op, b, _) in clauses {
+        let _ = match op {
+            CmpOp::Eq => facts.add_eq(a, b),
+            CmpOp::Le => facts.add_le(a, b),
+            CmpOp::Lt => facts.add_lt(a, b),
+            CmpOp::Ge => facts.add_ge(a, b),
+            CmpOp::Gt => facts.add_lt(b, a),
+            CmpOp::Ne => Ok(()),
+        };
+        if *op == CmpOp::Eq && b.is_zero() {
+            if let Some(crate::nat::Atom::Rem(x, k)) = a.as_atom() {
+                let _ = facts.add_divides(k, x);
+            }
+        }
+    }
+    facts
 }
 
 /// Parses the prelude; it is part of the compiler, so an error in it is a bug caught by tests.

@@ -563,6 +563,119 @@ fn bounded_cost() {
     assert_eq!(g.le(&v("a5"), &v("a0")), Truth::Unknown);
 }
 
+// ----- well-formed sizes and constant ranges --------------------------------------------
+
+/// The facts of `for name in lo..hi`.
+fn loop_facts(f: &mut Facts, name: &str, lo: &Nat, hi: &Nat) {
+    f.add_le(lo, &v(name)).unwrap();
+    f.add_lt(&v(name), hi).unwrap();
+}
+
+#[test]
+fn subtraction_needs_its_bound() {
+    let k = v("k");
+    let mut f = Facts::new();
+    loop_facts(&mut f, "k", &l(0), &v("n"));
+    let e = f.well_formed(SizeOp::Sub, &k, &l(1)).unwrap_err();
+    assert_eq!(e.truth, Truth::Unknown);
+    assert_eq!(e.goal, "k - 1 >= 0");
+    assert_eq!(e.context, "k ranges over 0..n");
+    // the exponent of 2^(k - 1) is fine once the loop starts at 1
+    let mut g = Facts::new();
+    loop_facts(&mut g, "k", &l(1), &v("n"));
+    assert!(g.well_formed(SizeOp::Sub, &k, &l(1)).is_ok());
+    // a constant difference is decided
+    let e = Facts::new().well_formed(SizeOp::Sub, &l(3), &l(4)).unwrap_err();
+    assert_eq!((e.truth, e.goal.as_str()), (Truth::Disproven, "3 - 4 >= 0"));
+    // a `where` bound, and the range of a power
+    let mut w = Facts::new();
+    w.add_ge(&v("n"), &l(1)).unwrap();
+    assert!(w.well_formed(SizeOp::Sub, &v("n"), &l(1)).is_ok());
+    let mut p = Facts::new();
+    loop_facts(&mut p, "k", &l(0), &l(8));
+    let two_k = pow(&l(2), &k);
+    assert!(p.well_formed(SizeOp::Sub, &l(128), &two_k).is_ok());
+    let e = p.well_formed(SizeOp::Sub, &l(64), &two_k).unwrap_err();
+    assert_eq!((e.truth, e.goal.as_str()), (Truth::Unknown, "2^k <= 64"));
+    // nested loops: j - i for j in i..8
+    let mut nested = Facts::new();
+    loop_facts(&mut nested, "i", &l(0), &l(8));
+    loop_facts(&mut nested, "j", &v("i"), &l(8));
+    assert!(nested.well_formed(SizeOp::Sub, &v("j"), &v("i")).is_ok());
+    let e = nested.well_formed(SizeOp::Sub, &v("i"), &v("j")).unwrap_err();
+    assert_eq!(e.context, "i ranges over 0..8, j ranges over i..8");
+}
+
+#[test]
+fn division_needs_a_positive_divisor() {
+    let d = v("d");
+    let mut f = Facts::new();
+    loop_facts(&mut f, "d", &l(0), &l(4));
+    for op in [SizeOp::Div, SizeOp::Rem] {
+        let e = f.well_formed(op, &l(64), &d).unwrap_err();
+        assert_eq!(e.goal, "d >= 1");
+    }
+    let mut g = Facts::new();
+    loop_facts(&mut g, "d", &l(1), &l(4));
+    // floor division: 64 / 3 is a natural number
+    assert!(g.well_formed(SizeOp::Div, &l(64), &d).is_ok());
+    assert!(g.well_formed(SizeOp::Rem, &l(64), &d).is_ok());
+    let e = Facts::new().well_formed(SizeOp::Div, &l(4), &l(0)).unwrap_err();
+    assert_eq!(e.truth, Truth::Disproven);
+    // powers of two are at least 1
+    assert!(Facts::new().well_formed(SizeOp::Div, &l(256), &pow(&l(2), &v("k"))).is_ok());
+}
+
+#[test]
+fn ranges_of_powers_and_quotients() {
+    let k = v("k");
+    let mut f = Facts::new();
+    loop_facts(&mut f, "k", &l(0), &l(8));
+    assert_eq!(f.range(&k), (Some(0), Some(7)));
+    assert_eq!(f.range(&pow(&l(2), &k)), (Some(1), Some(128)));
+    assert_eq!(f.range(&div(&l(256), &pow(&l(2), &k))), (Some(2), Some(256)));
+    assert_eq!(f.range(&sub(&l(64), &pow(&l(2), &k))), (Some(-64), Some(63)));
+    // through a symbolic bound: k < n, n <= 8
+    let mut g = Facts::new();
+    loop_facts(&mut g, "k", &l(0), &v("n"));
+    g.add_le(&v("n"), &l(8)).unwrap();
+    assert_eq!(g.range(&k).1, Some(7));
+    assert_eq!(Facts::new().range(&k), (Some(0), None));
+}
+
+#[test]
+fn bounds_from_exponent_ranges() {
+    let j = v("j");
+    let mut f = Facts::new();
+    loop_facts(&mut f, "j", &l(0), &l(2));
+    // split at 2^(2*j) of 16 threads, j < 2
+    let q = pow(&l(2), &mul(&l(2), &j));
+    assert_eq!(f.le(&q, &l(16)), Truth::Proven);
+    assert_eq!(f.le(&q, &l(4)), Truth::Proven);
+    assert_eq!(f.le(&q, &l(3)), Truth::Unknown);
+    // the tree-reduction shape: 128 / 2^k <= 256 / 2^k, and their difference
+    let k = v("k");
+    let mut t = Facts::new();
+    loop_facts(&mut t, "k", &l(0), &l(8));
+    let p = pow(&l(2), &k);
+    let (half, whole) = (div(&l(128), &p), div(&l(256), &p));
+    assert_eq!(t.le(&half, &whole), Truth::Proven);
+    assert_eq!(t.le(&l(1), &half), Truth::Proven);
+    assert_eq!(t.equal(&sub(&whole, &half), &half), Truth::Proven);
+    assert_eq!(t.le(&whole, &half), Truth::Disproven);
+    // 2^i <= 2^j from i <= j, and 2^k <= 2^n from k < n
+    let mut o = Facts::new();
+    loop_facts(&mut o, "i", &l(0), &l(6));
+    loop_facts(&mut o, "j", &v("i"), &l(6));
+    let (pi, pj) = (pow(&l(2), &v("i")), pow(&l(2), &v("j")));
+    assert_eq!(o.le(&pi, &pj), Truth::Proven);
+    assert_eq!(o.le(&l(0), &sub(&pj, &pi)), Truth::Proven);
+    assert_eq!(o.le(&pj, &pi), Truth::Unknown);
+    let mut g = Facts::new();
+    loop_facts(&mut g, "k", &l(0), &v("n"));
+    assert_eq!(g.le(&p, &pow(&l(2), &v("n"))), Truth::Proven);
+}
+
 // ----- exhaustive soundness on a grid ---------------------------------------------------
 
 type FactSpec = fn(&mut Facts);
@@ -922,6 +1035,32 @@ proptest! {
                 Truth::Disproven => prop_assert!(x % y != 0, "sdiv {}", ctx),
                 Truth::Unknown => {}
             }
+        }
+    }
+
+    #[test]
+    fn well_formed_means_natural(
+        vs in vals(),
+        choices in prop::collection::vec(fact_choice(), 0..5),
+        a in tree(),
+        b in tree(),
+    ) {
+        let f = build_facts(&choices, &vs);
+        let (Some(x), Some(y)) = (a.eval(&vs), b.eval(&vs)) else { return Ok(()) };
+        let (Ok(an), Ok(bn)) = (a.to_nat(), b.to_nat()) else { return Ok(()) };
+        let ctx = format!("{an} vs {bn} at {vs:?} with {f:?}");
+        if f.well_formed(SizeOp::Sub, &an, &bn).is_ok() {
+            prop_assert!(y <= x, "sub {}", ctx);
+        }
+        if f.well_formed(SizeOp::Div, &an, &bn).is_ok() {
+            prop_assert!(y >= 1, "div {}", ctx);
+        }
+        let (lo, hi) = f.range(&an);
+        prop_assert!(lo.is_none_or(|lo| lo <= i128::from(x)), "range lo {} {:?}", ctx, (lo, hi));
+        prop_assert!(hi.is_none_or(|hi| i128::from(x) <= hi), "range hi {} {:?}", ctx, (lo, hi));
+        let c = strata_check::pow2::canonical(&an, &f);
+        if c != an {
+            prop_assert_eq!(eval_at(&c, &vs), Ok(x), "canonical {} of {}", c, ctx);
         }
     }
 

@@ -963,7 +963,8 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::Sched { dims, var, exec, body } => self.sched(dims, var, exec, body, e.span, out),
             ExprKind::Split { dim, exec, at, arms } => self.split(*dim, exec, at, arms, e.span, out),
             ExprKind::Sync(target) => {
-                let warp = target.as_ref().is_some_and(|t| self.exec_is_warp(t));
+                let warp =
+                    target.as_ref().is_some_and(|t| self.exec_is_warp(t)) || self.l.types.warp_syncs.contains(&e.span);
                 if self.level == Level::Host {
                     return;
                 }

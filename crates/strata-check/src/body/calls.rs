@@ -1,0 +1,689 @@
+//! Calls and kernel launches: generic inference, argument checks, `where` clauses at the call
+//! site, and what passing references to a callee means (I2).
+
+use super::*;
+
+impl FnCx<'_> {
+    pub(super) fn call(
+        &mut self,
+        func: &[ast::Ident],
+        generics: &[ast::GenericArg],
+        exec: Option<&ast::ExecExpr>,
+        launch: Option<&ast::Launch>,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Ty {
+        let path = func.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+        let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.as_str(), |(_, n)| n);
+        let fspan = func.first().map_or(span, |f| f.span.to(func.last().map_or(f.span, |l| l.span)));
+        if func.len() == 1 && self.lookup(name).is_some() {
+            let ty = self.lookup(name).map(|id| self.vars[id].ty.clone()).unwrap_or(Ty::Error);
+            self.error(
+                codes::NOT_CALLABLE,
+                fspan,
+                format!("`{path}` is not a function"),
+                format!("`{path}` is a value of type `{ty}`"),
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Error;
+        }
+        // `println("text")`: a string literal is printable, though not a value.
+        if (name == "println" || name == "print")
+            && args.len() == 1
+            && matches!(args[0].kind, ExprKind::Lit(ast::Lit::Str(_)))
+            && generics.is_empty()
+        {
+            if self.level() != Level::Cpu {
+                self.error(
+                    codes::WRONG_EXEC,
+                    fspan,
+                    format!("`{name}` cannot be called here"),
+                    format!("`{name}` runs on the CPU, but this code is executed by {}", self.level().describe()),
+                );
+            }
+            return Ty::UNIT;
+        }
+        let Some(sig) = self.prog.fns.get(name).cloned() else {
+            self.error(
+                codes::UNKNOWN_NAME,
+                fspan,
+                format!("cannot find function `{path}` in this scope"),
+                "not found in this scope",
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Error;
+        };
+        let kernel = matches!(sig.root, Root::Grid { .. });
+        // A call by the wrong resource is reported once; its arguments' narrowing is then moot.
+        let mut exec_ok = true;
+        let mut launch_shapes = None;
+        let mut subst = Subst::default();
+        // Explicit generic arguments, in order.
+        let explicit: Vec<&(String, Kind)> = sig.generics.iter().collect();
+        if generics.len() > explicit.len() {
+            self.error(
+                codes::GENERIC_ARG_COUNT,
+                fspan,
+                format!(
+                    "`{path}` takes {} generic argument{} but {} were given",
+                    explicit.len(),
+                    if explicit.len() == 1 { "" } else { "s" },
+                    generics.len()
+                ),
+                "too many generic arguments",
+            );
+        }
+        let before_generics = self.diags.len();
+        for (g, (gname, kind)) in generics.iter().zip(explicit) {
+            self.bind_generic(g, gname, *kind, &mut subst);
+        }
+        // A generic argument that was an error binds nothing: no follow-up errors about it.
+        let generics_ok = self.diags.len() == before_generics;
+        if let Some(l) = launch {
+            if self.level() != Level::Cpu {
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    "kernels are launched from the CPU",
+                    format!("this code is executed by {}", self.level().describe()),
+                );
+            }
+            let Root::Grid { blocks, threads } = &sig.root else {
+                self.error(
+                    codes::NOT_A_KERNEL,
+                    fspan,
+                    format!("`{path}` is not a kernel"),
+                    "only functions executed by a `gpu.grid` can be launched",
+                );
+                return Ty::Error;
+            };
+            let (gb, gt) = {
+                let mut lower = self.lower();
+                (lower.shape(&l.grid), lower.shape(&l.block))
+            };
+            // Sizes the launch gives directly (`X<n>`) bind `n` now; the others (`X<n / 32>`) are
+            // checked once the arguments have bound what they mention.
+            self.unify_shape(blocks, &gb, &mut subst, l.grid.span, "blocks", &path, true);
+            self.unify_shape(threads, &gt, &mut subst, l.block.span, "threads", &path, true);
+            launch_shapes = Some((blocks.clone(), gb, l.grid.span, threads.clone(), gt, l.block.span));
+        } else {
+            if kernel {
+                self.error(
+                    codes::NOT_A_KERNEL,
+                    fspan,
+                    format!("`{path}` is a kernel and must be launched"),
+                    format!("launch it: `{path}::<<<grid, block>>>(…)`"),
+                );
+            }
+            let before = self.diags.len();
+            self.check_call_exec(&sig, exec, fspan, &path);
+            exec_ok = self.diags.len() == before;
+        }
+        // Arguments: a launch allocates the shared-memory parameters itself.
+        let params: Vec<&crate::program::ParamSig> =
+            sig.params.iter().filter(|p| !(launch.is_some() && p.exec.is_some())).collect();
+        if params.len() != args.len() {
+            self.error(
+                codes::ARG_COUNT,
+                span,
+                format!(
+                    "`{path}` takes {} argument{} but {} were supplied",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                "wrong number of arguments",
+            );
+        }
+        let mut mismatches = Vec::new();
+        let mut arg_tys = Vec::new();
+        let mut arg_loans = Vec::new();
+        // `println` only reads its argument, like Rust's `println!`: nothing is moved.
+        let reads_only = name == "println" || name == "print";
+        let moved_before: Vec<Option<Span>> =
+            if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
+        let binding_alias = std::mem::take(&mut self.binding_alias);
+        for (i, a) in args.iter().enumerate() {
+            let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
+            self.in_call_arg = true;
+            let t = self.expr(a, expected.as_ref());
+            self.in_call_arg = false;
+            arg_loans.push(std::mem::take(&mut self.val_loans));
+            arg_tys.push(t.clone());
+            if let (Some(p), true) = (params.get(i), matches!(t, Ty::IntLit | Ty::FloatLit)) {
+                let want = self.apply_subst(&p.ty, &subst);
+                if !has_vars(&want, &sig) {
+                    self.fix_open_var(a, &want);
+                }
+            }
+            if let Some(p) = params.get(i) {
+                let before = subst.nats.len() + subst.tys.len() + subst.mems.len();
+                if !self.unify(&p.ty, &t, &mut subst, &sig) {
+                    mismatches.push((i, self.apply_subst(&p.ty, &subst), t, before));
+                }
+            }
+        }
+        self.binding_alias = binding_alias;
+        // A callee given a `&uniq` reference to data that holds references may store another
+        // argument there, out of sight of the liveness analysis: keep every live borrow.
+        if !self.on_gpu()
+            && arg_tys.iter().any(|t| matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)))
+        {
+            let live: Vec<Span> = self.live_borrows.iter().map(|b| b.2).collect();
+            self.pinned_borrows.extend(live);
+        }
+        if reads_only {
+            for (v, m) in self.vars.iter_mut().zip(moved_before) {
+                v.moved = m;
+            }
+            // Printing reads the data: the host cannot read memory of the GPU (copy it first).
+            for (a, t) in args.iter().zip(&arg_tys) {
+                if let Some(m) = gpu_memory_in(t).filter(|_| !self.on_gpu()) {
+                    self.report(
+                        Diagnostic::error(
+                            codes::BAD_DEREF,
+                            format!("cannot read `{m}` memory on the host"),
+                            a.span,
+                            format!("`{name}` would read memory in `{m}` from `cpu.thread`"),
+                        )
+                        .with_note("copy it to host memory first, e.g. with `copy_mem_to_host`"),
+                    );
+                }
+            }
+        }
+        let arguments_fit = mismatches.is_empty() && params.len() == args.len();
+        // Two swapped arguments are one mistake: report it once.
+        if mismatches.len() == 2 && mismatches[1].0 == mismatches[0].0 + 1 {
+            let (i, ref want0, ref got0, _) = mismatches[0];
+            let (_, ref want1, ref got1, _) = mismatches[1];
+            if self.compatible(want0, got1) || self.compatible(want1, got0) || same_shape_refs(want0, got1) {
+                let (want0, got0) = (want0.clone(), got0.clone());
+                self.mismatch(args[i].span, &want0, &got0);
+                if let Some(d) = self.diags.last_mut() {
+                    d.notes.push("the two arguments appear to be swapped".into());
+                }
+                mismatches.clear();
+            }
+        }
+        for (i, want, got, _) in mismatches {
+            self.mismatch(args[i].span, &want, &got);
+        }
+        for (g, k) in &sig.generics {
+            let bound = match k {
+                Kind::Nat => subst.nats.contains_key(g),
+                Kind::DataTy => subst.tys.contains_key(g),
+                Kind::Mem => subst.mems.contains_key(g),
+                Kind::Prv => true,
+            };
+            if !bound && arguments_fit && generics_ok {
+                self.error(
+                    codes::CANNOT_INFER,
+                    fspan,
+                    format!("cannot infer `{g}` for this call of `{path}`"),
+                    format!("give it explicitly: `{path}::<…>(…)`"),
+                );
+            }
+        }
+        // A host function generic over a data type may read a value of it (print it, copy it):
+        // it may not be given one that holds GPU memory.
+        if matches!(sig.root, Root::CpuThread) && !reads_only {
+            for (g, t) in &subst.tys {
+                if let Some(m) = gpu_memory_in(t) {
+                    self.error(
+                        codes::BAD_DEREF,
+                        span,
+                        format!("`{g}` = `{t}` cannot be used by `{path}`"),
+                        format!("`{path}` runs on the CPU and may read a `{g}`, which holds `{m}` memory"),
+                    );
+                }
+            }
+        }
+        // A memory-space parameter may only stand for memory the callee's resource can use.
+        for (g, m) in &subst.mems {
+            // Code run by `Any` runs where it is called from.
+            let gpu_callee = match sig.root {
+                Root::CpuThread => false,
+                Root::Any => self.on_gpu(),
+                _ => true,
+            };
+            let bad = if gpu_callee { *m == Mem::CpuMem } else { m.is_gpu() };
+            if bad && sig.generics.iter().any(|(n, k)| n == g && *k == Kind::Mem) {
+                let who = if gpu_callee { "GPU code" } else { "the CPU" };
+                self.error(
+                    codes::BAD_DEREF,
+                    span,
+                    format!("`{g}` = `{m}` cannot be used by `{path}`"),
+                    format!("`{path}` runs on {who}, which cannot dereference `{m}`"),
+                );
+            }
+        }
+        if let Some((blocks, gb, bspan, threads, gt, tspan)) = launch_shapes {
+            self.unify_shape(&blocks, &gb, &mut subst, bspan, "blocks", &path, false);
+            self.unify_shape(&threads, &gt, &mut subst, tspan, "threads", &path, false);
+        }
+        // `where` clauses instantiated at the call site.
+        for (a, op, b, _) in &sig.where_clauses {
+            let (a, b) = (self.subst_nat(a, &subst), self.subst_nat(b, &subst));
+            let truth = match op {
+                ast::CmpOp::Eq => self.facts.equal(&a, &b),
+                ast::CmpOp::Le => self.facts.le(&a, &b),
+                ast::CmpOp::Lt => self.facts.lt(&a, &b),
+                ast::CmpOp::Ge => self.facts.le(&b, &a),
+                ast::CmpOp::Gt => self.facts.lt(&b, &a),
+                ast::CmpOp::Ne => match self.facts.equal(&a, &b) {
+                    Truth::Proven => Truth::Disproven,
+                    Truth::Disproven => Truth::Proven,
+                    Truth::Unknown => Truth::Unknown,
+                },
+            };
+            if truth != Truth::Proven && generics_ok {
+                self.error(
+                    codes::SIZE_NOT_PROVEN,
+                    span,
+                    format!("cannot prove `{a} {} {b}` required by `{path}`", op.symbol()),
+                    "the `where` clause of the callee is not satisfied here",
+                );
+            }
+        }
+        if WARP_COLLECTIVES.contains(&name) {
+            self.check_collective(&path, span);
+        }
+        // In GPU code the access environment compares the arguments' borrows (E0501).
+        if !self.on_gpu() {
+            self.check_argument_aliasing(args, &params, &arg_loans, &subst);
+        }
+        if exec_ok {
+            self.pass_references(args, &params, &arg_loans, &subst);
+        }
+        if matches!(sig.root, Root::Thread) && self.on_gpu() {
+            self.varies = Uni::Thread;
+        }
+        let nats = sig
+            .generics
+            .iter()
+            .filter(|(_, k)| *k == Kind::Nat)
+            .map(|(g, _)| (g.clone(), subst.nats.get(g).cloned().unwrap_or_else(|| Nat::var(g))))
+            .collect();
+        self.types.call_nats.insert(span, nats);
+        let ret = self.apply_subst(&sig.ret, &subst);
+        // The result may borrow from any reference argument.
+        let mut loans = Vec::new();
+        for l in arg_loans {
+            union_loans(&mut loans, l);
+        }
+        if let Ty::Ref { own: Ownership::Shrd, .. } = ret {
+            for l in &mut loans {
+                l.own = Ownership::Shrd;
+            }
+        }
+        if name.starts_with("shfl_") {
+            match ret.defaulted() {
+                Ty::Scalar(s) if !matches!(s, ScalarTy::Unit | ScalarTy::AtomicU32 | ScalarTy::AtomicI32) => {
+                    self.types.shuffle_types.insert(span, s);
+                }
+                Ty::Error => {}
+                other => self.error(
+                    codes::MISMATCHED_TYPES,
+                    span,
+                    format!("`{path}` cannot exchange a value of type `{other}`"),
+                    "a warp shuffle moves one `bool`, integer or float per lane",
+                ),
+            }
+        }
+        self.val_loans = loans;
+        ret
+    }
+
+    /// Passing a reference to a callee is a use of everything it may borrow, by the resource that
+    /// makes the call: a `&uniq` argument must be narrowed to it, exactly as if it were borrowed
+    /// there (`&uniq place` arguments are checked as borrows when typed).
+    pub(super) fn pass_references(
+        &mut self,
+        args: &[ast::Expr],
+        params: &[&crate::program::ParamSig],
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+    ) {
+        for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
+            let mut e = a;
+            while let ExprKind::Paren(inner) = &e.kind {
+                e = inner;
+            }
+            if matches!(e.kind, ExprKind::Borrow { .. }) {
+                continue;
+            }
+            let Ty::Ref { own, mem, .. } = self.apply_subst(&p.ty, subst) else { continue };
+            for l in loans {
+                let info = PlaceInfo {
+                    place: l.place.clone(),
+                    ty: Ty::Error,
+                    mem: Some(mem.clone()),
+                    via_shared: l.own == Ownership::Shrd,
+                    via_alias: true,
+                    consumed: l.consumed.clone(),
+                    alts: Vec::new(),
+                    via_uni: Uni::Uniform,
+                };
+                self.access(&info, Mode::Borrow(own), a.span);
+            }
+        }
+    }
+
+    /// Two references passed to one call may not overlap if either is unique, whatever
+    /// expressions made them (their loans are compared): the callee would hold a unique reference
+    /// and another one to the same memory.
+    pub(super) fn check_argument_aliasing(
+        &mut self,
+        args: &[ast::Expr],
+        params: &[&crate::program::ParamSig],
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+    ) {
+        let mut seen: Vec<(Alias, Span)> = Vec::new();
+        for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
+            // A `&uniq` reference passed for a `&shrd` parameter is reborrowed shared.
+            let own_as = match self.apply_subst(&p.ty, subst) {
+                Ty::Ref { own, .. } => Some(own),
+                _ => None,
+            };
+            let mut mine = Vec::new();
+            for l in loans {
+                let own = match own_as {
+                    Some(Ownership::Shrd) => Ownership::Shrd,
+                    _ => l.own,
+                };
+                let clash = seen.iter().find(|(q, _)| {
+                    q.place.root == l.place.root
+                        && (own == Ownership::Uniq || q.own == Ownership::Uniq)
+                        && prefix_overlap(&q.place.steps, &l.place.steps)
+                });
+                if let Some((q, at)) = clash {
+                    let name = self.vars[l.place.root].name.clone();
+                    let (o, at) = (q.own, *at);
+                    self.report(
+                        Diagnostic::error(
+                            codes::BORROW_CONFLICT,
+                            format!(
+                                "cannot borrow `{name}` as {} because it is also borrowed as {}",
+                                own.keyword(),
+                                o.keyword()
+                            ),
+                            a.span,
+                            "second borrow in the same call",
+                        )
+                        .with_label(at, "first borrow"),
+                    );
+                }
+                mine.push((Alias { own, ..l.clone() }, a.span));
+            }
+            seen.extend(mine);
+        }
+    }
+
+    pub(super) fn bind_generic(&mut self, g: &ast::GenericArg, name: &str, kind: Kind, s: &mut Subst) {
+        match (g, kind) {
+            (ast::GenericArg::Nat(n), Kind::Nat) => {
+                if let Some(v) = self.lower_nat(n) {
+                    s.nats.insert(name.to_string(), v);
+                }
+            }
+            (ast::GenericArg::Nat(n), Kind::DataTy) => {
+                // A bare identifier is parsed as a nat; here it names a type variable.
+                if let ast::NatKind::Var(id) = &n.kind {
+                    let t = self.lower_ty(&ast::Ty { kind: ast::TyKind::Var(id.clone()), span: n.span });
+                    s.tys.insert(name.to_string(), t);
+                } else {
+                    self.error(codes::KIND_MISMATCH, n.span, "expected a data type", "this is a natural number");
+                }
+            }
+            (ast::GenericArg::Nat(n), Kind::Mem) => {
+                if let ast::NatKind::Var(id) = &n.kind {
+                    let m = self.lower().mem(&ast::Mem { kind: ast::MemKind::Var(id.clone()), span: n.span });
+                    s.mems.insert(name.to_string(), m);
+                }
+            }
+            (ast::GenericArg::Ty(t), Kind::DataTy) => {
+                let t = self.lower_ty(t);
+                s.tys.insert(name.to_string(), t);
+            }
+            (ast::GenericArg::Mem(m), Kind::Mem) => {
+                let m = self.lower().mem(m);
+                s.mems.insert(name.to_string(), m);
+            }
+            (_, Kind::Prv) => {}
+            (g, k) => {
+                let span = match g {
+                    ast::GenericArg::Nat(n) => n.span,
+                    ast::GenericArg::Ty(t) => t.span,
+                    ast::GenericArg::Mem(m) => m.span,
+                };
+                self.error(
+                    codes::KIND_MISMATCH,
+                    span,
+                    format!("expected a `{}` for `{name}`", k.keyword()),
+                    "wrong kind of generic argument",
+                );
+            }
+        }
+    }
+
+    /// Who may call whom: CPU functions from the CPU, thread functions from one GPU thread, …
+    pub(super) fn check_call_exec(&mut self, sig: &FnSig, exec: Option<&ast::ExecExpr>, span: Span, path: &str) {
+        if let Some(e) = exec {
+            self.resolve_exec(e);
+        }
+        let level = self.level();
+        if let (Root::Block { threads }, Ok(shape)) = (&sig.root, self.current.shape()) {
+            let here = shape.block.unwrap_or_default();
+            let same = threads.len() == here.len()
+                && threads.iter().zip(&here).all(|((d1, n1), (d2, n2))| d1 == d2 && self.nat_eq(n1, n2));
+            if level == Level::Block && !same {
+                let show = |sh: &[(DimName, Nat)]| {
+                    sh.iter().map(|(d, n)| format!("{}<{n}>", d.letter())).collect::<Vec<_>>().join(", ")
+                };
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    format!("`{path}` cannot be called here"),
+                    format!("`{path}` needs blocks of {}, these blocks have {}", show(threads), show(&here)),
+                );
+                return;
+            }
+        }
+        let ok = match &sig.root {
+            Root::CpuThread => level == Level::Cpu,
+            Root::Thread => level == Level::Thread || (self.in_unsafe() && !matches!(level, Level::Cpu | Level::Any)),
+            Root::Warp => level == Level::Warp,
+            Root::Block { .. } => level == Level::Block,
+            Root::Any => true,
+            Root::Grid { .. } => true,
+        };
+        if ok && self.on_gpu() {
+            match &sig.root {
+                Root::Warp => self.check_whole_resource_call(Uni::Warp, span, path),
+                Root::Block { .. } => self.check_whole_resource_call(Uni::Block, span, path),
+                _ => {}
+            }
+        }
+        if !ok {
+            let needs = match &sig.root {
+                Root::CpuThread => Level::Cpu,
+                Root::Thread => Level::Thread,
+                Root::Warp => Level::Warp,
+                Root::Block { .. } => Level::Block,
+                _ => Level::Any,
+            };
+            let mut d = Diagnostic::error(
+                codes::WRONG_EXEC,
+                format!("`{path}` cannot be called here"),
+                span,
+                format!(
+                    "`{path}` must be executed by {}, but this code is executed by {}",
+                    needs.describe(),
+                    level.describe()
+                ),
+            );
+            if let Some((s, l)) = self.executed_by_label() {
+                d = d.with_label(s, l);
+            }
+            self.report(d);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unify_shape(
+        &mut self,
+        want: &[(DimName, Nat)],
+        got: &[(DimName, Nat)],
+        s: &mut Subst,
+        span: Span,
+        what: &str,
+        path: &str,
+        bind_only: bool,
+    ) {
+        let names = |sh: &[(DimName, Nat)]| sh.iter().map(|(d, _)| d.letter()).collect::<String>();
+        if bind_only {
+            for ((_, w), (_, g)) in want.iter().zip(got) {
+                if let Some(v) = w.as_var() {
+                    if !s.nats.contains_key(v) && names(want) == names(got) {
+                        s.nats.insert(v.to_string(), g.clone());
+                    }
+                }
+            }
+            return;
+        }
+        if names(want) != names(got) {
+            self.error(
+                codes::LAUNCH_SHAPE,
+                span,
+                "launch shape does not match the kernel",
+                format!("`{path}` expects {what} along {}, the launch gives {}", names(want), names(got)),
+            );
+            return;
+        }
+        for ((_, w), (_, g)) in want.iter().zip(got) {
+            if !self.unify_nat(w, g, s) {
+                let w = self.subst_nat(w, s);
+                self.error(
+                    codes::LAUNCH_SHAPE,
+                    span,
+                    "launch shape does not match the kernel",
+                    format!("`{path}` expects {w} {what}, the launch gives {g}"),
+                );
+            }
+        }
+    }
+
+    pub(super) fn unify_nat(&mut self, want: &Nat, got: &Nat, s: &mut Subst) -> bool {
+        if let Some(v) = want.as_var() {
+            if let Some(bound) = s.nats.get(v) {
+                return self.facts.equal(bound, got) == Truth::Proven;
+            }
+            if self.sig_generic_is_callee(v, s) {
+                s.nats.insert(v.to_string(), got.clone());
+                return true;
+            }
+        }
+        let w = self.subst_nat(want, s);
+        self.facts.equal(&w, got) == Truth::Proven
+    }
+
+    /// Callee generics are bound lazily; a variable is the callee's while it is unbound.
+    pub(super) fn sig_generic_is_callee(&self, _v: &str, _s: &Subst) -> bool {
+        true
+    }
+
+    pub(super) fn subst_nat(&self, n: &Nat, s: &Subst) -> Nat {
+        // Rename first so a callee variable named like a caller variable is not captured.
+        let mut out = n.clone();
+        for name in s.nats.keys() {
+            if let Ok(r) = out.subst(name, &Nat::var(&format!("\u{1}{name}"))) {
+                out = r;
+            }
+        }
+        for (name, v) in &s.nats {
+            if let Ok(r) = out.subst(&format!("\u{1}{name}"), v) {
+                out = r;
+            }
+        }
+        out
+    }
+
+    pub(super) fn apply_subst(&self, t: &Ty, s: &Subst) -> Ty {
+        match t {
+            Ty::Var(v) => s.tys.get(v).cloned().unwrap_or_else(|| t.clone()),
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.apply_subst(t, s)).collect()),
+            Ty::Array(e, n) => Ty::Array(Box::new(self.apply_subst(e, s)), self.subst_nat(n, s)),
+            Ty::ViewArray(e, n) => Ty::ViewArray(Box::new(self.apply_subst(e, s)), self.subst_nat(n, s)),
+            Ty::Ref { own, mem, ty } => {
+                Ty::Ref { own: *own, mem: subst_mem(mem, s), ty: Box::new(self.apply_subst(ty, s)) }
+            }
+            Ty::At(e, m) => Ty::At(Box::new(self.apply_subst(e, s)), subst_mem(m, s)),
+            other => other.clone(),
+        }
+    }
+
+    /// Unifies a callee parameter type with an argument type, binding the callee's generics.
+    pub(super) fn unify(&mut self, p: &Ty, a: &Ty, s: &mut Subst, sig: &FnSig) -> bool {
+        if a.is_error() || p.is_error() {
+            return true;
+        }
+        match (p, a) {
+            (Ty::Var(v), _) if sig.generics.iter().any(|(g, _)| g == v) => match s.tys.get(v).cloned() {
+                Some(bound) => self.compatible(&bound, a),
+                None => {
+                    s.tys.insert(v.clone(), a.defaulted());
+                    true
+                }
+            },
+            (Ty::Tuple(ps), Ty::Tuple(as_)) => {
+                ps.len() == as_.len() && ps.iter().zip(as_).all(|(p, a)| self.unify(p, a, s, sig))
+            }
+            (Ty::Array(pe, pn), Ty::Array(ae, an)) | (Ty::ViewArray(pe, pn), Ty::ViewArray(ae, an)) => {
+                self.unify(pe, ae, s, sig) && self.unify_nat(pn, an, s)
+            }
+            (Ty::Ref { own: po, mem: pm, ty: pt }, Ty::Ref { own: ao, mem: am, ty: at }) => {
+                let own_ok = *po == Ownership::Shrd || *ao == Ownership::Uniq;
+                let mem_ok = match pm {
+                    Mem::Var(v) if sig.generics.iter().any(|(g, _)| g == v) => match s.mems.get(v) {
+                        Some(m) => m == am,
+                        None => {
+                            s.mems.insert(v.clone(), am.clone());
+                            true
+                        }
+                    },
+                    m => m == am,
+                };
+                own_ok && mem_ok && self.unify(pt, at, s, sig)
+            }
+            (Ty::At(pt, pm), Ty::At(at, am)) => pm == am && self.unify(pt, at, s, sig),
+            _ => self.compatible(p, a),
+        }
+    }
+
+    /// `found` can be used where `expected` is required (no generics to bind).
+    pub(super) fn compatible(&self, expected: &Ty, found: &Ty) -> bool {
+        match (expected, found) {
+            (Ty::Error, _) | (_, Ty::Error) => true,
+            (e, Ty::IntLit | Ty::Nat) => e.is_int(),
+            (Ty::IntLit | Ty::Nat, f) => f.is_int(),
+            (e, Ty::FloatLit) => e.is_float(),
+            (Ty::FloatLit, f) => f.is_float(),
+            (Ty::Scalar(a), Ty::Scalar(b)) => a == b,
+            (Ty::Var(a), Ty::Var(b)) => a == b,
+            (Ty::Tuple(a), Ty::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.compatible(x, y)),
+            (Ty::Array(a, n), Ty::Array(b, m)) | (Ty::ViewArray(a, n), Ty::ViewArray(b, m)) => {
+                self.compatible(a, b) && self.nat_eq(n, m)
+            }
+            (Ty::Ref { own: o1, mem: m1, ty: t1 }, Ty::Ref { own: o2, mem: m2, ty: t2 }) => {
+                (*o1 == Ownership::Shrd || *o2 == Ownership::Uniq) && m1 == m2 && self.compatible(t1, t2)
+            }
+            (Ty::At(a, m), Ty::At(b, n)) => m == n && self.compatible(a, b),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Host ownership (I9 of docs/soundness.md): borrows bound in host code and their
+//! non-lexical lifetimes.
+
+use super::*;
+
+impl FnCx<'_> {
+    /// The host borrow made by the `let` initialiser at `span` in the current block is dead.
+    pub(super) fn end_borrow(&mut self, span: Span) {
+        if self.pinned_borrows.contains(&span) {
+            return;
+        }
+        let depth = self.scopes.len();
+        self.live_borrows.retain(|b| !(b.2 == span && b.3 == depth));
+    }
+
+    /// Host borrows written in `e` whose result may be stored in a variable declared at scope
+    /// `depth`: they stay live until that scope ends (a conservative, lexical lifetime).
+    pub(super) fn track_stored_borrows(&mut self, e: &ast::Expr, depth: usize) {
+        if self.level() != Level::Cpu {
+            return;
+        }
+        let mut borrows = Vec::new();
+        crate::liveness::borrows_in(e, &mut borrows);
+        for b in borrows {
+            let ExprKind::Borrow { own, place, .. } = &b.kind else { continue };
+            if let Some(info) = self.place_quiet(place) {
+                if !info.via_alias {
+                    self.live_borrows.push((info.place, *own, b.span, depth));
+                }
+            }
+        }
+    }
+
+    /// Host (CPU) borrows follow Rust: no unique borrow while another borrow is live.
+    pub(super) fn check_host_borrow(&mut self, place: &Place, own: Ownership, span: Span) {
+        let clash = self.live_borrows.iter().find(|(p, o, _, _)| {
+            p.root == place.root
+                && (own == Ownership::Uniq || *o == Ownership::Uniq)
+                && prefix_overlap(&p.steps, &place.steps)
+        });
+        if let Some((_, o, at, _)) = clash {
+            let name = self.vars[place.root].name.clone();
+            let (o, at) = (*o, *at);
+            self.report(
+                Diagnostic::error(
+                    codes::BORROW_CONFLICT,
+                    format!(
+                        "cannot borrow `{name}` as {} because it is also borrowed as {}",
+                        own.keyword(),
+                        o.keyword()
+                    ),
+                    span,
+                    "borrowed here",
+                )
+                .with_label(at, "first borrow, still in use"),
+            );
+        }
+    }
+}

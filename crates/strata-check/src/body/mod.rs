@@ -1,0 +1,1320 @@
+//! The typing judgement for function bodies (section 4.3 of the paper).
+//!
+//! One [`FnCx`] checks one function. It walks the body once, in order, threading the typing
+//! environment (variables, moves, live borrows) and the access environment (memory touched since
+//! the last barrier). The execution context is a stack of frames: `sched` binders (which
+//! distribute memory), `split` arms and thread-dependent conditions (which forbid barriers).
+//! Loop bodies are checked twice so accesses of one iteration meet those of the next; nothing is
+//! unrolled, so checking time does not depend on trip counts or array sizes.
+
+use crate::exec::{Exec, Level, Root, Step};
+use crate::nat::{Facts, Nat, Truth};
+use crate::place::{conflicts, Access, PStep, Place, ViewApp};
+use crate::program::{FnSig, Lower, Program, PATH_ALIASES, WARP_COLLECTIVES};
+use crate::ty::{Mem, Ty};
+use std::collections::{HashMap, HashSet};
+use strata_diag::{codes, Code, Diagnostic, Span};
+use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
+use uniformity::Uni;
+
+mod accesses;
+mod calls;
+mod host;
+mod places;
+mod resources;
+mod uniformity;
+mod views;
+
+/// Who owns a variable's memory.
+#[derive(Clone, Debug)]
+enum Owner {
+    /// Declared under this many `sched` binders.
+    Chain(usize),
+    /// A parameter declared for each `[e]`, e.g. per-block shared memory.
+    Exec(Exec),
+}
+
+/// One loan a reference value may hold: the place it points to (in normal form, aliases
+/// substituted), how it was borrowed, and the dimensions its selections distributed. Every
+/// expression that yields a reference carries the set of loans it may hold (the union at joins,
+/// of the arguments at calls, of the components in aggregates), as in Oxide and Polonius.
+#[derive(Clone, Debug, PartialEq)]
+struct Alias {
+    place: Place,
+    own: Ownership,
+    consumed: Vec<(Exec, DimName)>,
+}
+
+/// Adds the loans of `more` that `into` does not hold yet.
+fn union_loans(into: &mut Vec<Alias>, more: impl IntoIterator<Item = Alias>) {
+    for l in more {
+        if !into.contains(&l) {
+            into.push(l);
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Var {
+    name: String,
+    ty: Ty,
+    owner: Owner,
+    /// Level of the resource that declared it; values declared by a single thread vary per thread.
+    level: Level,
+    mutable: bool,
+    moved: Option<Span>,
+    /// The loans a reference stored in this variable (or in any part of it) may hold. Empty for
+    /// parameters: a reference parameter is its own loan, dereferenced in place.
+    loans: Vec<Alias>,
+    /// A natural-number variable (loop counter, generic, constant) usable in sizes.
+    nat: Option<Nat>,
+    span: Span,
+    /// Scope depth of the declaration; 0 for parameters.
+    depth: usize,
+    /// How far its value may differ between threads: raised by every write made under a `split`
+    /// arm or a varying condition, and by every varying value stored into it (whole or in part).
+    varies: Uni,
+}
+
+#[derive(Clone, Debug)]
+struct Binder {
+    name: String,
+    exec: Exec,
+    /// Dimensions and sizes this binder distributes over, in the order scheduled.
+    dims: Vec<(DimName, Nat)>,
+    /// `sched` binders distribute memory; the function's resource and `split` arms do not.
+    distributing: bool,
+    span: Span,
+    /// The collection this binder schedules over, without ranges (`grid.blocks`, `block.threads`):
+    /// selections by binders with the same key share that collection's dimensions.
+    key: Exec,
+}
+
+#[derive(Clone, Debug)]
+enum Frame {
+    Sched(usize),
+    /// A `split` arm: `span` points at the split, `binder` is the arm's resource.
+    Arm {
+        binder: usize,
+        span: Span,
+        what: String,
+        /// The members of the split collection run different arms.
+        uni: Uni,
+    },
+    /// A branch or loop whose condition varies (see [`Uni`]).
+    Cond {
+        span: Span,
+        uni: Uni,
+    },
+}
+
+/// The result of typing a place expression.
+#[derive(Clone)]
+struct PlaceInfo {
+    place: Place,
+    ty: Ty,
+    /// The memory space behind the last dereference, if any.
+    mem: Option<Mem>,
+    /// Dereferenced through a shared reference somewhere along the way.
+    via_shared: bool,
+    /// Reached through a `let`-bound borrow (an alias): a use of that borrow, not a new access.
+    via_alias: bool,
+    /// The dimensions distributed by the selections on the way, with the collection each belongs
+    /// to, in order.
+    consumed: Vec<(Exec, DimName)>,
+    /// The other places the expression may denote, when a reference on the way may hold several
+    /// loans: every rule that inspects the place applies to each of them too.
+    alts: Vec<PlaceInfo>,
+    /// How far the choice of this place may differ between threads: a reference variable on the
+    /// way that was set under a varying condition points to different places for different
+    /// threads, so what is read through it varies that far too.
+    via_uni: Uni,
+}
+
+impl PlaceInfo {
+    /// This place and every alternative.
+    fn targets(&self) -> impl Iterator<Item = &PlaceInfo> {
+        std::iter::once(self).chain(self.alts.iter())
+    }
+
+    /// Whether this is a variable's own memory (private to each thread that declared it), reached
+    /// directly or through a borrow of it, rather than memory behind a reference or pointer.
+    fn is_own_memory(&self) -> bool {
+        !self.place.steps.iter().any(|s| matches!(s, PStep::Deref))
+            && matches!(self.mem, None | Some(Mem::GpuLocal) | Some(Mem::CpuMem))
+    }
+
+    /// The place as a loan of a reference that points to it.
+    fn as_loan(&self, own: Ownership) -> Alias {
+        Alias { place: self.place.clone(), own, consumed: self.consumed.clone() }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Read,
+    Write,
+    Borrow(Ownership),
+}
+
+#[derive(Default)]
+struct Subst {
+    nats: HashMap<String, Nat>,
+    tys: HashMap<String, Ty>,
+    mems: HashMap<String, Mem>,
+}
+
+/// What the checker inferred that later phases need: the types it chose where the program did not
+/// write them, and the size arguments of every call.
+#[derive(Debug, Default)]
+pub struct TypeTable {
+    /// The type of every `let`-bound variable, by the span of its name.
+    pub lets: HashMap<Span, Ty>,
+    /// The type of every numeric literal, by its span.
+    pub literals: HashMap<Span, Ty>,
+    /// The callee's size (`nat`) arguments at every call and launch, by the call's span.
+    pub call_nats: HashMap<Span, Vec<(String, Nat)>>,
+    /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
+    /// the exchanged scalar type from it).
+    pub shuffle_types: HashMap<Span, ScalarTy>,
+    /// The type of every `if` expression that has a value, by its span (the lowering stores the
+    /// value of each branch in a local of this type).
+    pub value_types: HashMap<Span, Ty>,
+    /// The dimensions every selection `p[[b]]` distributes, outermost first, by its span.
+    pub selections: HashMap<Span, Vec<DimName>>,
+    /// The spans of the `sync`s that synchronise a warp (a bare `sync` means the innermost block
+    /// or warp: the lowering must emit the barrier the checker checked).
+    pub warp_syncs: HashSet<Span>,
+}
+
+pub struct FnCx<'p> {
+    types: TypeTable,
+    prog: &'p Program,
+    sig: &'p FnSig,
+    generics: HashMap<String, Kind>,
+    facts: Facts,
+    diags: Vec<Diagnostic>,
+    seen: HashSet<(Code, Span)>,
+    vars: Vec<Var>,
+    scopes: Vec<Vec<usize>>,
+    binders: Vec<Binder>,
+    frames: Vec<Frame>,
+    current: Exec,
+    accesses: Vec<Access>,
+    /// Host borrows bound to variables: (place, ownership, span, scope depth).
+    live_borrows: Vec<(Place, Ownership, Span, usize)>,
+    /// Host borrows (by span) that were live at a call which may have stored a reference where
+    /// [`crate::liveness`] does not follow it: they stay live to the end of their blocks.
+    pinned_borrows: HashSet<Span>,
+    /// Whether the value bound by a `let` (by the span of its name) or assigned to a place (by the
+    /// place's span) may hold a reference, for [`crate::liveness`].
+    holds_ref_at: HashMap<Span, bool>,
+    unsafe_depth: u32,
+    /// The loans of the reference value (if any) of the expression typed last.
+    val_loans: Vec<Alias>,
+    /// The largest [`Uni`] of the data read while typing the current expression.
+    varies: Uni,
+    /// Nat variables introduced by `for` loops, by source name.
+    loop_nats: Vec<String>,
+    /// Set while typing the borrow that initialises a `let`.
+    binding_alias: bool,
+    /// Nesting of named-view expansions (bounded: a view may be defined in terms of itself).
+    view_depth: u32,
+    /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
+    /// may differ: later barriers at a coarser level are not reached by all.
+    divergent_return: Option<(Span, Uni)>,
+    /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
+    in_call_arg: bool,
+}
+
+fn dim_letter(d: DimName) -> char {
+    d.letter()
+}
+
+impl<'p> FnCx<'p> {
+    pub fn new(prog: &'p Program, sig: &'p FnSig) -> FnCx<'p> {
+        let generics: HashMap<String, Kind> = sig.generics.iter().cloned().collect();
+        let facts = sig.facts.clone();
+        let current = Exec::new(sig.exec_name.clone(), sig.root.clone());
+        let root_binder = Binder {
+            name: sig.exec_name.clone(),
+            exec: current.clone(),
+            dims: Vec::new(),
+            distributing: false,
+            span: sig.span,
+            key: current.clone(),
+        };
+        FnCx {
+            types: TypeTable::default(),
+            prog,
+            sig,
+            generics,
+            facts,
+            diags: Vec::new(),
+            seen: HashSet::new(),
+            vars: Vec::new(),
+            scopes: vec![Vec::new()],
+            binders: vec![root_binder],
+            frames: Vec::new(),
+            current,
+            accesses: Vec::new(),
+            live_borrows: Vec::new(),
+            pinned_borrows: HashSet::new(),
+            holds_ref_at: HashMap::new(),
+            unsafe_depth: 0,
+            varies: Uni::Uniform,
+            val_loans: Vec::new(),
+            loop_nats: Vec::new(),
+            binding_alias: false,
+            view_depth: 0,
+            divergent_return: None,
+            in_call_arg: false,
+        }
+    }
+
+    /// Checks the function body and returns the diagnostics.
+    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable) {
+        let level = self.level();
+        if matches!(self.sig.root, Root::Grid { .. }) && self.sig.ret != Ty::UNIT {
+            let span = f.ret.as_ref().map_or(f.name.span, |t| t.span);
+            self.error(
+                codes::MISMATCHED_TYPES,
+                span,
+                "mismatched types",
+                format!("a kernel returns nothing to the host: expected `()`, found `{}`", self.sig.ret),
+            );
+        }
+        for (i, p) in self.sig.params.iter().enumerate() {
+            if f.params[i].exec.is_some() && !matches!(&p.ty, Ty::Ref { own: Ownership::Uniq, mem: Mem::GpuShared, .. })
+            {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    f.params[i].ty.span,
+                    "mismatched types",
+                    format!("a parameter owned by a sub-resource is allocated by the launch and must be `&uniq gpu.shared …`, found `{}`", p.ty),
+                );
+            }
+            if f.params[i].exec.is_none()
+                && matches!(&p.ty, Ty::Ref { mem: Mem::GpuShared, .. })
+                && matches!(self.sig.root, Root::Grid { .. })
+            {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    f.params[i].ty.span,
+                    "mismatched types",
+                    "shared memory belongs to one block: declare the owner, e.g. `[grid.blocks.forall(X)] tmp: &uniq gpu.shared …`",
+                );
+            }
+            self.check_sizes_natural(&p.ty, f.params[i].ty.span);
+            let owner = match &f.params[i].exec {
+                Some(e) => match self.resolve_exec(e) {
+                    Some(ex) => Owner::Exec(ex),
+                    None => Owner::Chain(0),
+                },
+                None => Owner::Chain(0),
+            };
+            let var = Var {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                owner,
+                level,
+                mutable: p.mutable,
+                moved: None,
+                loans: Vec::new(),
+                nat: None,
+                span: p.span,
+                depth: 0,
+                varies: Uni::Uniform,
+            };
+            self.declare(var);
+        }
+        for (name, kind) in &self.sig.generics {
+            if *kind == Kind::Nat {
+                let var = Var {
+                    name: name.clone(),
+                    ty: Ty::Nat,
+                    owner: Owner::Chain(0),
+                    level,
+                    mutable: false,
+                    moved: None,
+                    loans: Vec::new(),
+                    nat: Some(Nat::var(name)),
+                    span: self.sig.span,
+                    depth: 0,
+                    varies: Uni::Uniform,
+                };
+                self.declare(var);
+            }
+        }
+        if let Some(body) = &f.body {
+            let ret = self.sig.ret.clone();
+            let ty = self.block(body, Some(&ret));
+            let tail_span = body.stmts.last().map_or(body.span, |s| s.span());
+            let returns = body.stmts.last().is_some_and(|s| {
+                matches!(s, ast::Stmt::Expr { expr: ast::Expr { kind: ExprKind::Return(_), .. }, .. })
+            });
+            if !returns && !self.compatible(&ret, &ty) {
+                self.mismatch(tail_span, &ret, &ty);
+            }
+        }
+        (self.diags, self.types)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Diagnostics
+
+    fn report(&mut self, d: Diagnostic) {
+        if self.seen.insert((d.code, d.primary.span)) {
+            self.diags.push(d);
+        }
+    }
+
+    fn error(&mut self, code: Code, span: Span, message: impl Into<String>, label: impl Into<String>) {
+        self.report(Diagnostic::error(code, message, span, label));
+    }
+
+    fn mismatch(&mut self, span: Span, expected: &Ty, found: &Ty) {
+        let label = match (expected, found) {
+            (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 != m2 => {
+                format!("expected reference to `{m1}`, found reference to `{m2}`")
+            }
+            _ => format!("expected `{}`, found `{}`", expected.defaulted(), found.defaulted()),
+        };
+        self.error(codes::MISMATCHED_TYPES, span, "mismatched types", label);
+    }
+
+    fn in_unsafe(&self) -> bool {
+        self.unsafe_depth > 0
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Scopes and variables
+
+    fn declare(&mut self, var: Var) -> usize {
+        let id = self.vars.len();
+        self.vars.push(var);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(id);
+        }
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).copied().find(|&id| self.vars[id].name == name)
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+        let depth = self.scopes.len();
+        self.live_borrows.retain(|b| b.3 <= depth);
+    }
+
+    fn level(&self) -> Level {
+        self.current.shape().map(|s| s.level).unwrap_or(Level::Any)
+    }
+
+    fn on_gpu(&self) -> bool {
+        !matches!(self.level(), Level::Cpu)
+    }
+
+    /// The `sched` binders enclosing the current point, outermost first.
+    fn chain(&self) -> Vec<usize> {
+        self.frames.iter().filter_map(|f| if let Frame::Sched(b) = f { Some(*b) } else { None }).collect()
+    }
+
+    fn lower(&mut self) -> Lower<'_> {
+        let mut generics = self.generics.clone();
+        for n in &self.loop_nats {
+            generics.insert(n.clone(), Kind::Nat);
+        }
+        let default_mem = if self.on_gpu() { Mem::GpuGlobal } else { Mem::CpuMem };
+        Lower {
+            consts: &self.prog.consts,
+            generics,
+            default_mem,
+            diags: &mut self.diags,
+            facts: Some(&self.facts),
+            env: None,
+        }
+    }
+
+    fn lower_nat(&mut self, n: &ast::Nat) -> Option<Nat> {
+        self.lower().nat_checked(n)
+    }
+
+    fn lower_ty(&mut self, t: &ast::Ty) -> Ty {
+        self.lower().ty(t)
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Execution resources
+
+    // --------------------------------------------------------------------------------------------
+    // Blocks and statements
+
+    fn block(&mut self, b: &ast::Block, expected: Option<&Ty>) -> Ty {
+        self.push_scope();
+        let mut ty = Ty::UNIT;
+        let n = b.stmts.len();
+        // Host borrows bound by `let` end after the last statement that may use them (non-lexical
+        // lifetimes, as in Rust); GPU code keeps lexical borrows.
+        let uses = (self.level() == Level::Cpu).then(|| crate::liveness::BlockUses::new(&b.stmts));
+        let mut pending: Vec<(Span, crate::liveness::Flow)> = Vec::new();
+        for (i, s) in b.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match s {
+                ast::Stmt::Let(l) => {
+                    self.let_stmt(l);
+                    ty = Ty::UNIT;
+                }
+                ast::Stmt::Expr { expr, semi } => {
+                    let exp = if last && !semi { expected } else { None };
+                    let t = self.expr(expr, exp);
+                    if last && !semi {
+                        let depth = self.scopes.len() - 1;
+                        self.check_outlives(expr, depth, "escapes the block that frees it");
+                        let loans = self.val_loans.clone();
+                        self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
+                    }
+                    ty = if last && !semi { t } else { Ty::UNIT };
+                }
+            }
+            if let (Some(uses), false) = (&uses, last) {
+                let holds = |s: Span| self.holds_ref_at.get(&s).copied().unwrap_or(true);
+                for (_, flow) in &mut pending {
+                    flow.step(&b.stmts, i, uses, &holds);
+                }
+                if let ast::Stmt::Let(ast::LetStmt { name, init: Some(init), .. }) = s {
+                    if matches!(init.kind, ExprKind::Borrow { .. }) {
+                        pending.push((init.span, crate::liveness::Flow::new(&name.name)));
+                    }
+                }
+                let (ended, live): (Vec<_>, Vec<_>) = pending.into_iter().partition(|(_, f)| f.dead_after(i, uses));
+                pending = live;
+                for (span, _) in ended {
+                    self.end_borrow(span);
+                }
+            }
+        }
+        self.pop_scope();
+        ty
+    }
+
+    fn let_stmt(&mut self, l: &ast::LetStmt) {
+        let declared = l.ty.as_ref().map(|t| self.lower_ty(t));
+        if let (Some(d), Some(t)) = (&declared, &l.ty) {
+            self.check_sizes_natural(d, t.span);
+        }
+        let owner_exec = l.exec.as_ref().and_then(|e| self.resolve_exec(e));
+        let mut loans = Vec::new();
+        let mut init_uni = Uni::Uniform;
+        let ty = match &l.init {
+            Some(init) => {
+                // Borrowing to bind a reference is not an access, however the borrow reaches the
+                // variable (directly, or as the value of an `if`, a block or a tuple): the
+                // accesses through the reference are (a call's arguments are uses, see `call`).
+                self.binding_alias = matches!(
+                    init.kind,
+                    ExprKind::Borrow { .. }
+                        | ExprKind::If { .. }
+                        | ExprKind::Block(_)
+                        | ExprKind::Tuple(_)
+                        | ExprKind::Paren(_)
+                );
+                let errors_before = self.diags.len();
+                let (t, uni) = self.expr_uni(init, declared.as_ref());
+                init_uni = uni;
+                if holds_ref(&t) {
+                    loans = std::mem::take(&mut self.val_loans);
+                }
+                let init_ok = self.diags.len() == errors_before;
+                self.binding_alias = false;
+                if let Some(d) = &declared {
+                    if !self.compatible(d, &t) {
+                        self.mismatch(init.span, d, &t);
+                    } else if matches!(t, Ty::IntLit | Ty::FloatLit) {
+                        self.fix_open_var(init, d);
+                    }
+                }
+                if let ExprKind::Borrow { own, place, .. } = &init.kind {
+                    if let Some(info) = self.place_quiet(place) {
+                        // A borrow that was itself an error is not tracked: it would only cascade.
+                        if !info.via_alias && init_ok {
+                            let depth = self.scopes.len();
+                            self.live_borrows.push((info.place.clone(), *own, init.span, depth));
+                        }
+                    }
+                } else if init_ok && holds_ref(&t) {
+                    // A reference that comes out of a call or a block may be any borrow made in
+                    // the initialiser: all of them live as long as the variable.
+                    let depth = self.scopes.len();
+                    self.track_stored_borrows(init, depth);
+                }
+                // An unannotated literal keeps its open type (`let mut sum = 0.0;` may be an f32),
+                // as in Rust; anything else is fixed now.
+                declared
+                    .unwrap_or_else(|| if matches!(t, Ty::IntLit | Ty::FloatLit) { t.clone() } else { t.defaulted() })
+            }
+            None => match declared {
+                Some(d) => d,
+                None => {
+                    self.error(
+                        codes::CANNOT_INFER,
+                        l.name.span,
+                        format!("cannot infer the type of `{}`", l.name.name),
+                        "give it a type or an initial value",
+                    );
+                    Ty::Error
+                }
+            },
+        };
+        if matches!(&ty, Ty::At(_, Mem::GpuShared)) && owner_exec.is_none() && self.level() != Level::Block {
+            self.error(
+                codes::NARROWING_VIOLATED,
+                l.name.span,
+                "narrowing violated",
+                format!(
+                    "shared memory exists once per block, but `{}` is declared by {}: declare it in block-level code",
+                    l.name.name,
+                    self.level().describe()
+                ),
+            );
+        }
+        let owner = match owner_exec {
+            Some(e) => Owner::Exec(e),
+            None => Owner::Chain(self.chain().len()),
+        };
+        self.types.lets.insert(l.name.span, ty.defaulted());
+        self.holds_ref_at.insert(l.name.span, holds_ref(&ty));
+        let var = Var {
+            name: l.name.name.clone(),
+            ty,
+            owner,
+            level: self.level(),
+            mutable: l.mutable,
+            moved: None,
+            loans,
+            nat: None,
+            span: l.name.span,
+            depth: self.scopes.len(),
+            varies: if self.on_gpu() { init_uni.max(self.context_uni()) } else { Uni::Uniform },
+        };
+        let id = self.declare(var);
+        self.same_memory_as_earlier_pass(id);
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Expressions
+
+    /// Types an expression. Its reference value's loans are left in [`FnCx::val_loans`] (empty
+    /// when it holds no reference).
+    fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        self.val_loans.clear();
+        let t = self.expr_kind(e, expected);
+        if !holds_ref(&t) || t.is_error() {
+            self.val_loans.clear();
+        }
+        t
+    }
+
+    fn expr_kind(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        match &e.kind {
+            ExprKind::Lit(lit) => {
+                let t = self.literal(lit, expected, e.span);
+                self.types.literals.insert(e.span, t.defaulted());
+                t
+            }
+            ExprKind::Path(segs) if segs.len() == 1 => {
+                let name = &segs[0];
+                match self.lookup(&name.name) {
+                    Some(id) if self.vars[id].nat.is_some() => Ty::Nat,
+                    Some(_) => self.read_place(e),
+                    None if self.prog.consts.contains_key(&name.name) => Ty::Nat,
+                    None => {
+                        let what =
+                            if self.prog.fns.contains_key(&name.name) { "a value (it is a function)" } else { "value" };
+                        self.error(
+                            codes::UNKNOWN_NAME,
+                            name.span,
+                            format!("cannot find {what} `{}` in this scope", name.name),
+                            "not found in this scope",
+                        );
+                        Ty::Error
+                    }
+                }
+            }
+            ExprKind::Path(segs) => {
+                let path = segs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
+                self.error(codes::UNKNOWN_NAME, e.span, format!("cannot find value `{path}`"), "not a value");
+                Ty::Error
+            }
+            ExprKind::Field(..)
+            | ExprKind::Index(..)
+            | ExprKind::Select(..)
+            | ExprKind::View(..)
+            | ExprKind::Deref(_) => self.read_place(e),
+            ExprKind::Paren(inner) => self.expr(inner, expected),
+            ExprKind::Unary(op, inner) => {
+                let t = self.expr(inner, expected);
+                let unsigned = matches!(t, Ty::Scalar(ScalarTy::U32 | ScalarTy::U64) | Ty::Nat);
+                match op {
+                    UnOp::Neg if (t.is_numeric() && !unsigned) || t.is_error() => t,
+                    UnOp::Not if t == Ty::BOOL || t.is_int() || t.is_error() => t,
+                    _ => {
+                        let sym = if *op == UnOp::Neg { "-" } else { "!" };
+                        self.error(
+                            codes::BAD_OPERANDS,
+                            e.span,
+                            format!("cannot apply `{sym}` to `{t}`"),
+                            "invalid operand",
+                        );
+                        Ty::Error
+                    }
+                }
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
+            ExprKind::Cast(inner, ty) => {
+                let target = self.lower_ty(ty);
+                let t = self.expr(inner, None);
+                let ok = |t: &Ty| t.is_numeric() || *t == Ty::BOOL || t.is_error();
+                if !(ok(&t) && (target.is_numeric() || target.is_error())) {
+                    self.error(codes::BAD_OPERANDS, e.span, format!("cannot cast `{t}` as `{target}`"), "invalid cast");
+                }
+                target
+            }
+            ExprKind::Borrow { own, place, .. } => self.borrow(*own, place, e.span),
+            ExprKind::Assign(lhs, rhs) => {
+                self.assign(lhs, rhs, None, e.span);
+                Ty::UNIT
+            }
+            ExprKind::CompoundAssign(op, lhs, rhs) => {
+                self.assign(lhs, rhs, Some(*op), e.span);
+                Ty::UNIT
+            }
+            ExprKind::Block(b) => self.block(b, expected),
+            ExprKind::For { var, start, end, body } => {
+                self.for_loop(var, start, end, body);
+                Ty::UNIT
+            }
+            ExprKind::While { cond, body } => {
+                self.while_loop(cond, body);
+                Ty::UNIT
+            }
+            ExprKind::If { cond, then, els } => {
+                let t = self.if_expr(cond, then, els.as_deref(), expected);
+                if t != Ty::UNIT && t != Ty::Error {
+                    self.types.value_types.insert(e.span, t.defaulted());
+                }
+                t
+            }
+            ExprKind::Sched { dims, var, exec, body } => {
+                self.sched(dims, var, exec, body, e.span);
+                Ty::UNIT
+            }
+            ExprKind::Split { dim, exec, at, arms } => {
+                self.split(*dim, exec, at, arms, e.span);
+                Ty::UNIT
+            }
+            ExprKind::Sync(target) => {
+                self.sync(target.as_ref(), e.span);
+                Ty::UNIT
+            }
+            ExprKind::Unsafe(inner) => {
+                self.unsafe_depth += 1;
+                let t = self.expr(inner, expected);
+                self.unsafe_depth -= 1;
+                t
+            }
+            ExprKind::Call { func, generics, exec, launch, args } => {
+                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span)
+            }
+            ExprKind::Tuple(es) => {
+                let exp: Option<Vec<Ty>> = match expected {
+                    Some(Ty::Tuple(ts)) if ts.len() == es.len() => Some(ts.clone()),
+                    _ => None,
+                };
+                // A tuple holds the loans of all its components.
+                let mut loans = Vec::new();
+                let mut tys = Vec::new();
+                for (i, x) in es.iter().enumerate() {
+                    tys.push(self.expr(x, exp.as_ref().map(|t| &t[i])));
+                    union_loans(&mut loans, self.val_loans.drain(..));
+                }
+                self.val_loans = loans;
+                Ty::Tuple(tys)
+            }
+            ExprKind::ArrayList(es) => {
+                let elem_exp = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let mut elem = elem_exp.clone();
+                let mut loans = Vec::new();
+                for x in es {
+                    let t = self.expr(x, elem.as_ref());
+                    union_loans(&mut loans, self.val_loans.drain(..));
+                    match &elem {
+                        Some(el) if !self.compatible(el, &t) => self.mismatch(x.span, el, &t),
+                        Some(_) => {}
+                        None => elem = Some(t),
+                    }
+                }
+                self.val_loans = loans;
+                Ty::Array(Box::new(elem.unwrap_or(Ty::IntLit)), Nat::lit(es.len() as u64))
+            }
+            ExprKind::ArrayRepeat(x, n) => {
+                let elem_exp = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let t = self.expr(x, elem_exp.as_ref());
+                let loans = std::mem::take(&mut self.val_loans);
+                let n = self.lower_nat(n).unwrap_or_else(|| Nat::lit(0));
+                self.val_loans = loans;
+                self.check_sizes_natural(&Ty::Array(Box::new(Ty::UNIT), n.clone()), e.span);
+                let elem = match elem_exp {
+                    Some(el) if self.compatible(&el, &t) => el,
+                    _ => t,
+                };
+                Ty::Array(Box::new(elem), n)
+            }
+            ExprKind::Return(v) => {
+                // The threads that return and those that go on differ as far as the control flow
+                // around the `return` does: the rest of the code runs under that condition.
+                let uni = self.context_uni();
+                if self.on_gpu() && uni > Uni::Uniform && !matches!(self.divergent_return, Some((_, u)) if u >= uni) {
+                    self.divergent_return = Some((e.span, uni));
+                }
+                if let Some(v) = v {
+                    self.check_outlives(v, 0, "is returned from the function");
+                }
+                let ret = self.sig.ret.clone();
+                let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                if let Some(v) = v {
+                    let loans = std::mem::take(&mut self.val_loans);
+                    self.check_loans_outlive(v, &loans, 0, "is returned from the function");
+                }
+                if !self.compatible(&ret, &t) {
+                    self.mismatch(e.span, &ret, &t);
+                }
+                Ty::UNIT
+            }
+            ExprKind::Error => Ty::Error,
+        }
+    }
+
+    fn literal(&mut self, lit: &ast::Lit, expected: Option<&Ty>, span: Span) -> Ty {
+        match lit {
+            ast::Lit::Bool(_) => Ty::BOOL,
+            ast::Lit::Unit => Ty::UNIT,
+            ast::Lit::Int(v, suffix) => {
+                let ty = match (suffix, expected) {
+                    (Some(s), _) => Ty::Scalar(*s),
+                    (None, Some(t @ Ty::Scalar(_))) if t.is_numeric() && t.is_int() => t.clone(),
+                    _ => Ty::IntLit,
+                };
+                let max: u128 = match ty {
+                    Ty::Scalar(ScalarTy::I32) | Ty::IntLit => i32::MAX as u128,
+                    Ty::Scalar(ScalarTy::I64) => i64::MAX as u128,
+                    Ty::Scalar(ScalarTy::U32) => u32::MAX as u128,
+                    _ => u64::MAX as u128,
+                };
+                if *v > max && !ty.is_float() {
+                    self.error(
+                        codes::INVALID_LITERAL,
+                        span,
+                        format!("literal out of range for `{}`", ty.defaulted()),
+                        "too large",
+                    );
+                }
+                ty
+            }
+            ast::Lit::Float(_, suffix) => match (suffix, expected) {
+                (Some(s), _) => Ty::Scalar(*s),
+                (None, Some(t @ Ty::Scalar(ScalarTy::F32 | ScalarTy::F64))) => t.clone(),
+                _ => Ty::FloatLit,
+            },
+            ast::Lit::Str(_) => {
+                self.error(
+                    codes::MISMATCHED_TYPES,
+                    span,
+                    "string literals are not values",
+                    "strings cannot be stored or computed with",
+                );
+                Ty::Error
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, expected: Option<&Ty>, span: Span) -> Ty {
+        let operand_exp = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) { None } else { expected };
+        let mut lt = self.expr(l, operand_exp);
+        let rt = self.expr(r, if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) { operand_exp } else { Some(&lt) });
+        if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) && !matches!(rt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
+            lt = self.expr_type_again(l, &rt, lt);
+        }
+        if lt.is_error() || rt.is_error() {
+            return if op.is_comparison() { Ty::BOOL } else { Ty::Error };
+        }
+        if matches!(rt, Ty::IntLit | Ty::FloatLit) && !matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
+            self.fix_open_var(r, &lt);
+        }
+        let joined = self.join_numeric(&lt, &rt);
+        let bad = |me: &mut Self| {
+            me.error(
+                codes::BAD_OPERANDS,
+                span,
+                format!("cannot apply `{}` to `{}` and `{}`", op.symbol(), lt.defaulted(), rt.defaulted()),
+                "invalid operands",
+            );
+            Ty::Error
+        };
+        match op {
+            BinOp::And | BinOp::Or => {
+                if lt == Ty::BOOL && rt == Ty::BOOL {
+                    Ty::BOOL
+                } else {
+                    bad(self)
+                }
+            }
+            _ if op.is_comparison() => {
+                if joined.is_some() || (lt == rt && matches!(lt, Ty::Scalar(ScalarTy::Bool))) {
+                    Ty::BOOL
+                } else {
+                    bad(self)
+                }
+            }
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => match joined {
+                Some(t) if t.is_int() => t,
+                _ if lt == Ty::BOOL && rt == Ty::BOOL && !matches!(op, BinOp::Shl | BinOp::Shr) => Ty::BOOL,
+                _ => bad(self),
+            },
+            _ => match joined {
+                Some(t) => t,
+                None => bad(self),
+            },
+        }
+    }
+
+    /// A literal on the left adopts the type of the right operand (`2.0 * x` with `x: f32`).
+    fn expr_type_again(&mut self, l: &ast::Expr, rt: &Ty, lt: Ty) -> Ty {
+        let t = match (&lt, rt) {
+            (Ty::IntLit | Ty::Nat, t) if t.is_int() => t.clone(),
+            (Ty::FloatLit, t) if t.is_float() => t.clone(),
+            _ => return lt,
+        };
+        self.retype_literals(l, &t);
+        self.fix_open_var(l, &t);
+        t
+    }
+
+    /// A variable bound to an unannotated literal (`let mut i = 0;`) takes the type of the first
+    /// concrete type it meets (`i < n` with `n: u32`), as in Rust.
+    fn fix_open_var(&mut self, e: &ast::Expr, ty: &Ty) {
+        let mut e = e;
+        while let ExprKind::Paren(x) = &e.kind {
+            e = x;
+        }
+        let ExprKind::Path(segs) = &e.kind else { return };
+        let Some(id) = self.lookup(&segs[0].name) else { return };
+        let v = &mut self.vars[id];
+        let fits = match v.ty {
+            Ty::IntLit => ty.is_int() && !matches!(ty, Ty::Nat | Ty::IntLit),
+            Ty::FloatLit => ty.is_float() && *ty != Ty::FloatLit,
+            _ => false,
+        };
+        if fits && v.nat.is_none() {
+            v.ty = ty.clone();
+            self.types.lets.insert(v.span, ty.clone());
+        }
+    }
+
+    /// Records `ty` for the literals an operand is made of (`2.0`, `-(1)`), once its type is known.
+    fn retype_literals(&mut self, e: &ast::Expr, ty: &Ty) {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(_, None) | ast::Lit::Float(_, None)) => {
+                self.types.literals.insert(e.span, ty.clone());
+            }
+            ExprKind::Paren(x) | ExprKind::Unary(_, x) => self.retype_literals(x, ty),
+            ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                self.retype_literals(a, ty);
+                self.retype_literals(b, ty);
+            }
+            _ => {}
+        }
+    }
+
+    /// The common numeric type of two operands, if they have one.
+    fn join_numeric(&self, a: &Ty, b: &Ty) -> Option<Ty> {
+        match (a, b) {
+            (x, y) if x == y && x.is_numeric() => Some(x.clone()),
+            (Ty::IntLit | Ty::Nat, y) if y.is_int() => Some(y.clone()),
+            (x, Ty::IntLit | Ty::Nat) if x.is_int() => Some(x.clone()),
+            (Ty::FloatLit, y) if y.is_float() => Some(y.clone()),
+            (x, Ty::FloatLit) if x.is_float() => Some(x.clone()),
+            _ => None,
+        }
+    }
+
+    /// Converts a value expression made of literals and nat variables into a [`Nat`].
+    fn expr_to_nat(&self, e: &ast::Expr) -> Option<Nat> {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(v, _)) => u64::try_from(*v).ok().map(Nat::lit),
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(id) => self.vars[id].nat.clone(),
+                None => self.prog.consts.get(&segs[0].name).map(|v| Nat::lit(*v)),
+            },
+            ExprKind::Paren(x) => self.expr_to_nat(x),
+            ExprKind::Binary(op, l, r) => {
+                let (a, b) = (self.expr_to_nat(l)?, self.expr_to_nat(r)?);
+                match op {
+                    BinOp::Add => a.add(&b).ok(),
+                    BinOp::Sub => a.sub(&b).ok(),
+                    BinOp::Mul => a.mul(&b).ok(),
+                    BinOp::Div => a.div(&b).ok(),
+                    BinOp::Rem => a.rem(&b).ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The first `-`, `/` or `%` of a static index that is not a natural number under the facts
+    /// ([`Facts::well_formed`], as for sizes), with its span.
+    fn index_ill_formed(&self, e: &ast::Expr) -> Option<(crate::nat::IllFormed, Span)> {
+        match &e.kind {
+            ExprKind::Paren(x) => self.index_ill_formed(x),
+            ExprKind::Binary(op, l, r) => {
+                if let Some(bad) = self.index_ill_formed(l).or_else(|| self.index_ill_formed(r)) {
+                    return Some(bad);
+                }
+                let side = match op {
+                    BinOp::Sub => crate::nat::SizeOp::Sub,
+                    BinOp::Div => crate::nat::SizeOp::Div,
+                    BinOp::Rem => crate::nat::SizeOp::Rem,
+                    _ => return None,
+                };
+                let (a, b) = (self.expr_to_nat(l)?, self.expr_to_nat(r)?);
+                self.facts.well_formed(side, &a, &b).err().map(|bad| (bad, e.span))
+            }
+            _ => None,
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Places
+
+    /// Every size in `ty` must be a natural number (`[f32; 0 - 1]` is not a type).
+    fn check_sizes_natural(&mut self, ty: &Ty, span: Span) {
+        match ty {
+            Ty::Array(t, n) | Ty::ViewArray(t, n) => {
+                let natural = n.terms().all(|(_, c)| c >= 0) || self.facts.le(&Nat::lit(0), n) == Truth::Proven;
+                if !natural {
+                    self.error(
+                        codes::SIZE_NOT_PROVEN,
+                        span,
+                        "array size may be negative",
+                        format!("cannot prove `{n} >= 0`"),
+                    );
+                }
+                self.check_sizes_natural(t, span);
+            }
+            Ty::Tuple(ts) => ts.iter().for_each(|t| self.check_sizes_natural(t, span)),
+            Ty::Ref { ty, .. } | Ty::At(ty, _) => self.check_sizes_natural(ty, span),
+            _ => {}
+        }
+    }
+
+    /// Size equality: the nat engine, then power-of-two forms.
+    fn nat_eq(&self, a: &Nat, b: &Nat) -> bool {
+        self.facts.equal(a, b) == Truth::Proven || crate::pow2::equal(&self.facts, a, b)
+    }
+
+    fn not_an_array(&mut self, ty: &Ty, span: Span, what: &str) {
+        if !ty.is_error() {
+            self.error(codes::NOT_AN_ARRAY, span, format!("`{ty}` cannot be {what}"), "not an array");
+        }
+    }
+
+    /// Proves `i < len` (T-INDEX); E0302 otherwise.
+    fn check_lt(&mut self, i: &Nat, len: &Nat, span: Span, what: &str) {
+        // A size expression such as `i - 1` must not go below zero (natural numbers). Sums of
+        // non-negative terms need no proof search.
+        let obviously_natural = i.terms().all(|(_, c)| c >= 0);
+        if !obviously_natural && self.facts.le(&Nat::lit(0), i) != Truth::Proven {
+            self.report(
+                Diagnostic::error(
+                    codes::INDEX_OUT_OF_BOUNDS,
+                    format!("cannot prove that this {what} is in bounds"),
+                    span,
+                    format!("cannot prove `{i} >= 0`"),
+                )
+                .with_note("every iteration of a loop is checked, the first one included"),
+            );
+            return;
+        }
+        match self.facts.lt(i, len) {
+            Truth::Proven => {}
+            Truth::Disproven => self.error(
+                codes::INDEX_OUT_OF_BOUNDS,
+                span,
+                format!("{what} out of bounds: the length is {len} but the {what} is {i}"),
+                format!("{what} {i} is not below {len}"),
+            ),
+            Truth::Unknown => self.report(
+                Diagnostic::error(
+                    codes::INDEX_OUT_OF_BOUNDS,
+                    format!("cannot prove that this {what} is in bounds"),
+                    span,
+                    format!("cannot prove `{i} < {len}`"),
+                )
+                .with_note("every iteration of a loop is checked, the first one included"),
+            ),
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // The extended borrow check: narrowing and the access environment
+
+    // --------------------------------------------------------------------------------------------
+    // sched, split, sync (T-SCHED, T-SYNC)
+
+    // --------------------------------------------------------------------------------------------
+    // Control flow
+
+    fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
+        let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
+        if self.generics.contains_key(&var.name)
+            || self.prog.consts.contains_key(&var.name)
+            || self.loop_nats.contains(&var.name)
+        {
+            self.error(
+                codes::DUPLICATE_DEFINITION,
+                var.span,
+                format!("the loop variable `{}` shadows a size of the same name", var.name),
+                "sizes cannot be shadowed; rename the loop variable",
+            );
+            return;
+        }
+        // How often the loop runs is a question about the facts outside it: inside, `a <= i < b`
+        // would already imply that it runs.
+        let trips = b.sub(&a).ok();
+        let one_or_less = trips.as_ref().is_some_and(|t| self.facts.le(t, &Nat::lit(1)) == Truth::Proven);
+        let at_least_once = trips.as_ref().is_some_and(|t| self.facts.le(&Nat::lit(1), t) == Truth::Proven);
+        let saved_facts = self.facts.clone();
+        let v = Nat::var(&var.name);
+        let _ = self.facts.add_le(&a, &v);
+        let _ = self.facts.add_lt(&v, &b);
+        self.push_scope();
+        self.loop_nats.push(var.name.clone());
+        let level = self.level();
+        self.declare(Var {
+            name: var.name.clone(),
+            ty: Ty::Nat,
+            owner: Owner::Chain(self.chain().len()),
+            level,
+            mutable: false,
+            moved: None,
+            loans: Vec::new(),
+            nat: Some(v),
+            span: var.span,
+            depth: self.scopes.len(),
+            varies: Uni::Uniform,
+        });
+        // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
+        // most once has no next iteration.
+        let passes = if one_or_less { 1 } else { 2 };
+        let before = self.accesses.clone();
+        for pass in 0..passes {
+            if pass == 1 {
+                // The first pass's accesses belong to an earlier iteration: its loop variable is
+                // another value than the current one, so give it another, unknown, name.
+                let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
+                for a in &mut self.accesses {
+                    crate::place::rename_access_nat(a, &var.name, &earlier);
+                }
+            }
+            self.block(body, Some(&Ty::UNIT));
+        }
+        if !at_least_once {
+            // The loop may not run at all: what was there before may still be there.
+            let after = std::mem::take(&mut self.accesses);
+            self.merge_accesses(vec![before, after]);
+        }
+        // After the loop its variable means nothing: a later loop may reuse the name.
+        let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
+        for a in &mut self.accesses {
+            crate::place::rename_access_nat(a, &var.name, &gone);
+        }
+        self.loop_nats.pop();
+        self.pop_scope();
+        self.facts = saved_facts;
+    }
+
+    fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
+        let before = self.accesses.clone();
+        for _ in 0..2 {
+            let uni = self.cond(c);
+            let varying = uni > Uni::Uniform;
+            if varying {
+                self.frames.push(Frame::Cond { span: c.span, uni });
+            }
+            self.block(body, Some(&Ty::UNIT));
+            if varying {
+                self.frames.pop();
+            }
+        }
+        // The body may run zero times.
+        let after = std::mem::take(&mut self.accesses);
+        self.merge_accesses(vec![before, after]);
+    }
+
+    fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
+        let uni = self.cond(c);
+        let varying = uni > Uni::Uniform;
+        if varying {
+            self.frames.push(Frame::Cond { span: c.span, uni });
+        }
+        let before = self.accesses.clone();
+        let moved_before: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
+        let t = self.block(then, expected);
+        let mut loans = std::mem::take(&mut self.val_loans);
+        let after_then = std::mem::replace(&mut self.accesses, before);
+        // Each branch starts from the moves made before the `if`; after it, a value moved on
+        // either path is moved.
+        let moved_then: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
+        for (v, m) in self.vars.iter_mut().zip(&moved_before) {
+            v.moved = *m;
+        }
+        let result = match els {
+            Some(e) => {
+                let et = self.expr(e, Some(&t));
+                // The value is either branch's: it may hold the loans of both.
+                union_loans(&mut loans, self.val_loans.drain(..));
+                if !self.compatible(&t, &et) {
+                    self.mismatch(e.span, &t, &et);
+                }
+                t
+            }
+            None => Ty::UNIT,
+        };
+        let after_else = std::mem::take(&mut self.accesses);
+        self.merge_accesses(vec![after_then, after_else]);
+        for (v, m) in self.vars.iter_mut().zip(moved_then) {
+            v.moved = v.moved.or(m);
+        }
+        if varying {
+            self.frames.pop();
+        }
+        self.val_loans = loans;
+        result
+    }
+
+    // --------------------------------------------------------------------------------------------
+    // Calls and launches
+
+    // --------------------------------------------------------------------------------------------
+    // Views
+}
+
+/// The collection a resource belongs to: its path without trailing `forall`s and ranges.
+fn collection_key(e: &Exec) -> Exec {
+    let mut steps = e.steps.clone();
+    while matches!(steps.last(), Some(Step::Forall(_) | Step::Range(..))) {
+        steps.pop();
+    }
+    Exec { steps, ..e.clone() }
+}
+
+fn subst_mem(m: &Mem, s: &Subst) -> Mem {
+    match m {
+        Mem::Var(v) => s.mems.get(v).cloned().unwrap_or_else(|| m.clone()),
+        other => other.clone(),
+    }
+}
+
+/// Does `t` still mention a generic of `sig` (so it cannot guide literal typing yet)?
+fn has_vars(t: &Ty, sig: &FnSig) -> bool {
+    match t {
+        Ty::Var(v) => sig.generics.iter().any(|(g, _)| g == v),
+        Ty::Tuple(ts) => ts.iter().any(|t| has_vars(t, sig)),
+        Ty::Array(e, n) | Ty::ViewArray(e, n) => {
+            has_vars(e, sig) || n.vars().iter().any(|v| sig.generics.iter().any(|(g, _)| **g == **v))
+        }
+        Ty::Ref { mem, ty, .. } => matches!(mem, Mem::Var(_)) || has_vars(ty, sig),
+        Ty::At(e, _) => has_vars(e, sig),
+        _ => false,
+    }
+}
+
+fn same_shape_refs(a: &Ty, b: &Ty) -> bool {
+    matches!((a, b), (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 == m2)
+}
+
+/// May a value of this type hold a reference (a generic type may stand for one)?
+/// The GPU memory space a value of type `t` points into, if any (through a reference or an owning
+/// pointer, at any depth).
+fn gpu_memory_in(t: &Ty) -> Option<Mem> {
+    match t {
+        Ty::Ref { mem, ty, .. } | Ty::At(ty, mem) => {
+            if mem.is_gpu() {
+                Some(mem.clone())
+            } else {
+                gpu_memory_in(ty)
+            }
+        }
+        Ty::Tuple(ts) => ts.iter().find_map(gpu_memory_in),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) => gpu_memory_in(t),
+        _ => None,
+    }
+}
+
+fn holds_ref(t: &Ty) -> bool {
+    match t {
+        Ty::Ref { .. } | Ty::Var(_) | Ty::Error => true,
+        Ty::Tuple(ts) => ts.iter().any(holds_ref),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) => holds_ref(t),
+        _ => false,
+    }
+}
+
+fn prefix_overlap(a: &[PStep], b: &[PStep]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+fn level_noun(l: Level) -> &'static str {
+    if l == Level::Warp {
+        "warp"
+    } else {
+        "block"
+    }
+}
+
+fn exec_text(e: &ast::ExecExpr) -> String {
+    let mut s = match &e.base {
+        ast::ExecBase::Var(id) => id.name.clone(),
+        ast::ExecBase::CpuThread => "cpu.thread".into(),
+        ast::ExecBase::Grid(..) => "gpu.grid".into(),
+    };
+    for step in &e.path {
+        s.push_str(match step {
+            ast::ExecStep::Blocks => ".blocks",
+            ast::ExecStep::Threads => ".threads",
+            ast::ExecStep::Warps => ".warps",
+            ast::ExecStep::Lanes => ".lanes",
+            ast::ExecStep::ToThreads => ".to_threads",
+            ast::ExecStep::ToWarps => ".to_warps",
+            ast::ExecStep::Forall(_) => ".forall(…)",
+            ast::ExecStep::Range(..) => "[…]",
+            ast::ExecStep::Dim(DimName::X) => ".X",
+            ast::ExecStep::Dim(DimName::Y) => ".Y",
+            ast::ExecStep::Dim(DimName::Z) => ".Z",
+        });
+    }
+    s
+}
