@@ -406,9 +406,10 @@ struct Gen {
     in_helper: bool,
     /// The shape of the kernel's global arrays.
     gshape: Shape,
-    /// Some threads may have returned (a `return` under a condition that is not uniform for
-    /// the block): a clean program writes no barrier, collective or call after that.
-    diverged: bool,
+    /// Some threads of a block (`.0`) or of a warp (`.1`) may have returned (a `return` under a
+    /// condition that is not uniform for it): a clean program writes no barrier, collective or
+    /// call that needs all of them after that.
+    diverged: (bool, bool),
     /// Generating the first arm of a split of the grid's blocks.
     first_grid_arm: bool,
     /// A clean program may still make one deliberate mistake: a barrier, collective or call
@@ -451,7 +452,10 @@ impl Gen {
     /// the levels of the conditions around it.
     fn guarded(&mut self, what: &str) {
         if what == "return" && self.conds.iter().any(|l| divergent(l, "sync(block)")) {
-            self.diverged = true;
+            self.diverged.0 = true;
+        }
+        if what == "return" && self.conds.iter().any(|l| divergent(l, "sync(warp)")) {
+            self.diverged.1 = true;
         }
         let needs_all = matches!(
             what,
@@ -461,7 +465,7 @@ impl Gen {
                 | "call of a gpu.block function"
                 | "call of a gpu.warp function"
         );
-        if needs_all && self.rng.clean && (self.diverged || self.conds.iter().any(|l| divergent(l, what))) {
+        if needs_all && self.rng.clean && (self.diverged_for(what) || self.conds.iter().any(|l| divergent(l, what))) {
             self.made_mistake.set(true);
         }
         self.mark(what);
@@ -478,7 +482,7 @@ impl Gen {
         if self.avoids("warp-cond-barrier") && self.conds.iter().any(|l| matches!(*l, "warp-value" | "warp-local")) {
             return false;
         }
-        if !self.rng.clean || (!self.diverged && !self.conds.iter().any(|l| divergent(l, what))) {
+        if !self.rng.clean || (!self.diverged_for(what) && !self.conds.iter().any(|l| divergent(l, what))) {
             return true;
         }
         // One deliberate mistake, where the program has it to make.
@@ -487,6 +491,14 @@ impl Gen {
             return true;
         }
         false
+    }
+
+    /// Whether some of the threads that must execute `what` together may have returned.
+    fn diverged_for(&self, what: &str) -> bool {
+        match what {
+            "sync(block)" | "sync(grid)" | "call of a gpu.block function" => self.diverged.0,
+            _ => self.diverged.1,
+        }
     }
 
     fn avoids(&self, what: &str) -> bool {
@@ -526,7 +538,7 @@ impl Gen {
         let indent = std::mem::replace(&mut self.indent, 1);
         let conds = std::mem::take(&mut self.conds);
         let in_helper = std::mem::replace(&mut self.in_helper, true);
-        let diverged = std::mem::replace(&mut self.diverged, false);
+        let diverged = std::mem::replace(&mut self.diverged, (false, false));
         f(self);
         self.diverged = diverged;
         self.in_helper = in_helper;
@@ -1676,7 +1688,7 @@ fn generate(seed: u64) -> Program {
         conds: Vec::new(),
         in_helper: false,
         gshape: Vec::new(),
-        diverged: false,
+        diverged: (false, false),
         first_grid_arm: false,
         mistake: std::cell::Cell::new(false),
         made_mistake: std::cell::Cell::new(false),
