@@ -242,10 +242,13 @@ impl FnCx<'_> {
             let owned_below = match &vars[a.place.root].owner {
                 // A block of a `split` arm is one block of the whole collection: memory owned by
                 // that block or its sub-resources is released too.
+                // Only the records of this very block (or warp) are ordered by its barrier: the
+                // blocks of the other arm of a split have their own copies and did not wait.
                 Owner::Exec(e) => {
-                    e.within(&tb.exec)
+                    (e.within(&tb.exec)
                         || (!e.steps.iter().any(|s| matches!(s, Step::Range(..)))
-                            && tb.exec.without_ranges().is_some_and(|t| e.within(&t)))
+                            && tb.exec.without_ranges().is_some_and(|t| e.within(&t))))
+                        && a.instance.as_ref().map_or(true, |i| i.within(&tb.exec))
                 }
                 Owner::Chain(k) => *k >= depth_of_target,
             };

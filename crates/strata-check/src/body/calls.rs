@@ -297,7 +297,7 @@ impl FnCx<'_> {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
         }
         if exec_ok {
-            self.pass_references(args, &params, &arg_loans, &subst);
+            self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
         }
         if matches!(sig.root, Root::Thread) && self.on_gpu() {
             self.varies = Uni::Thread;
@@ -347,21 +347,44 @@ impl FnCx<'_> {
         params: &[&crate::program::ParamSig],
         arg_loans: &[Vec<Alias>],
         subst: &Subst,
+        callee: &Root,
     ) {
+        let many = matches!(callee, Root::Block { .. } | Root::Warp);
         for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
             let mut e = a;
             while let ExprKind::Paren(inner) = &e.kind {
                 e = inner;
             }
-            if matches!(e.kind, ExprKind::Borrow { .. }) {
-                continue;
-            }
-            let Ty::Ref { own, mem, .. } = self.apply_subst(&p.ty, subst) else { continue };
+            let param = self.apply_subst(&p.ty, subst);
             for l in loans {
+                // A reference held in an aggregate (a tuple, an array) is passed as it is.
+                let own = match &param {
+                    Ty::Ref { own, .. } => *own,
+                    _ => l.own,
+                };
+                let own_memory = !l.place.steps.iter().any(|s| matches!(s, PStep::Deref));
+                let mem = match &self.vars[l.place.root].ty {
+                    Ty::At(_, m) if own_memory => m.clone(),
+                    _ if own_memory => Mem::GpuLocal,
+                    _ => Mem::GpuGlobal,
+                };
+                if many && own == Ownership::Uniq && mem == Mem::GpuLocal && self.on_gpu() && !self.in_unsafe() {
+                    // The callee's threads would each write their own copy of a private variable.
+                    let name = self.vars[l.place.root].name.clone();
+                    self.report(
+                        Diagnostic::error(codes::NARROWING_VIOLATED, "narrowing violated", a.span, format!("`{name}` is private to each thread: a function executed by a whole block or warp cannot write it"))
+                            .with_note("exchange values between threads through shared memory (`@ gpu.shared`)"),
+                    );
+                    continue;
+                }
+                // `&uniq place` arguments were checked as borrows when typed.
+                if matches!(e.kind, ExprKind::Borrow { .. }) {
+                    continue;
+                }
                 let info = PlaceInfo {
                     place: l.place.clone(),
                     ty: Ty::Error,
-                    mem: Some(mem.clone()),
+                    mem: Some(mem),
                     via_shared: l.own == Ownership::Shrd,
                     via_alias: true,
                     consumed: l.consumed.clone(),

@@ -227,6 +227,9 @@ pub struct FnCx<'p> {
     in_call_arg: bool,
 }
 
+/// A loop body is checked until the loans of its references are stable, but at most this often.
+const MAX_LOOP_PASSES: usize = 8;
+
 fn dim_letter(d: DimName) -> char {
     d.letter()
 }
@@ -852,8 +855,16 @@ impl<'p> FnCx<'p> {
 
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, expected: Option<&Ty>, span: Span) -> Ty {
         let operand_exp = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) { None } else { expected };
-        let mut lt = self.expr(l, operand_exp);
+        let (mut lt, l_uni) = self.expr_uni(l, operand_exp);
+        // The right operand of `&&` and `||` runs only where the left one lets it.
+        let short = matches!(op, BinOp::And | BinOp::Or) && l_uni > Uni::Uniform && self.on_gpu();
+        if short {
+            self.frames.push(Frame::Cond { span: l.span, uni: l_uni });
+        }
         let rt = self.expr(r, if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) { operand_exp } else { Some(&lt) });
+        if short {
+            self.frames.pop();
+        }
         if matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) && !matches!(rt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
             lt = self.expr_type_again(l, &rt, lt);
         }
@@ -1130,8 +1141,9 @@ impl<'p> FnCx<'p> {
         // most once has no next iteration.
         let passes = if one_or_less { 1 } else { 2 };
         let before = self.accesses.clone();
-        for pass in 0..passes {
-            if pass == 1 {
+        let mut pass = 0;
+        loop {
+            if pass >= 1 {
                 // The first pass's accesses belong to an earlier iteration: its loop variable is
                 // another value than the current one, so give it another, unknown, name.
                 let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
@@ -1139,7 +1151,14 @@ impl<'p> FnCx<'p> {
                     crate::place::rename_access_nat(a, &var.name, &earlier);
                 }
             }
+            let loans = self.loan_count();
             self.block(body, Some(&Ty::UNIT));
+            pass += 1;
+            // Two passes, and more while references still gain loans (a chain of reassignments
+            // takes one pass per link; loans only grow, so this ends).
+            if pass >= passes && (passes == 1 || self.loan_count() == loans || pass >= MAX_LOOP_PASSES) {
+                break;
+            }
         }
         if !at_least_once {
             // The loop may not run at all: what was there before may still be there.
@@ -1158,20 +1177,38 @@ impl<'p> FnCx<'p> {
 
     fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
         let before = self.accesses.clone();
-        for _ in 0..2 {
-            let uni = self.cond(c);
+        // Only the threads still in the loop evaluate the condition again: from the second pass
+        // on it runs under the condition of the previous one.
+        let mut previous = Uni::Uniform;
+        let mut pass = 0;
+        loop {
+            if previous > Uni::Uniform {
+                self.frames.push(Frame::Cond { span: c.span, uni: previous });
+            }
+            let loans = self.loan_count();
+            let uni = self.cond(c).max(previous);
             let varying = uni > Uni::Uniform;
-            if varying {
+            if varying && previous == Uni::Uniform {
                 self.frames.push(Frame::Cond { span: c.span, uni });
             }
             self.block(body, Some(&Ty::UNIT));
             if varying {
                 self.frames.pop();
             }
+            previous = uni;
+            pass += 1;
+            if pass >= 2 && (self.loan_count() == loans || pass >= MAX_LOOP_PASSES) {
+                break;
+            }
         }
         // The body may run zero times.
         let after = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![before, after]);
+    }
+
+    /// How many loans all variables hold together (they only grow).
+    fn loan_count(&self) -> usize {
+        self.vars.iter().map(|v| v.loans.len()).sum()
     }
 
     fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {
