@@ -26,7 +26,8 @@
 //!
 //! At most [`PER_KIND`] mutants per kind and file are tried, spread evenly over the file;
 //! `STRATA_MUTATION_PER_KIND=n` changes that, `0` tries every mutant. `STRATA_MUTATION_JOBS=n` sets the worker
-//! threads, `STRATA_MUTATION_FILTER=text` keeps the files whose path contains `text`.
+//! threads, `STRATA_MUTATION_FILTER=text` keeps the files whose path contains `text`,
+//! `STRATA_MUTATION_DUMP=1` prints the change of every accepted mutant that runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -443,6 +444,13 @@ struct KindCount {
     failures: usize,
 }
 
+/// The first line where `a` and `b` differ, as `line N: old => new`.
+fn first_change(a: &str, b: &str) -> String {
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let n = la.iter().zip(&lb).take_while(|(x, y)| x == y).count();
+    format!("line {}: `{}` => `{}`", n + 1, la.get(n).map_or("", |l| l.trim()), lb.get(n).map_or("", |l| l.trim()))
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -521,6 +529,14 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
                     Outcome::Ran(errors) => {
                         c.accepted += 1;
                         c.run += 1;
+                        if std::env::var_os("STRATA_MUTATION_DUMP").is_some() {
+                            eprintln!(
+                                "accepted and run: {} of {}: {}",
+                                m.kind,
+                                seed.path.display(),
+                                first_change(&seed.text, &m.text)
+                            );
+                        }
                         let bad = errors.iter().find(|(code, _, src)| {
                             PROMISED.contains(&code.as_str())
                                 && !(code == "E0903" && src.contains("atomic_fetch_add_at"))
