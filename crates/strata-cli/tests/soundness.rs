@@ -35,7 +35,8 @@
 //! threads (default: the available parallelism, at most 16), `STRATA_SOUNDNESS_CPU=0` skips the
 //! `cpu` device. `STRATA_SOUNDNESS_AVOID=a,b,…` leaves out constructs with known device bugs, so
 //! that a run looks past them: `shared-decl`, `ref-copy`, `ref-reassign`, `block-return`,
-//! `thread-return`, `grid-split`, `warp-cond-barrier`. `STRATA_SOUNDNESS_DUMP=1` prints every
+//! `thread-return`, `grid-split`, `warp-cond-barrier`. `STRATA_SOUNDNESS_MAX_LOOPS=n` lets loops
+//! nest `n` deep (default [`MAX_LOOPS`]). `STRATA_SOUNDNESS_DUMP=1` prints every
 //! rejected program with its first error, `STRATA_SOUNDNESS_DUMP=accepted` every accepted one as
 //! well; `STRATA_SOUNDNESS_DUMP_FORM=A&B` prints the rejected programs that contain forms matching
 //! `A` and `B` (substrings of the form names) with their first error,
@@ -54,6 +55,9 @@ use strata_diag::FileId;
 const CASES: usize = 1500;
 const PROGRAM: FileId = FileId(0);
 const PRELUDE: FileId = FileId(1);
+/// Loops nested at most this deep by default: since the checker iterates loop bodies until their
+/// loans are stable, its time grows steeply with the nesting (four nested loops can take seconds).
+const MAX_LOOPS: usize = 3;
 /// Random schedules each accepted program is run under, besides the deterministic one.
 const RANDOM_SEEDS: [u64; 4] = [1, 0x5eed, 0xdead_beef, 0x1234_5678];
 
@@ -418,6 +422,10 @@ struct Gen {
     made_mistake: std::cell::Cell<bool>,
     /// Constructs not to generate (`STRATA_SOUNDNESS_AVOID`).
     avoid: BTreeSet<String>,
+    /// For each block opened by [`Gen::open`] and not closed yet: whether it is a loop.
+    opened: Vec<bool>,
+    /// Loops nested at most this deep (`STRATA_SOUNDNESS_MAX_LOOPS`, default [`MAX_LOOPS`]).
+    max_loops: usize,
 }
 
 impl Gen {
@@ -429,14 +437,28 @@ impl Gen {
         self.out.push('\n');
     }
 
+    /// Writes `s`, which opens a block, and indents; a `for` or `while` counts as a loop.
     fn open(&mut self, s: &str) {
         self.line(s);
         self.indent += 1;
+        self.opened.push(s.starts_with("for ") || s.starts_with("while "));
     }
 
+    /// Unindents and writes `s`, which closes the innermost block (`} else {` opens another).
     fn close(&mut self, s: &str) {
         self.indent -= 1;
         self.line(s);
+        self.opened.pop();
+        if s.ends_with('{') {
+            self.indent += 1;
+            self.opened.push(false);
+        }
+    }
+
+    /// Whether one more loop may be nested here (the checker's time grows steeply with the
+    /// nesting of loops: see `STRATA_SOUNDNESS_MAX_LOOPS`).
+    fn loop_ok(&self) -> bool {
+        self.opened.iter().filter(|&&l| l).count() < self.max_loops
     }
 
     fn name(&mut self, prefix: &str) -> String {
@@ -539,8 +561,10 @@ impl Gen {
         let conds = std::mem::take(&mut self.conds);
         let in_helper = std::mem::replace(&mut self.in_helper, true);
         let diverged = std::mem::replace(&mut self.diverged, (false, false));
+        let opened = std::mem::take(&mut self.opened);
         f(self);
         self.diverged = diverged;
+        self.opened = opened;
         self.in_helper = in_helper;
         self.conds = conds;
         self.indent = indent;
@@ -873,7 +897,7 @@ impl Gen {
                         }
                     }
                 }
-                15 if depth < 2 => {
+                15 if depth < 2 && self.loop_ok() => {
                     // A loop whose trip count is a value of this thread.
                     let e = self.own_value(cx, loops);
                     let c = self.name("n");
@@ -944,7 +968,7 @@ impl Gen {
                     self.line(&format!("let {x} = {e};"));
                     locals.push(x);
                 }
-                5 | 6 if depth < 2 => {
+                5 | 6 if depth < 2 && self.loop_ok() => {
                     let j = self.name("j");
                     let bound = self.rng.range(1, 4);
                     self.open(&format!("for {j} in 0..{bound} {{"));
@@ -1088,7 +1112,7 @@ impl Gen {
                     }
                 }
                 4 | 5 => self.split_block(b, loops, depth),
-                6 if depth < 2 => {
+                6 if depth < 2 && self.loop_ok() => {
                     let i = self.name("i");
                     let bound = self.rng.range(1, 3);
                     self.open(&format!("for {i} in 0..{bound} {{"));
@@ -1100,7 +1124,7 @@ impl Gen {
                 // A value of the block (read through `[[block]]`) in an `if` or `while` condition.
                 9 | 10 if depth < 2 => {
                     let v = self.block_value(b, loops);
-                    if self.rng.chance(65) {
+                    if self.rng.chance(65) || !self.loop_ok() {
                         let k = self.rng.below(100);
                         self.open(&format!("if {v} > {k} {{"));
                         self.mark("if on a block-value");
@@ -1113,7 +1137,6 @@ impl Gen {
                         }
                         if self.rng.chance(30) {
                             self.close("} else {");
-                            self.indent += 1;
                             self.block_stmts(b, loops, depth + 1);
                         }
                         self.conds.pop();
@@ -1150,8 +1173,10 @@ impl Gen {
                         self.sync_line(&b.block, "sync(block)");
                     }
                 }
-                14 if depth < 2 && !self.avoids("shared-decl") => self.shared_in_loop(b, loops, depth),
-                15 if one_d && b.tdims[0].is_power_of_two() && b.tdims[0] >= 2 => self.tree(b),
+                14 if depth < 2 && !self.avoids("shared-decl") && self.loop_ok() => {
+                    self.shared_in_loop(b, loops, depth)
+                }
+                15 if one_d && b.tdims[0].is_power_of_two() && b.tdims[0] >= 2 && self.loop_ok() => self.tree(b),
                 16 if !self.in_helper && !self.avoids("block-return") => {
                     // A `return` under a uniform condition: a block value.
                     let v = self.block_value(b, loops);
@@ -1375,7 +1400,11 @@ impl Gen {
                         let k = self.rng.below(80);
                         self.line(&format!("let mut {v} = {k};"));
                         let j = self.name("j");
-                        self.line(&format!("for {j} in 0..2 {{ {v} = {v} + ({j} as i32) * 20; }}"));
+                        if self.loop_ok() {
+                            self.line(&format!("for {j} in 0..2 {{ {v} = {v} + ({j} as i32) * 20; }}"));
+                        } else {
+                            self.line(&format!("{v} = {v} + 20;"));
+                        }
                         self.mark("value computed in a warp's sched");
                         (v, "warp-local")
                     };
@@ -1390,7 +1419,7 @@ impl Gen {
                         self.guarded("return");
                         self.line("return;");
                         self.close("}");
-                    } else if self.rng.chance(70) {
+                    } else if self.rng.chance(70) || !self.loop_ok() {
                         self.open(&format!("if {v} > {k} {{"));
                         self.mark(format!("if on a {level}"));
                         self.warp_stmts(w, loops, depth + 1);
@@ -1416,7 +1445,7 @@ impl Gen {
                         self.sync_line(&w.warp, "sync(warp)");
                     }
                 }
-                10 if depth < 2 => {
+                10 if depth < 2 && self.loop_ok() => {
                     let j = self.name("i");
                     let bound = self.rng.range(1, 3);
                     self.open(&format!("for {j} in 0..{bound} {{"));
@@ -1698,6 +1727,8 @@ fn generate(seed: u64) -> Program {
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
+        opened: Vec::new(),
+        max_loops: std::env::var("STRATA_SOUNDNESS_MAX_LOOPS").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_LOOPS),
     };
     let r = &mut g.rng;
     r.clean = r.chance(50);
@@ -2020,6 +2051,8 @@ struct Counts {
     /// Checker rejections by the code of their first error.
     rejected_by: BTreeMap<String, usize>,
     forms: BTreeMap<String, FormCount>,
+    /// The slowest programs (check, lowering and every run): seconds and case.
+    slowest: Vec<(f64, usize)>,
 }
 
 fn save(seed: u64, case: usize, text: &str) -> String {
@@ -2077,8 +2110,10 @@ fn run_cases(cases: usize, seed: u64, jobs: usize, cpu: bool) -> Counts {
                         break;
                     }
                     let program = generate(Rng::nth(seed, case));
+                    let start = std::time::Instant::now();
                     let outcome = catch_unwind(AssertUnwindSafe(|| compile_and_run(&program.text, cpu_dir.as_deref())));
-                    if tx.send((case, program, outcome)).is_err() {
+                    let secs = start.elapsed().as_secs_f64();
+                    if tx.send((case, program, outcome, secs)).is_err() {
                         break;
                     }
                 })
@@ -2090,10 +2125,15 @@ fn run_cases(cases: usize, seed: u64, jobs: usize, cpu: bool) -> Counts {
     for w in workers {
         w.join().unwrap();
     }
-    results.sort_by_key(|(case, _, _)| *case);
+    results.sort_by_key(|(case, _, _, _)| *case);
     let mut c = Counts::default();
-    for (case, program, outcome) in results {
+    for (case, program, outcome, secs) in results {
         c.generated += 1;
+        c.slowest.push((secs, case));
+        c.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if c.slowest.len() > 5 {
+            c.slowest.pop();
+        }
         let mut fc = FormCount { programs: 1, ..FormCount::default() };
         let mut violation = None;
         match outcome {
@@ -2222,6 +2262,8 @@ fn accepted_programs_run_without_races_divergence_or_bad_accesses() {
         c.arithmetic
     );
     eprintln!("rejected, by first error code: {:?}", c.rejected_by);
+    let slow: Vec<String> = c.slowest.iter().map(|(s, case)| format!("case {case}: {s:.2} s")).collect();
+    eprintln!("slowest programs (check, lower, run on every device): {}", slow.join(", "));
     eprintln!("not supported by the IR yet (E0801), by construct: {:?}", c.unsupported);
     eprintln!("not supported by the cpu device (E0801), by message: {:?}", c.cpu_unsupported);
     eprintln!("{FORMS_DOC}");
