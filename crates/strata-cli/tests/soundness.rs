@@ -1,50 +1,99 @@
-//! Soundness of the checker against the `sim` device: every program the checker accepts (without
-//! `unsafe`) must run without a data race, barrier divergence, out-of-bounds access or read of
-//! uninitialised memory, and print the same output under every schedule.
+//! Soundness of the checker against the `sim` and `cpu` devices: every program the checker
+//! accepts (without `unsafe`) must run on `sim` without a data race, barrier divergence,
+//! out-of-bounds access or read of uninitialised memory, print the same output under every
+//! schedule, and print that output on `cpu` too.
 //!
 //! A fixed-seed generator writes random kernels that look well typed — grids of 1–4 blocks, 1-D and
-//! 2-D blocks of 1–64 threads, per-block shared memory, `sched` over blocks, threads and
-//! `grid.to_threads`, selections through chains of views (`group`, `take_left`, `take_right`,
-//! `reverse`, `transpose`, `map`, `group_by_tile`), `split` arms with `sched` inside, `sync(block)`
-//! at block level and inside thread `sched`s, constant `for` loops, reads, writes and arithmetic —
-//! and a host `main` that allocates the inputs, launches the kernel, copies the result back and
-//! prints it. Shared memory is always written by every thread of the block, followed by a barrier,
-//! before anything else happens, so no accepted program may read uninitialised memory.
+//! 2-D blocks of 1–64 threads, per-block shared memory, `sched` over blocks, warps, lanes, threads
+//! and `grid.to_threads`, selections through chains of views (`group`, `take_left`, `take_right`,
+//! `reverse`, `transpose`, `map`, `group_by_tile`), `split` arms (nested ones too) with `sched`
+//! inside, `sync(block)`/`sync(warp)`, constant `for` loops, reads, writes and arithmetic — and a
+//! host `main` that allocates the inputs, launches the kernel, copies the result back and prints
+//! it. On top of that it writes the *forms* listed in [`FORMS_DOC`]: references moved, copied,
+//! reassigned, produced by `if`/`else`, blocks and calls and stored in tuples; values read at every
+//! level (`[[block]]`, `[[warp]]`, `[[thread]]`, `[[lane]]`, a warp's own locals, split-arm flags,
+//! loop variables) used in `if`/`while` conditions around barriers, collectives, calls and
+//! `return`s; partial writes in split arms; shared memory declared in block-level `for` loops;
+//! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
+//! functions; warp shuffles and ballots. Each program records the forms it contains, and the test
+//! prints, per form, how many programs contained it and how many of those the checker accepted, so
+//! that a form that is never accepted (or never rejected) is visible. Shared memory is always
+//! written by every thread of the block, followed by a barrier, before anything else reads it, so
+//! no accepted program may read uninitialised memory.
 //!
 //! Each program is parsed and checked; an accepted one is lowered (E0801, "not supported by the IR
 //! yet", is counted by construct, not a failure) and run on `sim` with the deterministic schedule
-//! and three random ones. A run error other than an arithmetic overflow (E0909), or outputs that
-//! differ between schedules, or a panic anywhere, is a violation: the program is saved to
-//! `target/tmp/soundness-<case>.strata` and the test fails.
+//! and [`RANDOM_SEEDS`] random ones (`--schedule random --seed N`), then on `cpu` (the C is built
+//! in a private cache directory that is emptied after every program; E0801 there is counted, not a
+//! failure). A run error other than an arithmetic error (E0909), outputs that differ between
+//! schedules, a `cpu` output (or error code) that differs from `sim`'s, or a panic anywhere, is a
+//! violation: the program is saved to `target/tmp/soundness-<seed>-<case>.strata` and listed at the
+//! end, and the test fails.
 //!
 //! [`CASES`] programs are generated; `STRATA_SOUNDNESS_CASES=n` asks for `n`,
-//! `STRATA_SOUNDNESS_SEED=n` changes the seed, `STRATA_SOUNDNESS_DUMP=1` prints every rejected
-//! program with its first error, `STRATA_SOUNDNESS_DUMP=accepted` every accepted one as well.
+//! `STRATA_SOUNDNESS_SEED=n` changes the seed, `STRATA_SOUNDNESS_JOBS=n` the number of worker
+//! threads (default: the available parallelism, at most 16), `STRATA_SOUNDNESS_CPU=0` skips the
+//! `cpu` device. `STRATA_SOUNDNESS_AVOID=a,b,…` leaves out constructs with known device bugs, so
+//! that a run looks past them: `shared-decl`, `ref-copy`, `ref-reassign`, `block-return`,
+//! `thread-return`, `grid-split`, `warp-cond-barrier`. `STRATA_SOUNDNESS_MAX_LOOPS=n` lets loops
+//! nest `n` deep (default [`MAX_LOOPS`]). `STRATA_SOUNDNESS_DUMP=1` prints every
+//! rejected program with its first error, `STRATA_SOUNDNESS_DUMP=accepted` every accepted one as
+//! well; `STRATA_SOUNDNESS_DUMP_FORM=A&B` prints the rejected programs that contain forms matching
+//! `A` and `B` (substrings of the form names) with their first error,
+//! `STRATA_SOUNDNESS_DUMP_FORM_ACCEPTED=A&B` the accepted ones.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 use strata_diag::FileId;
 
-/// Programs generated by default (kept small enough for a debug `cargo test`).
-const CASES: usize = 1000;
+/// Programs generated by default (about a minute for the release test on 2 shared cores, most of
+/// it compiling C for the cpu device).
+const CASES: usize = 1500;
 const PROGRAM: FileId = FileId(0);
 const PRELUDE: FileId = FileId(1);
+/// Loops nested at most this deep by default: since the checker iterates loop bodies until their
+/// loans are stable, its time grows steeply with the nesting (four nested loops can take seconds).
+const MAX_LOOPS: usize = 3;
 /// Random schedules each accepted program is run under, besides the deterministic one.
-const RANDOM_SEEDS: [u64; 3] = [1, 0x5eed, 0xdead_beef];
+const RANDOM_SEEDS: [u64; 4] = [1, 0x5eed, 0xdead_beef, 0x1234_5678];
+
+/// What the generator's forms are (printed with the table).
+const FORMS_DOC: &str = "\
+forms: `X under a L condition` = X inside an if/while whose condition reads a value of level L \
+(block-value: read through [[block]]; warp-value: through [[warp]]; warp-local: computed in a \
+warp's sched; thread-value/lane-value: through [[thread]]/[[lane]]; split-arm-flag: a block local \
+partially written in a split arm; loop-variable: a for variable; split-arm: inside an arm)";
 
 // ------------------------------------------------------------------------------------------------
 // A fixed-seed pseudo-random number generator (SplitMix64).
 
-struct Rng(u64);
+struct Rng {
+    state: u64,
+    /// The program being generated is a *clean* one: no deliberate mistakes (bad sizes,
+    /// out-of-bounds indices, other threads' elements, missing barriers), natural selections.
+    clean: bool,
+}
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng { state: seed, clean: false }
+    }
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    /// The seed of case `i` of a run started at `seed`: the `i`-th output of `Rng(seed)`.
+    fn nth(seed: u64, i: usize) -> u64 {
+        Rng::new(seed.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64))).next()
     }
 
     /// A number in `0..n` (`n > 0`).
@@ -77,9 +126,13 @@ fn divisors(n: usize) -> Vec<usize> {
 /// Array shapes, outermost dimension first.
 type Shape = Vec<usize>;
 
-/// `[[i32; s1]; s0]` for `[s0, s1]`.
+/// `[[s; s1]; s0]` for `[s0, s1]` and scalar `s`.
+fn ty_of(shape: &[usize], scalar: &str) -> String {
+    shape.iter().rev().fold(scalar.to_string(), |inner, n| format!("[{inner}; {n}]"))
+}
+
 fn ty(shape: &[usize]) -> String {
-    shape.iter().rev().fold("i32".to_string(), |inner, n| format!("[{inner}; {n}]"))
+    ty_of(shape, "i32")
 }
 
 /// One view applied to `shape`: its text and the resulting shape. Occasionally ill-shaped
@@ -90,7 +143,7 @@ fn view(rng: &mut Rng, shape: &[usize], depth: usize) -> Option<(String, Shape)>
         return None;
     }
     let rest = &shape[1..];
-    let bad = rng.chance(3);
+    let bad = !rng.clean && rng.chance(3);
     match rng.below(if depth > 0 { 6 } else { 7 }) {
         0 => Some(("reverse".into(), shape.to_vec())),
         1 => {
@@ -127,9 +180,10 @@ fn view(rng: &mut Rng, shape: &[usize], depth: usize) -> Option<(String, Shape)>
     }
 }
 
-/// Which part of an array a split arm's threads select: `Some(true)` the left part.
+/// Which part of an array a split arm's threads select.
 #[derive(Clone, Copy)]
 struct ArmHint {
+    /// The left part (`take_left`), or the right one.
     left: bool,
     /// The split dimension: 0 for the outer (rows), 1 for the inner (columns).
     dim: usize,
@@ -145,10 +199,10 @@ fn select(
     shape: &[usize],
     sel: &str,
     dims: &[usize],
-    hint: Option<ArmHint>,
+    hints: &[ArmHint],
     loops: &[(String, usize)],
 ) -> String {
-    let (text, rest) = chain(rng, base, shape, sel, dims, hint);
+    let (text, rest) = chain(rng, base, shape, sel, dims, hints);
     index(rng, text, &rest, loops)
 }
 
@@ -160,42 +214,39 @@ fn index(rng: &mut Rng, mut text: String, rest: &[usize], loops: &[(String, usiz
             let (name, _) = fitting[rng.below(fitting.len())];
             text.push_str(&format!("[{name}]"));
         } else {
-            let i = if rng.chance(2) { n } else { rng.below(n.max(1)) };
+            let i = if !rng.clean && rng.chance(2) { n } else { rng.below(n.max(1)) };
             text.push_str(&format!("[{i}]"));
         }
     }
     text
 }
 
-/// `base.views[[sel]]` and the shape of what each selected resource gets.
-fn chain(
-    rng: &mut Rng,
-    base: &str,
-    shape: &[usize],
-    sel: &str,
-    dims: &[usize],
-    hint: Option<ArmHint>,
-) -> (String, Shape) {
+/// `base.views[[sel]]` and the shape of what each selected resource gets. `hints` are the parts
+/// of the enclosing (possibly nested) split arms, outermost first.
+fn chain(rng: &mut Rng, base: &str, shape: &[usize], sel: &str, dims: &[usize], hints: &[ArmHint]) -> (String, Shape) {
     let mut best = None;
     for _ in 0..8 {
         let mut text = base.to_string();
         let mut s = shape.to_vec();
         // The part of the block an arm's threads see, most of the time.
-        if let Some(h) = hint {
-            if rng.chance(85) && s.len() > h.dim {
-                let n = s[h.dim];
-                let (name, len) = if h.left { ("take_left", h.at) } else { ("take_right", n.saturating_sub(h.at)) };
-                let at = h.at;
-                if h.dim == 0 {
-                    text.push_str(&format!(".{name}::<{at}>"));
-                    s[0] = len;
-                } else {
-                    text.push_str(&format!(".map({name}::<{at}>)"));
-                    s[1] = len;
+        if !hints.is_empty() && (rng.clean || rng.chance(85)) {
+            for h in hints {
+                if s.len() > h.dim {
+                    let n = s[h.dim];
+                    let (name, len) = if h.left { ("take_left", h.at) } else { ("take_right", n.saturating_sub(h.at)) };
+                    let at = h.at;
+                    if h.dim == 0 {
+                        text.push_str(&format!(".{name}::<{at}>"));
+                        s[0] = len;
+                    } else {
+                        text.push_str(&format!(".map({name}::<{at}>)"));
+                        s[1] = len;
+                    }
                 }
             }
         }
-        for _ in 0..rng.pick(&[0, 0, 1, 1, 1, 2, 2, 3]) {
+        let views = if rng.clean { 0 } else { rng.pick(&[0, 0, 1, 1, 1, 2, 2, 3]) };
+        for _ in 0..views {
             if let Some((v, ns)) = view(rng, &s, 0) {
                 text.push('.');
                 text.push_str(&v);
@@ -203,7 +254,7 @@ fn chain(
             }
         }
         // Fix up the outer dimension of 1-D selections.
-        if dims.len() == 1 && !s.is_empty() && s[0] != dims[0] && dims[0] > 0 && rng.chance(90) {
+        if dims.len() == 1 && !s.is_empty() && s[0] != dims[0] && dims[0] > 0 && (rng.clean || rng.chance(90)) {
             let (n, t) = (s[0], dims[0]);
             if n > t && rng.chance(50) {
                 if rng.chance(50) {
@@ -228,7 +279,7 @@ fn chain(
             && s[..] != *dims
             && s[0].is_multiple_of(dims[0])
             && s[1].is_multiple_of(dims[1])
-            && rng.chance(80)
+            && (rng.clean || rng.chance(80))
         {
             text.push_str(&format!(".group_by_tile::<{}, {}>", s[0] / dims[0], s[1] / dims[1]));
             s = vec![dims[0], dims[1], s[0] / dims[0], s[1] / dims[1]];
@@ -238,7 +289,7 @@ fn chain(
             s.swap(0, 1);
         }
         let fits = s.len() >= dims.len() && s[..dims.len()] == *dims;
-        if fits || rng.chance(5) {
+        if fits || (!rng.clean && rng.chance(5)) {
             best = Some((text, s));
             break;
         }
@@ -249,38 +300,97 @@ fn chain(
 }
 
 /// The selection of each array that the threads of one `sched` mostly use.
-fn own_selections(
-    rng: &mut Rng,
-    arrays: &[Arr],
-    sel: &str,
-    dims: &[usize],
-    hint: Option<ArmHint>,
-) -> Vec<(String, Shape)> {
-    arrays.iter().map(|a| chain(rng, &a.text, &a.shape, sel, dims, hint)).collect()
+fn own_selections(rng: &mut Rng, arrays: &[Arr], sel: &str, dims: &[usize], hints: &[ArmHint]) -> Vec<(String, Shape)> {
+    arrays.iter().map(|a| chain(rng, &a.text, &a.shape, sel, dims, hints)).collect()
 }
 
-/// An array a kernel can use: its text (already selected for the block, if at all), shape and
-/// whether it can be written.
+/// An array a kernel can use: its text (already selected for the block or warp, if at all),
+/// shape, whether it can be written, and its memory space.
 #[derive(Clone)]
 struct Arr {
     text: String,
     shape: Shape,
     writable: bool,
+    mem: &'static str,
+    /// How to pass it to a `gpu.block`/`gpu.warp` function: `Ref` for a variable that already
+    /// holds a reference, `Owned` for a variable that owns its (shared) memory, `Place` otherwise.
+    kind: ArrKind,
 }
 
-/// What thread code can see.
+#[derive(Clone, Copy, PartialEq)]
+enum ArrKind {
+    Place,
+    Ref,
+    Owned,
+}
+
+impl Arr {
+    /// The argument that passes this array as a reference of ownership `own`.
+    fn arg(&self, own: &str) -> String {
+        match self.kind {
+            ArrKind::Ref if self.text.contains('.') => format!("&{own} *{}", self.text),
+            ArrKind::Ref => self.text.clone(),
+            ArrKind::Owned | ArrKind::Place => format!("&{own} {}", self.text),
+        }
+    }
+
+    /// The parameter type of a callee receiving it: plain arrays stay arrays, selections are
+    /// view arrays.
+    fn param_ty(&self, own: &str, n: usize) -> String {
+        let plain = self.kind == ArrKind::Owned || self.text == "s";
+        if plain {
+            format!("&{own} {} [i32; {n}]", self.mem)
+        } else {
+            format!("&{own} {} [[i32; {n}]]", self.mem)
+        }
+    }
+}
+
+/// What thread (or lane) code can see.
 struct ThreadCx<'a> {
-    /// The block whose threads run here (`grid` for `grid.to_threads`).
+    /// The block (or warp) whose threads run here (`grid` for `grid.to_threads`).
     block: &'a str,
+    /// `sync(block)`, `sync(warp)` or `sync(grid)`: what a `sync(block)` here is.
+    sync_kind: &'static str,
     sel: &'a str,
     dims: &'a [usize],
     arrays: &'a [Arr],
-    hint: Option<ArmHint>,
+    hints: &'a [ArmHint],
     /// For each array, the selection this `sched`'s threads mostly use (so that they mostly
     /// touch their own elements).
     own: &'a [(String, Shape)],
-    /// `sync(block)` is allowed here (a `sched` over all of a block's threads).
+    /// `sync` is allowed here (a `sched` over all of a block's threads or a warp's lanes).
     can_sync: bool,
+    /// The threads are the lanes of a scheduled warp: collectives are allowed.
+    lane: bool,
+    /// `thread-value` or `lane-value`: the level of values read here.
+    level: &'static str,
+}
+
+/// What block-level code can see.
+struct BlockCx {
+    block: String,
+    sched: &'static str,
+    tdims: Shape,
+    arrays: Vec<Arr>,
+}
+
+/// What warp-level code can see.
+struct WarpCx {
+    /// The enclosing block, if any (not in a `gpu.warp` function).
+    block: Option<String>,
+    warp: String,
+    arrays: Vec<Arr>,
+}
+
+/// Whether a condition (or split arm) of level `level` may let only some of the threads that
+/// must execute `what` together reach it.
+fn divergent(level: &str, what: &str) -> bool {
+    match level {
+        "thread-value" | "lane-value" | "split-arm" | "split-arm-flag" => true,
+        "warp-value" | "warp-local" => what == "sync(block)" || what == "sync(grid)",
+        _ => false,
+    }
 }
 
 struct Gen {
@@ -288,6 +398,34 @@ struct Gen {
     fresh: usize,
     out: String,
     indent: usize,
+    /// The forms this program contains.
+    forms: BTreeSet<String>,
+    /// Helper functions, written before the kernel.
+    items: Vec<String>,
+    /// Fixed helpers (`gpu.thread` functions) already written.
+    helpers: BTreeSet<&'static str>,
+    /// The levels of the conditions (and split arms) enclosing the current point.
+    conds: Vec<&'static str>,
+    /// Generating the body of a `gpu.block`/`gpu.warp` function: no calls, no `return`.
+    in_helper: bool,
+    /// The shape of the kernel's global arrays.
+    gshape: Shape,
+    /// Some threads of a block (`.0`) or of a warp (`.1`) may have returned (a `return` under a
+    /// condition that is not uniform for it): a clean program writes no barrier, collective or
+    /// call that needs all of them after that.
+    diverged: (bool, bool),
+    /// Generating the first arm of a split of the grid's blocks.
+    first_grid_arm: bool,
+    /// A clean program may still make one deliberate mistake: a barrier, collective or call
+    /// that not every thread reaches (so that the checker's reason for rejecting it shows).
+    mistake: std::cell::Cell<bool>,
+    made_mistake: std::cell::Cell<bool>,
+    /// Constructs not to generate (`STRATA_SOUNDNESS_AVOID`).
+    avoid: BTreeSet<String>,
+    /// For each block opened by [`Gen::open`] and not closed yet: whether it is a loop.
+    opened: Vec<bool>,
+    /// Loops nested at most this deep (`STRATA_SOUNDNESS_MAX_LOOPS`, default [`MAX_LOOPS`]).
+    max_loops: usize,
 }
 
 impl Gen {
@@ -299,33 +437,196 @@ impl Gen {
         self.out.push('\n');
     }
 
+    /// Writes `s`, which opens a block, and indents; a `for` or `while` counts as a loop.
+    fn open(&mut self, s: &str) {
+        self.line(s);
+        self.indent += 1;
+        self.opened.push(s.starts_with("for ") || s.starts_with("while "));
+    }
+
+    /// Unindents and writes `s`, which closes the innermost block (`} else {` opens another).
+    fn close(&mut self, s: &str) {
+        self.indent -= 1;
+        self.line(s);
+        self.opened.pop();
+        if s.ends_with('{') {
+            self.indent += 1;
+            self.opened.push(false);
+        }
+    }
+
+    /// Whether one more loop may be nested here (the checker's time grows steeply with the
+    /// nesting of loops: see `STRATA_SOUNDNESS_MAX_LOOPS`).
+    fn loop_ok(&self) -> bool {
+        self.opened.iter().filter(|&&l| l).count() < self.max_loops
+    }
+
     fn name(&mut self, prefix: &str) -> String {
         self.fresh += 1;
         format!("{prefix}{}", self.fresh)
     }
 
+    fn mark(&mut self, form: impl Into<String>) {
+        self.forms.insert(form.into());
+    }
+
+    /// Records `what` (a barrier, collective, call or `return`) at this point, together with
+    /// the levels of the conditions around it.
+    fn guarded(&mut self, what: &str) {
+        if what == "return" && self.conds.iter().any(|l| divergent(l, "sync(block)")) {
+            self.diverged.0 = true;
+        }
+        if what == "return" && self.conds.iter().any(|l| divergent(l, "sync(warp)")) {
+            self.diverged.1 = true;
+        }
+        let needs_all = matches!(
+            what,
+            "sync(block)"
+                | "sync(warp)"
+                | "warp collective"
+                | "call of a gpu.block function"
+                | "call of a gpu.warp function"
+        );
+        if needs_all && self.rng.clean && (self.diverged_for(what) || self.conds.iter().any(|l| divergent(l, what))) {
+            self.made_mistake.set(true);
+        }
+        self.mark(what);
+        let levels: BTreeSet<&'static str> = self.conds.iter().copied().collect();
+        for l in levels {
+            self.mark(format!("{what} under a {l} condition"));
+        }
+    }
+
+    /// Whether `what` (a barrier, a collective or a call that needs the whole block or warp) may
+    /// be written here: always in a program that is not clean; in a clean one only where every
+    /// thread of the block (or warp) reaches it.
+    fn barrier_ok(&self, what: &str) -> bool {
+        if self.avoids("warp-cond-barrier") && self.conds.iter().any(|l| matches!(*l, "warp-value" | "warp-local")) {
+            return false;
+        }
+        if !self.rng.clean || (!self.diverged_for(what) && !self.conds.iter().any(|l| divergent(l, what))) {
+            return true;
+        }
+        // One deliberate mistake, where the program has it to make.
+        if self.mistake.get() {
+            self.mistake.set(false);
+            return true;
+        }
+        false
+    }
+
+    /// Whether some of the threads that must execute `what` together may have returned.
+    fn diverged_for(&self, what: &str) -> bool {
+        match what {
+            "sync(block)" | "sync(grid)" | "call of a gpu.block function" => self.diverged.0,
+            _ => self.diverged.1,
+        }
+    }
+
+    fn avoids(&self, what: &str) -> bool {
+        self.avoid.contains(what)
+    }
+
+    /// Whether a `return` that only some threads may take can be written here: in a clean
+    /// program, not in a loop (the checker meets it before the barriers of the next iteration)
+    /// and not in the first arm of a grid split (before the barriers of the second).
+    fn divergent_return_ok(&self, loops: &[(String, usize)]) -> bool {
+        !self.rng.clean || (loops.is_empty() && !self.first_grid_arm)
+    }
+
+    /// A barrier of `target`, a block (`kind` `sync(block)`) or a warp (`sync(warp)`).
+    fn sync_line(&mut self, target: &str, kind: &str) {
+        self.guarded(kind);
+        self.line(&format!("sync({target});"));
+    }
+
+    /// Writes a fixed `gpu.thread` helper function once.
+    fn helper(&mut self, name: &'static str) {
+        if self.helpers.insert(name) {
+            let text = match name {
+                "tadd" => "fn tadd(x: i32, y: i32) -[t: gpu.thread]-> i32 {\n    x + 2 * y\n}\n",
+                "tinc" => "fn tinc<m: mem>(p: &uniq m i32, v: i32) -[t: gpu.thread]-> () {\n    *p = *p + v;\n}\n",
+                "pass_u" => "fn pass_u<m: mem>(r: &uniq m i32) -[t: gpu.thread]-> &uniq m i32 {\n    r\n}\n",
+                "pass_s" => "fn pass_s<m: mem>(r: &shrd m i32) -[t: gpu.thread]-> &shrd m i32 {\n    r\n}\n",
+                _ => unreachable!(),
+            };
+            self.items.push(text.to_string());
+        }
+    }
+
+    /// Runs `f` with the output redirected (for a helper function's body) and returns its text.
+    fn in_buffer(&mut self, f: impl FnOnce(&mut Self)) -> String {
+        let out = std::mem::take(&mut self.out);
+        let indent = std::mem::replace(&mut self.indent, 1);
+        let conds = std::mem::take(&mut self.conds);
+        let in_helper = std::mem::replace(&mut self.in_helper, true);
+        let diverged = std::mem::replace(&mut self.diverged, (false, false));
+        let opened = std::mem::take(&mut self.opened);
+        f(self);
+        self.diverged = diverged;
+        self.opened = opened;
+        self.in_helper = in_helper;
+        self.conds = conds;
+        self.indent = indent;
+        std::mem::replace(&mut self.out, out)
+    }
+
     /// A scalar of array `i`: usually through the `sched`'s own selection.
     fn place(&mut self, cx: &ThreadCx, i: usize, loops: &[(String, usize)]) -> String {
         let a = &cx.arrays[i];
-        if self.rng.chance(70) {
+        if self.rng.chance(80) || (self.rng.clean && a.writable) {
             let (text, rest) = &cx.own[i];
             index(&mut self.rng, text.clone(), rest, loops)
         } else {
-            select(&mut self.rng, &a.text, &a.shape, cx.sel, cx.dims, cx.hint, loops)
+            select(&mut self.rng, &a.text, &a.shape, cx.sel, cx.dims, cx.hints, loops)
         }
     }
 
     /// Mostly reads what cannot conflict (the input, or this thread's own elements); sometimes
-    /// reads through another selection (another thread's elements, after a barrier or not).
+    /// reads through another selection (another thread's elements, after a barrier or not), or
+    /// through a view whose size depends on a loop variable.
     fn read(&mut self, cx: &ThreadCx, loops: &[(String, usize)]) -> String {
         let i = self.rng.below(cx.arrays.len());
+        if !loops.is_empty() && self.rng.chance(12) && !(self.rng.clean && cx.arrays[i].writable) {
+            if let Some(r) = self.loop_size_read(&cx.arrays[i], loops) {
+                return r;
+            }
+        }
         let a = &cx.arrays[i];
-        if a.writable && self.rng.chance(60) {
+        if a.writable && (self.rng.clean || self.rng.chance(60)) {
             let (text, rest) = &cx.own[i];
             index(&mut self.rng, text.clone(), rest, loops)
         } else {
             self.place(cx, i, loops)
         }
+    }
+
+    /// A read of one element of a 1-D array (shared by the threads) through a view whose size
+    /// is an expression over a loop variable: `-`, `/` or `2^e`.
+    fn loop_size_read(&mut self, a: &Arr, loops: &[(String, usize)]) -> Option<String> {
+        let &[n] = a.shape.as_slice() else { return None };
+        let (j, bound) = loops[self.rng.below(loops.len())].clone();
+        let t = &a.text;
+        let (form, text) = match self.rng.below(5) {
+            0 => ("size `-` over a loop variable (take_left)", format!("{t}.take_left::<{n} - {j}>[{n} - {j} - 1]")),
+            1 => ("size `-` over a loop variable (take_right)", format!("{t}.take_right::<{j}>[{n} - {j} - 1]")),
+            2 => ("size `2^e` over a loop variable (group)", format!("{t}.group::<2^{j}>[0][0]")),
+            3 => ("size `/` over a loop variable (group)", format!("{t}.group::<{n} / 2^{j}>[0][0]")),
+            _ => {
+                let i = self.rng.below(n.saturating_sub(bound).max(1));
+                ("size `-` over a loop variable (take_left)", format!("{t}.take_left::<{n} - {j}>[{i}]"))
+            }
+        };
+        self.mark(form);
+        Some(text)
+    }
+
+    /// A value of this thread (or lane): an element of its own part of an array, read through
+    /// its selection, so that it may differ between threads.
+    fn own_value(&mut self, cx: &ThreadCx, loops: &[(String, usize)]) -> String {
+        let i = self.rng.below(cx.arrays.len());
+        let (text, rest) = cx.own[i].clone();
+        index(&mut self.rng, text, &rest, loops)
     }
 
     fn expr(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &[String], depth: usize) -> String {
@@ -343,6 +644,167 @@ impl Gen {
         }
     }
 
+    /// An expression that reads no writable memory (so that it cannot conflict with a live
+    /// borrow): a literal, a local, a loop variable or an element of a read-only array.
+    fn ro_expr(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &[String]) -> String {
+        let ro: Vec<usize> = (0..cx.arrays.len()).filter(|&i| !cx.arrays[i].writable).collect();
+        match self.rng.below(4) {
+            0 if !locals.is_empty() => locals[self.rng.below(locals.len())].clone(),
+            1 if !loops.is_empty() => format!("({} as i32)", loops[self.rng.below(loops.len())].0),
+            2 | 3 if !ro.is_empty() => {
+                let i = ro[self.rng.below(ro.len())];
+                self.place(cx, i, loops)
+            }
+            _ => format!("{}", self.rng.below(10)),
+        }
+    }
+
+    /// A write of `e` (added to the old value, sometimes) through the reference `r` to a
+    /// scalar, or into an element of the array of shape `rest` it refers to.
+    fn write_through(&mut self, r: &str, rest: &[usize], e: &str, loops: &[(String, usize)]) {
+        let place = if rest.is_empty() { format!("*{r}") } else { index(&mut self.rng, r.to_string(), rest, loops) };
+        self.line(&format!("{place} = {place} + {e};"));
+    }
+
+    /// A reference to one of this thread's own parts, moved, copied, reassigned, produced by an
+    /// `if`, a block or a call, or stored in a tuple, then written (or read) through. In a block of
+    /// its own: GPU borrows are lexical.
+    fn ref_form(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &[String]) {
+        let i = self.rng.below(cx.arrays.len());
+        let (text, rest) = cx.own[i].clone();
+        let mut form = self.rng.below(if self.in_helper || self.rng.clean { 6 } else { 7 });
+        if (form == 0 && self.avoids("ref-copy")) || (form == 1 && self.avoids("ref-reassign")) {
+            form = 2;
+        }
+        // A `&uniq` reference cannot be reassigned while the old borrow lives (GPU borrows are
+        // lexical): mostly `&shrd` ones are.
+        let uniq = cx.arrays[i].writable && self.rng.chance(if form == 1 { 15 } else { 75 });
+        let own = if uniq { "uniq" } else { "shrd" };
+        // Another part of the same array with the same shape (usually the same part: another
+        // thread's part makes the checker reject).
+        let other = |g: &mut Gen| {
+            if g.rng.clean || g.rng.chance(60) {
+                return text.clone();
+            }
+            let a = &cx.arrays[i];
+            let (t2, r2) = chain(&mut g.rng, &a.text, &a.shape, cx.sel, cx.dims, cx.hints);
+            if r2 == rest {
+                t2
+            } else {
+                text.clone()
+            }
+        };
+        let c = self.name("c");
+        let e = self.ro_expr(cx, loops, locals);
+        self.open("{");
+        let mut target = c.clone();
+        let mut tail_reads = true;
+        match form {
+            0 => {
+                let p = self.name("p");
+                self.line(&format!("let {p} = &{own} {text};"));
+                self.line(&format!("let {c} = {p};"));
+                self.mark(if uniq { "ref: let move of a &uniq" } else { "ref: let copy of a &shrd" });
+                if !uniq && self.rng.chance(50) {
+                    // The copied-from reference is still usable.
+                    let x = self.name("x");
+                    let place =
+                        if rest.is_empty() { format!("*{p}") } else { index(&mut self.rng, p.clone(), &rest, loops) };
+                    self.line(&format!("let {x} = {place};"));
+                }
+            }
+            1 => {
+                let t2 = other(self);
+                self.line(&format!("let mut {c} = &{own} {text};"));
+                if uniq {
+                    self.write_through(&c, &rest, &e, loops);
+                }
+                self.line(&format!("{c} = &{own} {t2};"));
+                self.mark("ref: reassignment `c = r2;`");
+            }
+            2 => {
+                let t2 = other(self);
+                let cond = self.read(cx, loops);
+                self.line(&format!("let {c} = if {cond} > 50 {{ &{own} {text} }} else {{ &{own} {t2} }};"));
+                self.mark("ref: produced by if/else");
+            }
+            3 => {
+                if self.rng.chance(50) && !self.avoids("ref-copy") {
+                    let d = self.name("d");
+                    self.line(&format!("let {c} = {{ let {d} = &{own} {text}; {d} }};"));
+                } else {
+                    self.line(&format!("let {c} = {{ &{own} {text} }};"));
+                }
+                self.mark("ref: produced by a block expression");
+            }
+            4 if rest.is_empty() => {
+                let f = if uniq { "pass_u" } else { "pass_s" };
+                self.helper(f);
+                self.line(&format!("let {c} = {f}(&{own} {text});"));
+                self.mark("ref: returned by a call");
+                self.guarded("call of a gpu.thread function");
+            }
+            5 | 4 => {
+                let k = self.rng.below(10);
+                self.line(&format!("let {c} = (&{own} {text}, {k});"));
+                target = format!("{c}.0");
+                self.mark("ref: stored in a tuple");
+            }
+            _ => {
+                // The kernel's whole output, copied into a thread: every thread writes the same
+                // element (the checker must reject the write, E0502).
+                let p = self.name("p");
+                self.line(&format!("let {p} = b;"));
+                let gshape = self.gshape.clone();
+                let place = index(&mut self.rng, p.clone(), &gshape, loops);
+                self.line(&format!("{place} = {e};"));
+                self.mark("ref: kernel parameter copied into a thread and written");
+                tail_reads = false;
+            }
+        }
+        if tail_reads {
+            if uniq {
+                self.write_through(&target, &rest, &e, loops);
+            } else {
+                let x = self.name("x");
+                let place = if rest.is_empty() {
+                    format!("*{target}")
+                } else {
+                    index(&mut self.rng, target.clone(), &rest, loops)
+                };
+                self.line(&format!("let {x} = {place};"));
+                // Written into this thread's own element of a writable array (another one than
+                // the borrowed one, which cannot be written while the borrow lives).
+                if let Some(w) = (0..cx.arrays.len()).find(|&w| cx.arrays[w].writable && !cx.arrays[i].writable) {
+                    let (wt, wr) = cx.own[w].clone();
+                    let place = index(&mut self.rng, wt, &wr, loops);
+                    self.line(&format!("{place} = {x};"));
+                }
+            }
+        }
+        self.close("}");
+    }
+
+    /// A warp shuffle or ballot of a value of this thread.
+    fn collective(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &mut Vec<String>) {
+        let x = self.expr(cx, loops, locals, 1);
+        let y = self.name("y");
+        let (name, call) = match self.rng.below(5) {
+            0 => ("shfl_down", format!("shfl_down({x}, {})", self.rng.pick(&[1, 2, 4, 16, 31, 33]))),
+            1 => ("shfl_up", format!("shfl_up({x}, {})", self.rng.pick(&[1, 2, 8, 16, 40]))),
+            2 => ("shfl_xor", format!("shfl_xor({x}, {})", self.rng.pick(&[1, 2, 4, 8, 16, 32]))),
+            3 => ("shfl_idx", format!("shfl_idx({x}, {})", self.rng.below(40))),
+            _ => ("ballot", format!("(ballot({x} > 50) % 97) as i32")),
+        };
+        self.guarded("warp collective");
+        self.mark(format!("warp collective: {name}"));
+        if !cx.lane {
+            self.mark("warp collective outside a warp's lanes");
+        }
+        self.line(&format!("let {y} = {call};"));
+        locals.push(y);
+    }
+
     fn thread_stmts(
         &mut self,
         cx: &ThreadCx,
@@ -353,22 +815,24 @@ impl Gen {
         let n = self.rng.range(1, 3);
         for _ in 0..n {
             let writable: Vec<usize> = (0..cx.arrays.len()).filter(|&i| cx.arrays[i].writable).collect();
-            match self.rng.below(12) {
+            // Lanes exchange values often.
+            let k = if cx.lane && self.rng.chance(25) { 13 } else { self.rng.below(18) };
+            match k {
                 // A borrow of this thread's elements, written (or read) through the reference.
                 10 => {
                     let i = self.rng.below(cx.arrays.len());
                     let (text, rest) = cx.own[i].clone();
                     let p = self.name("p");
+                    // GPU borrows are lexical: in a clean program the borrow gets a block.
+                    let scoped = self.rng.clean && cx.arrays[i].writable;
+                    if scoped {
+                        self.open("{");
+                    }
                     if cx.arrays[i].writable && self.rng.chance(70) {
                         self.line(&format!("let {p} = &uniq {text};"));
                         for _ in 0..self.rng.range(1, 2) {
-                            let place = if rest.is_empty() {
-                                format!("*{p}")
-                            } else {
-                                index(&mut self.rng, p.clone(), &rest, loops)
-                            };
-                            let e = self.expr(cx, loops, locals, 1);
-                            self.line(&format!("{place} = {place} + {e};"));
+                            let e = self.ro_expr(cx, loops, locals);
+                            self.write_through(&p, &rest, &e, loops);
                         }
                     } else {
                         self.line(&format!("let {p} = &shrd {text};"));
@@ -379,15 +843,114 @@ impl Gen {
                         };
                         let x = self.name("x");
                         self.line(&format!("let {x} = {place};"));
-                        locals.push(x);
+                        if !scoped {
+                            locals.push(x);
+                        }
+                    }
+                    if scoped {
+                        self.close("}");
                     }
                 }
                 // An early, data-dependent exit.
-                11 if self.rng.chance(30) => {
-                    let e = self.read(cx, loops);
-                    self.line(&format!("if {e} > 50 {{"));
-                    self.line("    return;");
-                    self.line("}");
+                11 if self.rng.chance(30)
+                    && !self.in_helper
+                    && self.divergent_return_ok(loops)
+                    && !self.avoids("thread-return") =>
+                {
+                    let e = self.own_value(cx, loops);
+                    self.open(&format!("if {e} > 50 {{"));
+                    self.conds.push(cx.level);
+                    self.guarded("return");
+                    self.conds.pop();
+                    self.line("return;");
+                    self.close("}");
+                }
+                12 => self.ref_form(cx, loops, locals),
+                13 if (cx.lane || (!self.rng.clean && self.rng.chance(10))) && self.barrier_ok("warp collective") => {
+                    self.collective(cx, loops, locals);
+                    if let Some(&i) = writable.first() {
+                        if self.rng.chance(70) {
+                            let (t, r) = cx.own[i].clone();
+                            let place = index(&mut self.rng, t, &r, loops);
+                            let y = locals.last().unwrap().clone();
+                            self.line(&format!("{place} = {place} + {y};"));
+                        }
+                    }
+                }
+                14 => {
+                    // Calls of gpu.thread functions.
+                    self.guarded("call of a gpu.thread function");
+                    let own_scalar = writable.iter().copied().find(|&i| cx.own[i].1.is_empty());
+                    match own_scalar {
+                        Some(i) if self.rng.chance(50) => {
+                            self.helper("tinc");
+                            let text = cx.own[i].0.clone();
+                            let e = self.expr(cx, loops, locals, 1);
+                            self.line(&format!("tinc(&uniq {text}, {e});"));
+                        }
+                        _ => {
+                            self.helper("tadd");
+                            let (l, r) = (self.expr(cx, loops, locals, 1), self.expr(cx, loops, locals, 1));
+                            let x = self.name("x");
+                            self.line(&format!("let {x} = tadd({l}, {r});"));
+                            locals.push(x);
+                        }
+                    }
+                }
+                15 if depth < 2 && self.loop_ok() => {
+                    // A loop whose trip count is a value of this thread.
+                    let e = self.own_value(cx, loops);
+                    let c = self.name("n");
+                    self.line(&format!("let mut {c} = 0;"));
+                    self.open(&format!("while {c} < ({e}) % 3 {{"));
+                    self.mark(format!("while on a {}", cx.level));
+                    self.conds.push(cx.level);
+                    let kept = locals.len();
+                    self.thread_stmts(cx, loops, locals, depth + 1);
+                    locals.truncate(kept);
+                    self.conds.pop();
+                    self.line(&format!("{c} = {c} + 1;"));
+                    self.close("}");
+                }
+                16 => {
+                    // Partial writes of a local of this thread, then a condition on it.
+                    let q = self.name("q");
+                    let e = format!("{} - {}", self.own_value(cx, loops), self.expr(cx, loops, locals, 1));
+                    let arm = if cx.hints.is_empty() { "" } else { " in a split arm" };
+                    let cond = match self.rng.below(3) {
+                        0 => {
+                            self.line(&format!("let mut {q} = [0; 3];"));
+                            self.line(&format!("{q}[1] = {e};"));
+                            self.line(&format!("{q}[0] += {q}[1];"));
+                            self.mark(format!("partial write `a[0] = …` (thread local){arm}"));
+                            format!("{q}[0]")
+                        }
+                        1 => {
+                            self.line(&format!("let mut {q} = (0, 1);"));
+                            self.line(&format!("{q}.1 = {e};"));
+                            self.mark(format!("partial write `t.1 = …` (thread local){arm}"));
+                            format!("{q}.1")
+                        }
+                        _ => {
+                            self.line(&format!("let mut {q} = 1;"));
+                            self.line(&format!("{q} += {e};"));
+                            self.mark(format!("partial write `x += …` (thread local){arm}"));
+                            q.clone()
+                        }
+                    };
+                    if depth < 2 && self.rng.chance(60) {
+                        self.open(&format!("if {cond} > 50 {{"));
+                        self.conds.push(cx.level);
+                        let kept = locals.len();
+                        self.thread_stmts(cx, loops, locals, depth + 1);
+                        locals.truncate(kept);
+                        self.conds.pop();
+                        self.close("}");
+                    } else {
+                        let x = self.name("x");
+                        self.line(&format!("let {x} = {cond};"));
+                        locals.push(x);
+                    }
                 }
                 0..=3 if !writable.is_empty() => {
                     let i = writable[self.rng.below(writable.len())];
@@ -405,29 +968,34 @@ impl Gen {
                     self.line(&format!("let {x} = {e};"));
                     locals.push(x);
                 }
-                5 | 6 if depth < 2 => {
+                5 | 6 if depth < 2 && self.loop_ok() => {
                     let j = self.name("j");
                     let bound = self.rng.range(1, 4);
-                    self.line(&format!("for {j} in 0..{bound} {{"));
-                    self.indent += 1;
+                    self.open(&format!("for {j} in 0..{bound} {{"));
                     loops.push((j, bound));
                     let kept = locals.len();
                     self.thread_stmts(cx, loops, locals, depth + 1);
                     locals.truncate(kept);
                     loops.pop();
-                    self.indent -= 1;
-                    self.line("}");
+                    self.close("}");
                 }
-                7 if cx.can_sync || self.rng.chance(10) => self.line(&format!("sync({});", cx.block)),
+                7 if (cx.can_sync || (!self.rng.clean && self.rng.chance(10))) && self.barrier_ok(cx.sync_kind) => {
+                    self.guarded(cx.sync_kind);
+                    if !cx.can_sync {
+                        self.mark(format!("{} by part of the threads", cx.sync_kind));
+                    }
+                    self.line(&format!("sync({});", cx.block));
+                }
                 8 if depth < 2 && self.rng.chance(40) => {
-                    let e = self.expr(cx, loops, locals, 1);
-                    self.line(&format!("if {e} > 50 {{"));
-                    self.indent += 1;
+                    let e = format!("{} + {}", self.own_value(cx, loops), self.expr(cx, loops, locals, 1));
+                    self.open(&format!("if {e} > 50 {{"));
+                    self.mark(format!("if on a {}", cx.level));
+                    self.conds.push(cx.level);
                     let kept = locals.len();
                     self.thread_stmts(cx, loops, locals, depth + 1);
                     locals.truncate(kept);
-                    self.indent -= 1;
-                    self.line("}");
+                    self.conds.pop();
+                    self.close("}");
                 }
                 _ => {
                     if let Some(&i) = writable.first() {
@@ -440,128 +1008,738 @@ impl Gen {
         }
     }
 
-    /// A `sched` over `res`, whose threads have shape `dims`.
+    /// A `sched` over `res`, whose threads (or lanes) have shape `dims`.
     #[allow(clippy::too_many_arguments)]
     fn thread_sched(
         &mut self,
         block: &str,
+        sync_kind: &'static str,
         sched: &str,
         res: &str,
         dims: &[usize],
         arrays: &[Arr],
-        hint: Option<ArmHint>,
+        hints: &[ArmHint],
         loops: &[(String, usize)],
         can_sync: bool,
+        lane: bool,
     ) {
-        let t = self.name("t");
-        self.line(&format!("sched({sched}) {t} in {res} {{"));
-        self.indent += 1;
-        let own = own_selections(&mut self.rng, arrays, &t, dims, hint);
-        let cx = ThreadCx { block, sel: &t, dims, arrays, hint, own: &own, can_sync };
+        let t = self.name(if lane { "l" } else { "t" });
+        self.open(&format!("sched({sched}) {t} in {res} {{"));
+        let own = own_selections(&mut self.rng, arrays, &t, dims, hints);
+        let level = if lane { "lane-value" } else { "thread-value" };
+        let cx = ThreadCx { block, sync_kind, sel: &t, dims, arrays, hints, own: &own, can_sync, lane, level };
         let mut loops = loops.to_vec();
         self.thread_stmts(&cx, &mut loops, &mut Vec::new(), 0);
-        self.indent -= 1;
-        self.line("}");
+        self.close("}");
+    }
+
+    /// A `sched` over all threads of the block.
+    fn block_threads(&mut self, b: &BlockCx, arrays: &[Arr], loops: &[(String, usize)]) {
+        self.thread_sched(
+            &b.block,
+            "sync(block)",
+            b.sched,
+            &format!("{}.threads", b.block),
+            &b.tdims,
+            arrays,
+            &[],
+            loops,
+            true,
+            false,
+        );
+    }
+
+    /// A block-level value: one element of a block's part of an array (read through `[[block]]`).
+    fn block_value(&mut self, b: &BlockCx, loops: &[(String, usize)]) -> String {
+        // Mostly the input (no conflict possible).
+        let i = if self.rng.chance(75) { 0 } else { self.rng.below(b.arrays.len()) };
+        let i = if self.rng.clean && b.arrays[i].writable { 0 } else { i };
+        let a = b.arrays[i].clone();
+        let v = self.name("v");
+        let place = index(&mut self.rng, a.text.clone(), &a.shape, loops);
+        self.line(&format!("let {v} = {place};"));
+        v
+    }
+
+    /// Fills the shared array `s` (shape `b.tdims`) from the input and synchronises.
+    fn init_shared(&mut self, b: &BlockCx, s: &str, scalar: &str, plus: &str) {
+        let t = self.name("t");
+        self.open(&format!("sched({}) {t} in {}.threads {{", b.sched, b.block));
+        let a = b.arrays.iter().find(|a| !a.writable).unwrap().clone();
+        let src = select(&mut self.rng, &a.text, &a.shape, &t, &b.tdims, &[], &[]);
+        if scalar == "f32" {
+            self.line(&format!("{s}[[{t}]] = ({src} + {plus}) as f32 * 0.5;"));
+        } else {
+            self.line(&format!("{s}[[{t}]] = {src} + {plus};"));
+        }
+        self.close("}");
+        self.sync_line(&b.block, "sync(block)");
     }
 
     fn block_stmts(&mut self, b: &BlockCx, loops: &mut Vec<(String, usize)>, depth: usize) {
         let n = self.rng.range(1, 3);
+        let one_d = b.tdims.len() == 1;
+        let warps = one_d && b.tdims[0].is_multiple_of(32);
         for _ in 0..n {
-            match self.rng.below(9) {
+            let k = self.rng.below(22);
+            // Where not every thread of the block gets here, a clean program adds no barrier.
+            let k = if matches!(k, 0..=2 | 6 | 9 | 10 | 16) || self.barrier_ok("sync(block)") { k } else { 0 };
+            match k {
                 // A condition on a block-level loop counter: uniform, so barriers are allowed.
                 8 if !loops.is_empty() => {
                     let (i, bound) = loops[self.rng.below(loops.len())].clone();
                     let c = self.rng.below(bound + 1);
                     let op = self.rng.pick(&["<", "==", ">="]);
-                    self.line(&format!("if {i} {op} {c} {{"));
-                    self.indent += 1;
-                    self.block_stmts(b, loops, depth + 1);
-                    self.indent -= 1;
-                    self.line("}");
+                    self.open(&format!("if {i} {op} {c} {{"));
+                    self.conds.push("loop-variable");
+                    if !self.in_helper && self.rng.chance(15) && !self.avoids("block-return") {
+                        self.guarded("return");
+                        self.line("return;");
+                    } else {
+                        self.block_stmts(b, loops, depth + 1);
+                    }
+                    self.conds.pop();
+                    self.close("}");
                 }
-                0..=2 => self.thread_sched(
-                    &b.block,
-                    b.sched,
-                    &format!("{}.threads", b.block),
-                    &b.tdims,
-                    &b.arrays,
-                    None,
-                    loops,
-                    true,
-                ),
+                0..=2 => self.block_threads(b, &b.arrays, loops),
                 3 => {
-                    let on = if self.rng.chance(95) { b.block.as_str() } else { "grid" };
-                    self.line(&format!("sync({on});"));
-                }
-                4 | 5 => {
-                    // 1-D blocks split along X; 2-D blocks along Y (rows) or X (columns).
-                    let dim = if b.tdims.len() == 2 && self.rng.chance(50) { 0 } else { b.tdims.len() - 1 };
-                    let n = b.tdims[dim];
-                    if n < 2 {
-                        continue;
+                    if self.rng.clean || self.rng.chance(95) {
+                        self.guarded("sync(block)");
+                        self.line(&format!("sync({});", b.block));
+                    } else {
+                        self.guarded("sync(grid)");
+                        self.line("sync(grid);");
                     }
-                    let at = self.rng.range(1, n - 1);
-                    let axis = if dim == b.tdims.len() - 1 { "X" } else { "Y" };
-                    let (l, r) = (self.name("lo"), self.name("hi"));
-                    self.line(&format!("split({axis}) {}.threads at {at} {{", b.block));
-                    self.indent += 1;
-                    for (arm, left) in [(&l, true), (&r, false)] {
-                        self.line(&format!("{arm} => {{"));
-                        self.indent += 1;
-                        if self.rng.chance(80) {
-                            let mut dims = b.tdims.clone();
-                            dims[dim] = if left { at } else { n - at };
-                            let hint = ArmHint { left, dim, at };
-                            self.thread_sched(&b.block, b.sched, arm, &dims, &b.arrays, Some(hint), loops, false);
-                        }
-                        self.indent -= 1;
-                        self.line("},");
-                    }
-                    self.indent -= 1;
-                    self.line("}");
                 }
-                6 if depth < 2 => {
+                4 | 5 => self.split_block(b, loops, depth),
+                6 if depth < 2 && self.loop_ok() => {
                     let i = self.name("i");
                     let bound = self.rng.range(1, 3);
-                    self.line(&format!("for {i} in 0..{bound} {{"));
-                    self.indent += 1;
+                    self.open(&format!("for {i} in 0..{bound} {{"));
                     loops.push((i, bound));
                     self.block_stmts(b, loops, depth + 1);
                     loops.pop();
-                    self.indent -= 1;
-                    self.line("}");
+                    self.close("}");
                 }
-                _ => self.thread_sched(
+                // A value of the block (read through `[[block]]`) in an `if` or `while` condition.
+                9 | 10 if depth < 2 => {
+                    let v = self.block_value(b, loops);
+                    if self.rng.chance(65) || !self.loop_ok() {
+                        let k = self.rng.below(100);
+                        self.open(&format!("if {v} > {k} {{"));
+                        self.mark("if on a block-value");
+                        self.conds.push("block-value");
+                        if !self.in_helper && self.rng.chance(15) && !self.avoids("block-return") {
+                            self.guarded("return");
+                            self.line("return;");
+                        } else {
+                            self.block_stmts(b, loops, depth + 1);
+                        }
+                        if self.rng.chance(30) {
+                            self.close("} else {");
+                            self.block_stmts(b, loops, depth + 1);
+                        }
+                        self.conds.pop();
+                        self.close("}");
+                    } else {
+                        let c = self.name("n");
+                        self.line(&format!("let mut {c} = 0;"));
+                        self.open(&format!("while {c} < ({v}) % 3 {{"));
+                        self.mark("while on a block-value");
+                        self.conds.push("block-value");
+                        self.block_stmts(b, loops, depth + 1);
+                        self.conds.pop();
+                        self.line(&format!("{c} = {c} + 1;"));
+                        self.close("}");
+                    }
+                }
+                11 | 12 | 17 | 18 if warps => {
+                    // What the block's threads did is usually ordered before the warps start.
+                    if self.rng.clean || self.rng.chance(70) {
+                        self.sync_line(&b.block, "sync(block)");
+                    }
+                    self.warp_section(b, loops, depth);
+                    if (self.rng.clean || self.rng.chance(70)) && self.barrier_ok("sync(block)") {
+                        self.sync_line(&b.block, "sync(block)");
+                    }
+                }
+                13 if one_d && !self.in_helper => {
+                    let clean = self.rng.clean;
+                    if clean {
+                        self.sync_line(&b.block, "sync(block)");
+                    }
+                    self.block_call(b);
+                    if clean && self.barrier_ok("sync(block)") {
+                        self.sync_line(&b.block, "sync(block)");
+                    }
+                }
+                14 if depth < 2 && !self.avoids("shared-decl") && self.loop_ok() => {
+                    self.shared_in_loop(b, loops, depth)
+                }
+                15 if one_d && b.tdims[0].is_power_of_two() && b.tdims[0] >= 2 && self.loop_ok() => self.tree(b),
+                16 if !self.in_helper && !self.avoids("block-return") => {
+                    // A `return` under a uniform condition: a block value.
+                    let v = self.block_value(b, loops);
+                    let k = self.rng.below(100);
+                    self.open(&format!("if {v} > {k} {{"));
+                    self.conds.push("block-value");
+                    self.guarded("return");
+                    self.conds.pop();
+                    self.line("return;");
+                    self.close("}");
+                }
+                _ => self.block_threads(b, &b.arrays, loops),
+            }
+        }
+    }
+
+    /// `split` of the block's threads, sometimes with block locals written partially in an arm
+    /// and tested afterwards, sometimes nested.
+    fn split_block(&mut self, b: &BlockCx, loops: &mut Vec<(String, usize)>, depth: usize) {
+        // 1-D blocks split along X; 2-D blocks along Y (rows) or X (columns).
+        let dim = if b.tdims.len() == 2 && self.rng.chance(50) { 0 } else { b.tdims.len() - 1 };
+        if b.tdims[dim] < 2 {
+            return;
+        }
+        // Block locals that an arm writes partially.
+        let flags: Vec<(String, &'static str)> = if self.rng.chance(30) {
+            let mut f = Vec::new();
+            for _ in 0..self.rng.range(1, 2) {
+                let v = self.name("f");
+                match self.rng.below(3) {
+                    0 => {
+                        self.line(&format!("let mut {v} = [0; 4];"));
+                        f.push((v, "a[0] = …"));
+                    }
+                    1 => {
+                        self.line(&format!("let mut {v} = (0, 0);"));
+                        f.push((v, "t.1 = …"));
+                    }
+                    _ => {
+                        self.line(&format!("let mut {v} = 0;"));
+                        f.push((v, "x += …"));
+                    }
+                }
+            }
+            f
+        } else {
+            Vec::new()
+        };
+        let res = format!("{}.threads", b.block);
+        let dims = b.tdims.clone();
+        // The checker does not match the parts of nested splits with the whole block's
+        // selections: a clean program orders them with barriers.
+        let clean = self.rng.clean && self.barrier_ok("sync(block)");
+        if clean {
+            self.sync_line(&b.block, "sync(block)");
+        }
+        self.split_of(b, &res, &dims, dim, &[], &flags, loops, 0);
+        let clean = clean && self.barrier_ok("sync(block)");
+        if clean {
+            self.sync_line(&b.block, "sync(block)");
+        }
+        if !flags.is_empty() && depth < 2 {
+            let conds: Vec<String> = flags
+                .iter()
+                .map(|(v, kind)| match *kind {
+                    "a[0] = …" => format!("{v}[0] == 1"),
+                    "t.1 = …" => format!("{v}.1 == 1"),
+                    _ => format!("{v} > 0"),
+                })
+                .collect();
+            let c = conds[self.rng.below(conds.len())].clone();
+            self.open(&format!("if {c} {{"));
+            self.mark("if on a split-arm-flag");
+            self.conds.push("split-arm-flag");
+            self.block_stmts(b, loops, depth + 1);
+            self.conds.pop();
+            self.close("}");
+        }
+    }
+
+    /// `split` of `res` (threads of shape `dims`, inside the arms `hints`) along `dim`.
+    #[allow(clippy::too_many_arguments)]
+    fn split_of(
+        &mut self,
+        b: &BlockCx,
+        res: &str,
+        dims: &[usize],
+        dim: usize,
+        hints: &[ArmHint],
+        flags: &[(String, &'static str)],
+        loops: &[(String, usize)],
+        nesting: usize,
+    ) {
+        let n = dims[dim];
+        let at = self.rng.range(1, n - 1);
+        let axis = if dim == dims.len() - 1 { "X" } else { "Y" };
+        let (l, r) = (self.name("lo"), self.name("hi"));
+        if nesting > 0 {
+            self.mark("nested split");
+        }
+        self.open(&format!("split({axis}) {res} at {at} {{"));
+        for (arm, left) in [(&l, true), (&r, false)] {
+            self.open(&format!("{arm} => {{"));
+            self.conds.push("split-arm");
+            // Partial writes of block locals, by the arm.
+            for (v, kind) in flags {
+                if left || self.rng.chance(30) {
+                    match *kind {
+                        "a[0] = …" => self.line(&format!("{v}[0] = 1;")),
+                        "t.1 = …" => self.line(&format!("{v}.1 = 1;")),
+                        _ => self.line(&format!("{v} += 1;")),
+                    }
+                    self.mark(format!("partial write `{kind}` in a split arm"));
+                }
+            }
+            let mut arm_dims = dims.to_vec();
+            arm_dims[dim] = if left { at } else { n - at };
+            let mut arm_hints = hints.to_vec();
+            arm_hints.push(ArmHint { left, dim, at });
+            let k = self.rng.below(100);
+            let splittable: Vec<usize> = (0..arm_dims.len()).filter(|&d| arm_dims[d] >= 2).collect();
+            if k < 15 && nesting < 2 && !splittable.is_empty() {
+                let d2 = splittable[self.rng.below(splittable.len())];
+                self.split_of(b, arm, &arm_dims, d2, &arm_hints, &[], loops, nesting + 1);
+            } else if k < 20 && !self.in_helper && self.divergent_return_ok(loops) && !self.avoids("block-return") {
+                self.guarded("return");
+                self.line("return;");
+            } else if k < 23 && !self.rng.clean {
+                self.guarded("sync(block)");
+                self.line(&format!("sync({});", b.block));
+            } else if k < 90 {
+                self.thread_sched(
                     &b.block,
+                    "sync(block)",
                     b.sched,
-                    &format!("{}.threads", b.block),
-                    &b.tdims,
+                    arm,
+                    &arm_dims,
                     &b.arrays,
-                    None,
+                    &arm_hints,
                     loops,
-                    true,
-                ),
+                    false,
+                    false,
+                );
+            }
+            self.conds.pop();
+            self.close("},");
+        }
+        self.close("}");
+    }
+
+    /// `sched` over the warps of a 1-D block whose size is a multiple of 32.
+    fn warp_section(&mut self, b: &BlockCx, loops: &mut Vec<(String, usize)>, depth: usize) {
+        let nw = b.tdims[0] / 32;
+        let warp = self.name("w");
+        let arrays: Vec<Arr> = b
+            .arrays
+            .iter()
+            .map(|a| {
+                if a.shape.len() == 1 && a.shape[0] == b.tdims[0] && (self.rng.clean || self.rng.chance(75)) {
+                    Arr {
+                        text: format!("{}.group::<32>[[{warp}]]", a.text),
+                        shape: vec![32],
+                        kind: ArrKind::Place,
+                        ..a.clone()
+                    }
+                } else {
+                    let (text, shape) = chain(&mut self.rng, &a.text, &a.shape, &warp, &[nw], &[]);
+                    Arr { text, shape, kind: ArrKind::Place, ..a.clone() }
+                }
+            })
+            .collect();
+        let to = if self.rng.chance(80) { "warps" } else { "to_warps" };
+        self.open(&format!("sched(X) {warp} in {}.{to} {{", b.block));
+        self.mark("sched over a block's warps");
+        let w = WarpCx { block: Some(b.block.clone()), warp, arrays };
+        self.warp_stmts(&w, loops, depth);
+        self.close("}");
+    }
+
+    fn warp_stmts(&mut self, w: &WarpCx, loops: &mut Vec<(String, usize)>, depth: usize) {
+        let n = self.rng.range(1, 3);
+        let lanes = |g: &mut Gen, loops: &[(String, usize)]| {
+            g.thread_sched(
+                &w.warp,
+                "sync(warp)",
+                "X",
+                &format!("{}.lanes", w.warp),
+                &[32],
+                &w.arrays,
+                &[],
+                loops,
+                true,
+                true,
+            )
+        };
+        for _ in 0..n {
+            match self.rng.below(13) {
+                0..=3 => lanes(self, loops),
+                4 if self.barrier_ok("sync(warp)") => {
+                    self.guarded("sync(warp)");
+                    self.line(&format!("sync({});", w.warp));
+                }
+                5 if w.block.is_some() && self.rng.chance(50) && self.barrier_ok("sync(block)") => {
+                    self.guarded("sync(block)");
+                    self.mark("sync(block) in a warp's sched");
+                    self.line(&format!("sync({});", w.block.as_ref().unwrap()));
+                }
+                // A value of the warp (read through `[[warp]]`) or computed in the warp's
+                // `sched`, in a condition.
+                6..=8 if depth < 3 => {
+                    let (v, level) = if self.rng.chance(60) {
+                        let i = if self.rng.chance(70) { 0 } else { self.rng.below(w.arrays.len()) };
+                        let i = if self.rng.clean && w.arrays[i].writable { 0 } else { i };
+                        let a = w.arrays[i].clone();
+                        let v = self.name("wv");
+                        let place = index(&mut self.rng, a.text.clone(), &a.shape, loops);
+                        self.line(&format!("let {v} = {place};"));
+                        (v, "warp-value")
+                    } else {
+                        let v = self.name("m");
+                        let k = self.rng.below(80);
+                        self.line(&format!("let mut {v} = {k};"));
+                        let j = self.name("j");
+                        if self.loop_ok() {
+                            self.line(&format!("for {j} in 0..2 {{ {v} = {v} + ({j} as i32) * 20; }}"));
+                        } else {
+                            self.line(&format!("{v} = {v} + 20;"));
+                        }
+                        self.mark("value computed in a warp's sched");
+                        (v, "warp-local")
+                    };
+                    let k = self.rng.below(100);
+                    self.conds.push(level);
+                    if !self.in_helper
+                        && self.rng.chance(15)
+                        && self.divergent_return_ok(loops)
+                        && !self.avoids("block-return")
+                    {
+                        self.open(&format!("if {v} > {k} {{"));
+                        self.guarded("return");
+                        self.line("return;");
+                        self.close("}");
+                    } else if self.rng.chance(70) || !self.loop_ok() {
+                        self.open(&format!("if {v} > {k} {{"));
+                        self.mark(format!("if on a {level}"));
+                        self.warp_stmts(w, loops, depth + 1);
+                        self.close("}");
+                    } else {
+                        let c = self.name("n");
+                        self.line(&format!("let mut {c} = 0;"));
+                        self.open(&format!("while {c} < ({v}) % 3 {{"));
+                        self.mark(format!("while on a {level}"));
+                        self.warp_stmts(w, loops, depth + 1);
+                        self.line(&format!("{c} = {c} + 1;"));
+                        self.close("}");
+                    }
+                    self.conds.pop();
+                }
+                9 if !self.in_helper && self.barrier_ok("sync(warp)") => {
+                    let clean = self.rng.clean;
+                    if clean {
+                        self.sync_line(&w.warp, "sync(warp)");
+                    }
+                    self.warp_call(w);
+                    if clean {
+                        self.sync_line(&w.warp, "sync(warp)");
+                    }
+                }
+                10 if depth < 2 && self.loop_ok() => {
+                    let j = self.name("i");
+                    let bound = self.rng.range(1, 3);
+                    self.open(&format!("for {j} in 0..{bound} {{"));
+                    loops.push((j, bound));
+                    self.warp_stmts(w, loops, depth + 1);
+                    loops.pop();
+                    self.close("}");
+                }
+                _ => lanes(self, loops),
+            }
+        }
+    }
+
+    /// A call of a new `gpu.warp` function with the warp's parts of some arrays.
+    fn warp_call(&mut self, w: &WarpCx) {
+        let args: Vec<Arr> = w.arrays.iter().filter(|a| a.shape == [32]).cloned().collect();
+        if args.is_empty() {
+            return;
+        }
+        let f = self.name("wf");
+        let params: Vec<Arr> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Arr { text: format!("p{i}"), shape: vec![32], kind: ArrKind::Ref, ..a.clone() })
+            .collect();
+        let sig: Vec<String> = params
+            .iter()
+            .zip(&args)
+            .map(|(p, a)| format!("{}: {}", p.text, a.param_ty(if a.writable { "uniq" } else { "shrd" }, 32)))
+            .collect();
+        let body = self.in_buffer(|g| {
+            let wcx = WarpCx { block: None, warp: "w".into(), arrays: params.clone() };
+            g.warp_stmts(&wcx, &mut Vec::new(), 1);
+        });
+        self.items.push(format!("fn {f}({}) -[w: gpu.warp]-> () {{\n{body}}}\n", sig.join(", ")));
+        let call: Vec<String> = args.iter().map(|a| a.arg(if a.writable { "uniq" } else { "shrd" })).collect();
+        self.guarded("call of a gpu.warp function");
+        self.line(&format!("{f}({});", call.join(", ")));
+    }
+
+    /// A call of a new `gpu.block` function with the block's parts of some arrays (1-D blocks).
+    fn block_call(&mut self, b: &BlockCx) {
+        let n = b.tdims[0];
+        let args: Vec<Arr> = b.arrays.iter().filter(|a| a.shape == [n]).cloned().collect();
+        if !args.iter().any(|a| !a.writable) {
+            return;
+        }
+        let f = self.name("bf");
+        let params: Vec<Arr> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Arr { text: format!("p{i}"), shape: vec![n], kind: ArrKind::Ref, ..a.clone() })
+            .collect();
+        let sig: Vec<String> = params
+            .iter()
+            .zip(&args)
+            .map(|(p, a)| format!("{}: {}", p.text, a.param_ty(if a.writable { "uniq" } else { "shrd" }, n)))
+            .collect();
+        let body = self.in_buffer(|g| {
+            let bcx = BlockCx { block: "b".into(), sched: "X", tdims: vec![n], arrays: params.clone() };
+            g.block_stmts(&bcx, &mut Vec::new(), 1);
+        });
+        self.items.push(format!("fn {f}({}) -[b: gpu.block<X<{n}>>]-> () {{\n{body}}}\n", sig.join(", ")));
+        let call: Vec<String> = args.iter().map(|a| a.arg(if a.writable { "uniq" } else { "shrd" })).collect();
+        self.guarded("call of a gpu.block function");
+        self.line(&format!("{f}({});", call.join(", ")));
+    }
+
+    /// Shared memory declared in a block-level `for` loop: filled, synchronised, used.
+    fn shared_in_loop(&mut self, b: &BlockCx, loops: &mut Vec<(String, usize)>, depth: usize) {
+        let i = self.name("i");
+        let bound = self.rng.range(1, 3);
+        let sl = self.name("sl");
+        let float = self.rng.chance(40);
+        let scalar = if float { "f32" } else { "i32" };
+        self.open(&format!("for {i} in 0..{bound} {{"));
+        self.mark("shared memory declared in a block-level for loop");
+        if float {
+            self.mark("shared memory declared in a block-level for loop (f32)");
+        }
+        let m = if self.rng.chance(50) { "mut " } else { "" };
+        self.line(&format!("let {m}{sl}: {} @ gpu.shared;", ty_of(&b.tdims, scalar)));
+        self.init_shared(b, &sl, scalar, &format!("({i} as i32)"));
+        loops.push((i.clone(), bound));
+        if float {
+            // Read back through a view, by every thread, into its own element of the output.
+            let t = self.name("t");
+            self.open(&format!("sched({}) {t} in {}.threads {{", b.sched, b.block));
+            let src = select(&mut self.rng, &sl, &b.tdims, &t, &b.tdims, &[], &[]);
+            if let Some(w) = b.arrays.iter().find(|a| a.writable && a.mem == "gpu.global").cloned() {
+                let dst = select(&mut self.rng, &w.text, &w.shape, &t, &b.tdims, &[], &[]);
+                self.line(&format!("{dst} = {dst} + ({src} * 2.0) as i32;"));
+            } else {
+                let x = self.name("x");
+                self.line(&format!("let {x} = {src};"));
+            }
+            self.close("}");
+        } else {
+            let mut arrays = b.arrays.clone();
+            arrays.push(Arr {
+                text: sl.clone(),
+                shape: b.tdims.clone(),
+                writable: true,
+                mem: "gpu.shared",
+                kind: ArrKind::Owned,
+            });
+            let inner = BlockCx { block: b.block.clone(), sched: b.sched, tdims: b.tdims.clone(), arrays };
+            self.block_stmts(&inner, loops, depth + 1);
+        }
+        loops.pop();
+        if (self.rng.clean || self.rng.chance(75)) && self.barrier_ok("sync(block)") {
+            self.sync_line(&b.block, "sync(block)");
+        }
+        self.close("}");
+    }
+
+    /// Loops whose sizes are expressions over the loop variable: a tree reduction (`/`, `2^e`)
+    /// or a shifted update (`-`), over a writable block part of a power-of-two length.
+    fn tree(&mut self, b: &BlockCx) {
+        let n = b.tdims[0];
+        let log = n.trailing_zeros() as usize;
+        let targets: Vec<Arr> = b.arrays.iter().filter(|a| a.writable && a.shape == [n]).cloned().collect();
+        if targets.is_empty() {
+            return;
+        }
+        let s = targets[self.rng.below(targets.len())].text.clone();
+        let k = self.name("k");
+        let sync_each = self.rng.clean || self.rng.chance(85);
+        let (act, rest) = (self.name("act"), self.name("rest"));
+        let t = self.name("t");
+        if self.rng.chance(60) {
+            let rounds = if !self.rng.clean && self.rng.chance(10) { log + 1 } else { self.rng.range(1, log) };
+            self.mark("size `/` over a loop variable (take_left, group, split at)");
+            self.mark("size `2^e` over a loop variable (take_left, group, split at)");
+            self.open(&format!("for {k} in 0..{rounds} {{"));
+            if sync_each {
+                self.sync_line(&b.block, "sync(block)");
+            }
+            self.open(&format!("split(X) {}.threads at {n} / 2^({k} + 1) {{", b.block));
+            self.open(&format!("{act} => {{"));
+            self.open(&format!("sched(X) {t} in {act} {{"));
+            let pr = self.name("pr");
+            self.line(&format!(
+                "let {pr} = &uniq {s}.take_left::<{n} / 2^{k}>.group::<{n} / 2^({k} + 1)>.transpose[[{t}]];"
+            ));
+            self.line(&format!("{pr}[0] = {pr}[0] + {pr}[1];"));
+            self.close("}");
+            self.close("},");
+            self.line(&format!("{rest} => {{ }},"));
+            self.close("}");
+            self.close("}");
+        } else {
+            // Element t + 2^k of `dst` gets element t of `src`: a shifted update, where `src` is
+            // the input (or, to be rejected, `dst` itself).
+            let src = if self.rng.clean || self.rng.chance(75) {
+                b.arrays.iter().find(|a| !a.writable && a.shape == [n]).map(|a| a.text.clone()).unwrap_or(s.clone())
+            } else {
+                s.clone()
+            };
+            let rounds = if !self.rng.clean && self.rng.chance(10) { log + 2 } else { self.rng.range(1, log + 1) };
+            self.mark("size `-` over a loop variable (take_left, split at)");
+            self.mark("size `2^e` over a loop variable (take_left, split at)");
+            self.open(&format!("for {k} in 0..{rounds} {{"));
+            if sync_each {
+                self.sync_line(&b.block, "sync(block)");
+            }
+            self.open(&format!("split(X) {}.threads at {n} - 2^{k} {{", b.block));
+            self.open(&format!("{act} => {{"));
+            self.open(&format!("sched(X) {t} in {act} {{"));
+            self.line(&format!(
+                "{s}.take_right::<2^{k}>[[{t}]] = {s}.take_right::<2^{k}>[[{t}]] + {src}.take_left::<{n} - 2^{k}>[[{t}]];"
+            ));
+            self.close("}");
+            self.close("},");
+            self.line(&format!("{rest} => {{ }},"));
+            self.close("}");
+            self.close("}");
+        }
+        if self.rng.clean || self.rng.chance(85) {
+            self.sync_line(&b.block, "sync(block)");
+        }
+    }
+
+    /// Block-level references to the block's parts (`let r = &uniq …;`), moved, copied,
+    /// reassigned, produced by `if`, blocks and calls, or stored in tuples; used beside (or
+    /// instead of) the arrays.
+    fn block_refs(&mut self, arrays: &mut Vec<Arr>, tdims: &[usize]) {
+        for i in [0, 1] {
+            if !self.rng.chance(20) {
+                continue;
+            }
+            let (r, own) = if i == 0 { ("ra", "shrd") } else { ("rb", "uniq") };
+            let src = arrays[i].clone();
+            let form = self.rng.below(7);
+            if form == 3 && own == "uniq" && self.rng.chance(85) {
+                continue;
+            }
+            let mut name = r.to_string();
+            let kind = ArrKind::Ref;
+            match form {
+                0 | 1 => self.line(&format!("let {r} = &{own} {};", src.text)),
+                2 => {
+                    self.line(&format!("let {r}0 = &{own} {};", src.text));
+                    self.line(&format!("let {r} = {r}0;"));
+                    self.mark(format!("ref: block-level let {}", if own == "uniq" { "move" } else { "copy" }));
+                }
+                3 => {
+                    self.line(&format!("let mut {r} = &{own} {};", src.text));
+                    self.line(&format!("{r} = &{own} {};", src.text));
+                    self.mark("ref: block-level reassignment");
+                }
+                4 => {
+                    let v = index(&mut self.rng, arrays[0].text.clone(), &arrays[0].shape, &[]);
+                    self.line(&format!(
+                        "let {r} = if {v} > 50 {{ &{own} {} }} else {{ &{own} {} }};",
+                        src.text, src.text
+                    ));
+                    self.mark("ref: block-level if/else");
+                }
+                5 => {
+                    self.line(&format!("let {r} = {{ &{own} {} }};", src.text));
+                    self.mark("ref: block-level block expression");
+                }
+                _ => {
+                    self.line(&format!("let {r} = (&{own} {}, 0);", src.text));
+                    name = format!("{r}.0");
+                    self.mark("ref: block-level tuple");
+                }
+            }
+            // A `gpu.block` function that returns the reference it is given.
+            if tdims.len() == 1 && !name.contains('.') && src.shape == tdims && self.rng.chance(20) {
+                let f = self.name("bpass");
+                let n = tdims[0];
+                self.items.push(format!(
+                    "fn {f}(r: &{own} gpu.global [[i32; {n}]]) -[b: gpu.block<X<{n}>>]-> &{own} gpu.global [[i32; {n}]] {{\n    r\n}}\n"
+                ));
+                self.line(&format!("let {r}c = {f}({r});"));
+                self.mark("ref: returned by a gpu.block call");
+                self.guarded("call of a gpu.block function");
+                name = format!("{r}c");
+            }
+            let arr = Arr { text: name, shape: src.shape.clone(), writable: src.writable, mem: src.mem, kind };
+            if own == "shrd" || self.rng.clean || self.rng.chance(80) {
+                arrays[i] = arr;
+            } else {
+                arrays.push(arr);
             }
         }
     }
 }
 
-/// What block-level code can see.
-struct BlockCx {
-    block: String,
-    sched: &'static str,
-    tdims: Shape,
-    arrays: Vec<Arr>,
+/// One generated program and the forms it contains.
+struct Program {
+    text: String,
+    forms: BTreeSet<String>,
 }
 
-/// One random program: a kernel `k` and a host `main` that runs it and prints its output.
-fn generate(seed: u64) -> String {
-    let mut g = Gen { rng: Rng(seed), fresh: 0, out: String::new(), indent: 0 };
+/// One random program: helper functions, a kernel `k` and a host `main` that runs it and prints
+/// its output.
+fn generate(seed: u64) -> Program {
+    let mut g = Gen {
+        rng: Rng::new(seed),
+        fresh: 0,
+        out: String::new(),
+        indent: 0,
+        forms: BTreeSet::new(),
+        items: Vec::new(),
+        helpers: BTreeSet::new(),
+        conds: Vec::new(),
+        in_helper: false,
+        gshape: Vec::new(),
+        diverged: (false, false),
+        first_grid_arm: false,
+        mistake: std::cell::Cell::new(false),
+        made_mistake: std::cell::Cell::new(false),
+        avoid: std::env::var("STRATA_SOUNDNESS_AVOID")
+            .unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        opened: Vec::new(),
+        max_loops: std::env::var("STRATA_SOUNDNESS_MAX_LOOPS").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_LOOPS),
+    };
     let r = &mut g.rng;
-    // Grid and block shapes, outermost (Y) first.
+    r.clean = r.chance(50);
+    let clean = r.clean;
+    g.mistake.set(clean && r.chance(30));
+    let r = &mut g.rng;
+    // Grid and block shapes, outermost (Y) first; blocks of 32 or 64 threads (whole warps) often.
     let sizes = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 32, 64];
     let (gdims, tdims): (Shape, Shape) = match r.below(10) {
-        0..=5 => (vec![r.range(1, 4)], vec![r.pick(&sizes)]),
+        0..=2 => (vec![r.range(1, 4)], vec![r.pick(&[32, 32, 64])]),
+        3..=5 => (vec![r.range(1, 4)], vec![r.pick(&sizes)]),
         6 | 7 => {
             let tx = r.pick(&[1, 2, 3, 4, 8, 16]);
             let ty = r.pick(&[1, 2, 3, 4, 8]).min(64 / tx).max(1);
@@ -586,6 +1764,7 @@ fn generate(seed: u64) -> String {
         ([gy, gx], [ty, tx]) => vec![gy * ty, gx * tx],
         _ => unreachable!(),
     };
+    g.gshape = shape.clone();
     let top = r.below(10);
     let shared = top >= 3 && r.chance(60);
     let forall = if gdims.len() == 1 { "[grid.blocks.forall(X)]" } else { "[grid.blocks.forall(X).forall(Y)]" };
@@ -595,17 +1774,23 @@ fn generate(seed: u64) -> String {
     }
     g.line(&format!("fn k({params}) -[grid: gpu.grid<{}, {}>]-> () {{", xy(&gdims), xy(&tdims)));
     g.indent += 1;
-    let global = |w| Arr { text: if w { "b".into() } else { "a".into() }, shape: shape.clone(), writable: w };
+    let global = |w| Arr {
+        text: if w { "b".into() } else { "a".into() },
+        shape: shape.clone(),
+        writable: w,
+        mem: "gpu.global",
+        kind: ArrKind::Ref,
+    };
     // Selects one block's part of a global array, usually with the natural layout.
     let per_block = |g: &mut Gen, arr: &Arr, sel: &str, bdims: &[usize], hint: Option<ArmHint>| -> Arr {
         // The natural layout in grid-split arms (a chain cannot know the arm's part), and most of
         // the time elsewhere; otherwise a random chain that gives each block a part shaped like
         // its threads (the checker gets the rest to reject).
-        if hint.is_none() && g.rng.chance(40) {
+        if hint.is_none() && !g.rng.clean && g.rng.chance(40) {
             for _ in 0..8 {
-                let (text, rest) = chain(&mut g.rng, &arr.text, &arr.shape, sel, bdims, None);
+                let (text, rest) = chain(&mut g.rng, &arr.text, &arr.shape, sel, bdims, &[]);
                 if rest == tdims || (rest.len() >= tdims.len() && g.rng.chance(10)) {
-                    return Arr { text, shape: rest, writable: arr.writable };
+                    return Arr { text, shape: rest, kind: ArrKind::Place, ..arr.clone() };
                 }
             }
         }
@@ -623,20 +1808,16 @@ fn generate(seed: u64) -> String {
             };
             format!("{natural}[[{sel}]]")
         };
-        Arr { text, shape: tdims.clone(), writable: arr.writable }
+        Arr { text, shape: tdims.clone(), kind: ArrKind::Place, ..arr.clone() }
     };
-    let init_shared = |g: &mut Gen, b: &BlockCx| {
+    let shared_arr =
+        Arr { text: "s".into(), shape: tdims.clone(), writable: true, mem: "gpu.shared", kind: ArrKind::Ref };
+    let init = |g: &mut Gen, b: &BlockCx| {
         if b.arrays.iter().any(|a| a.text == "s") {
-            let t = g.name("t");
-            g.line(&format!("sched({}) {t} in {}.threads {{", b.sched, b.block));
-            let a = b.arrays.iter().find(|a| !a.writable).unwrap();
-            let src = select(&mut g.rng, &a.text, &a.shape, &t, &b.tdims, None, &[]);
-            g.line(&format!("    s[[{t}]] = {src} + 1;"));
-            g.line("}");
-            g.line(&format!("sync({});", b.block));
+            g.init_shared(b, "s", "i32", "1");
         }
     };
-    let shared_arr = Arr { text: "s".into(), shape: tdims.clone(), writable: true };
+    let top = if (3..=4).contains(&top) && g.avoids("grid-split") { 5 } else { top };
     match top {
         0..=2 if gdims.len() == tdims.len() => {
             // The grid flattened to its threads.
@@ -644,15 +1825,18 @@ fn generate(seed: u64) -> String {
             let cx_arrays = [global(false), global(true)];
             g.line(&format!("sched({}) {t} in grid.to_threads {{", sched_of(&tdims)));
             g.indent += 1;
-            let own = own_selections(&mut g.rng, &cx_arrays, &t, &shape, None);
+            let own = own_selections(&mut g.rng, &cx_arrays, &t, &shape, &[]);
             let cx = ThreadCx {
                 block: "grid",
+                sync_kind: "sync(grid)",
                 sel: &t,
                 dims: &shape,
                 arrays: &cx_arrays,
-                hint: None,
+                hints: &[],
                 own: &own,
                 can_sync: false,
+                lane: false,
+                level: "thread-value",
             };
             g.thread_stmts(&cx, &mut Vec::new(), &mut Vec::new(), 0);
             g.indent -= 1;
@@ -674,15 +1858,16 @@ fn generate(seed: u64) -> String {
                     per_block(&mut g, &global(false), &block, &bd, hint),
                     per_block(&mut g, &global(true), &block, &bd, hint),
                 ];
-                // Shared memory in the arms of a grid split is rejected (a known checker bug).
                 if shared && grid_split_shared {
                     arrays.push(shared_arr.clone());
                 }
                 let b = BlockCx { block: block.clone(), sched: sched_of(&tdims), tdims: tdims.clone(), arrays };
                 g.line(&format!("sched(X) {block} in {arm} {{"));
                 g.indent += 1;
-                init_shared(&mut g, &b);
+                init(&mut g, &b);
+                g.first_grid_arm = left;
                 g.block_stmts(&b, &mut Vec::new(), 0);
+                g.first_grid_arm = false;
                 g.indent -= 1;
                 g.line("}");
                 g.indent -= 1;
@@ -702,21 +1887,10 @@ fn generate(seed: u64) -> String {
             }
             g.line(&format!("sched({}) {block} in grid.blocks {{", sched_of(&gdims)));
             g.indent += 1;
-            // Block-level borrows of the block's parts, used beside (or instead of) the arrays.
-            for i in [0, 1] {
-                if g.rng.chance(25) {
-                    let (r, kind) = if i == 0 { ("ra", "shrd") } else { ("rb", "uniq") };
-                    g.line(&format!("let {r} = &{kind} {};", arrays[i].text));
-                    let arr = Arr { text: r.into(), shape: arrays[i].shape.clone(), writable: arrays[i].writable };
-                    if g.rng.chance(50) {
-                        arrays[i] = arr;
-                    } else {
-                        arrays.push(arr);
-                    }
-                }
-            }
+            // Block-level references to the block's parts, used beside (or instead of) them.
+            g.block_refs(&mut arrays, &tdims);
             let b = BlockCx { block: block.clone(), sched: sched_of(&tdims), tdims: tdims.clone(), arrays };
-            init_shared(&mut g, &b);
+            init(&mut g, &b);
             g.block_stmts(&b, &mut Vec::new(), 0);
             g.indent -= 1;
             g.line("}");
@@ -752,37 +1926,39 @@ fn generate(seed: u64) -> String {
     g.line("println(hb);");
     g.indent -= 1;
     g.line("}");
-    g.out
+    if g.made_mistake.get() {
+        g.forms.insert("(clean programs with one deliberate divergent barrier or collective)".to_string());
+    } else if clean {
+        g.forms.insert("(clean programs: no deliberate mistakes)".to_string());
+    }
+    let mut text = String::new();
+    for item in &g.items {
+        text.push_str(item);
+        text.push('\n');
+    }
+    text.push_str(&g.out);
+    Program { text, forms: g.forms }
 }
 
 // ------------------------------------------------------------------------------------------------
 // The harness.
 
-#[derive(Default)]
-struct Counts {
-    generated: usize,
-    parse_errors: usize,
-    accepted: usize,
-    lowered: usize,
-    run: usize,
-    /// Runs stopped by an arithmetic error (E0909), which the checker does not promise to prevent.
-    arithmetic: usize,
-    violations: Vec<(usize, String)>,
-    /// E0801 by the construct named in its message.
-    unsupported: BTreeMap<String, usize>,
-    /// Checker rejections by the code of their first error.
-    rejected_by: BTreeMap<String, usize>,
-}
-
+/// What happened to one program.
 enum Outcome {
     ParseError(String),
-    Rejected(String),
+    /// The code of the first error, and the error with its line.
+    Rejected(String, String),
     Unsupported(Vec<String>),
-    /// Output of each schedule, or the code and message of its run error.
-    Ran(Vec<Result<String, (String, String)>>),
+    /// Output of each `sim` schedule, or the code and message of its run error; then `cpu`'s.
+    Ran {
+        sim: Vec<RunResult>,
+        cpu: Option<RunResult>,
+    },
 }
 
-fn compile_and_run(text: &str) -> Outcome {
+type RunResult = Result<String, (String, String)>;
+
+fn compile_and_run(text: &str, cpu_dir: Option<&Path>) -> Outcome {
     let parsed = strata_syntax::parse(PROGRAM, text);
     if let Some(d) = parsed.diagnostics.iter().find(|d| d.severity == strata_diag::Severity::Error) {
         return Outcome::ParseError(format!("{} {}", d.code.as_str(), d.message));
@@ -792,7 +1968,11 @@ fn compile_and_run(text: &str) -> Outcome {
         if std::env::var_os("STRATA_SOUNDNESS_DUMP").is_some() {
             eprintln!("---- rejected: {} {}\n{text}", d.code.as_str(), d.message);
         }
-        return Outcome::Rejected(d.code.as_str().to_string());
+        let line = text[..(d.primary.span.lo as usize).min(text.len())].matches('\n').count() + 1;
+        return Outcome::Rejected(
+            d.code.as_str().to_string(),
+            format!("{} {} (line {line})", d.code.as_str(), d.message),
+        );
     }
     if std::env::var("STRATA_SOUNDNESS_DUMP").as_deref() == Ok("accepted") {
         eprintln!("---- accepted\n{text}");
@@ -811,7 +1991,7 @@ fn compile_and_run(text: &str) -> Outcome {
         }
     };
     let schedules = std::iter::once(None).chain(RANDOM_SEEDS.iter().map(|&s| Some(s)));
-    let runs = schedules
+    let sim: Vec<RunResult> = schedules
         .map(|random_seed| {
             let opts = strata_sim::Options { max_steps: 20_000_000, random_seed, check_races: true };
             let mut out = Vec::new();
@@ -821,96 +2001,316 @@ fn compile_and_run(text: &str) -> Outcome {
             }
         })
         .collect();
-    Outcome::Ran(runs)
+    let cpu = cpu_dir.map(|dir| {
+        let mut out = Vec::new();
+        let r = strata_cpu::emit_c(&program)
+            .and_then(|c| strata_cpu::build(&c, dir))
+            .and_then(|exe| strata_cpu::execute(&exe, PROGRAM, &mut out));
+        // Nothing is reused: the cache only holds this program.
+        let _ = std::fs::remove_dir_all(dir);
+        match r {
+            Ok(()) => Ok(String::from_utf8_lossy(&out).into_owned()),
+            Err(d) => Err((d.code.as_str().to_string(), d.message.clone())),
+        }
+    });
+    Outcome::Ran { sim, cpu }
 }
 
-fn save(case: usize, text: &str) -> String {
+/// Counts for one form (or for all programs).
+#[derive(Default, Clone)]
+struct FormCount {
+    /// Rejections by the code of the first error.
+    rejected_by: BTreeMap<String, usize>,
+    programs: usize,
+    accepted: usize,
+    /// Accepted and run on `sim`.
+    run: usize,
+    /// Run on `cpu` too, with the same output.
+    cpu_same: usize,
+    violations: usize,
+}
+
+#[derive(Default)]
+struct Counts {
+    generated: usize,
+    parse_errors: usize,
+    accepted: usize,
+    lowered: usize,
+    run: usize,
+    cpu_same: usize,
+    /// `cpu` refused the program with E0801, by message.
+    cpu_unsupported: BTreeMap<String, usize>,
+    /// Runs stopped by an arithmetic error (E0909), which the checker does not promise to prevent.
+    arithmetic: usize,
+    violations: Vec<(usize, String)>,
+    /// Violations grouped by their kind (the message without the names in it): count and the
+    /// first case.
+    violation_kinds: BTreeMap<String, (usize, usize)>,
+    /// E0801 by the construct named in its message.
+    unsupported: BTreeMap<String, usize>,
+    /// Checker rejections by the code of their first error.
+    rejected_by: BTreeMap<String, usize>,
+    forms: BTreeMap<String, FormCount>,
+    /// The slowest programs (check, lowering and every run): seconds and case.
+    slowest: Vec<(f64, usize)>,
+}
+
+fn save(seed: u64, case: usize, text: &str) -> String {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp");
     let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(format!("soundness-{case}.strata"));
+    let path = dir.join(format!("soundness-{seed}-{case}.strata"));
     let _ = std::fs::write(&path, text);
-    path.display().to_string()
+    path.canonicalize().unwrap_or(path).display().to_string()
 }
 
-fn run_cases(cases: usize, seed: u64) -> Counts {
+/// The violation in a run, if any: a run error on `sim` other than E0909, schedules that print
+/// different output, or `cpu` disagreeing with `sim` (other than refusing with E0801).
+fn judge(sim: &[RunResult], cpu: &Option<RunResult>) -> Option<String> {
+    let first = &sim[0];
+    if let Some(Err((code, msg))) = sim.iter().find(|r| matches!(r, Err((code, _)) if code != "E0909")) {
+        return Some(format!("sim: {code}: {msg}"));
+    }
+    // Only the output, or the code of the error (which thread reports an arithmetic error first
+    // depends on the schedule).
+    let same = |a: &RunResult, b: &RunResult| match (a, b) {
+        (Ok(x), Ok(y)) => x == y,
+        (Err((x, _)), Err((y, _))) => x == y,
+        _ => false,
+    };
+    if sim.iter().any(|r| !same(r, first)) {
+        return Some("sim: the schedules print different output".to_string());
+    }
+    match (first, cpu) {
+        (_, None) => None,
+        (_, Some(Err((code, msg)))) if code == "E0801" && msg.starts_with("not supported") => None,
+        (Ok(a), Some(Ok(b))) if a == b => None,
+        (Err((c1, _)), Some(Err((c2, _)))) if c1 == c2 => None,
+        (Ok(_), Some(Ok(_))) => Some("cpu prints other output than sim".to_string()),
+        (_, Some(Err((code, msg)))) => {
+            Some(format!("cpu: {code}: {msg} (sim: {})", if first.is_ok() { "ok" } else { "E0909" }))
+        }
+        (Err((code, _)), Some(Ok(_))) => Some(format!("cpu ran without the error sim reports ({code})")),
+    }
+}
+
+fn run_cases(cases: usize, seed: u64, jobs: usize, cpu: bool) -> Counts {
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel();
+    let tmp = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp");
+    let workers: Vec<_> = (0..jobs)
+        .map(|w| {
+            let (next, tx) = (next.clone(), tx.clone());
+            let cpu_dir: Option<PathBuf> = cpu.then(|| tmp.join(format!("soundness-cpu-{}-{w}", std::process::id())));
+            // The checker recurses over the program; give it the stack the `strata` command gives it.
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || loop {
+                    let case = next.fetch_add(1, Ordering::Relaxed);
+                    if case >= cases {
+                        break;
+                    }
+                    let program = generate(Rng::nth(seed, case));
+                    let start = std::time::Instant::now();
+                    let outcome = catch_unwind(AssertUnwindSafe(|| compile_and_run(&program.text, cpu_dir.as_deref())));
+                    let secs = start.elapsed().as_secs_f64();
+                    if tx.send((case, program, outcome, secs)).is_err() {
+                        break;
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    drop(tx);
+    let mut results: Vec<_> = rx.iter().collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    results.sort_by_key(|(case, _, _, _)| *case);
     let mut c = Counts::default();
-    let mut seeds = Rng(seed);
-    for case in 0..cases {
-        let text = generate(seeds.next());
+    for (case, program, outcome, secs) in results {
         c.generated += 1;
-        let outcome = match catch_unwind(AssertUnwindSafe(|| compile_and_run(&text))) {
-            Ok(o) => o,
-            Err(_) => {
-                let path = save(case, &text);
-                c.violations.push((case, format!("panic while checking, lowering or running ({path})")));
-                continue;
-            }
-        };
+        c.slowest.push((secs, case));
+        c.slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if c.slowest.len() > 5 {
+            c.slowest.pop();
+        }
+        let mut fc = FormCount { programs: 1, ..FormCount::default() };
+        let mut violation = None;
         match outcome {
-            Outcome::ParseError(e) => {
+            Err(_) => violation = Some("panic while checking, lowering or running".to_string()),
+            Ok(Outcome::ParseError(e)) => {
                 c.parse_errors += 1;
                 if c.parse_errors <= 3 {
-                    eprintln!("generator bug: case {case} does not parse: {e}\n{text}");
+                    eprintln!("generator bug: case {case} does not parse: {e}\n{}", program.text);
                 }
             }
-            Outcome::Rejected(code) => *c.rejected_by.entry(code).or_default() += 1,
-            Outcome::Unsupported(whats) => {
+            Ok(Outcome::Rejected(code, error)) => {
+                *c.rejected_by.entry(code.clone()).or_default() += 1;
+                *fc.rejected_by.entry(code).or_default() += 1;
+                if let Ok(f) = std::env::var("STRATA_SOUNDNESS_DUMP_FORM") {
+                    // `A&B`: programs with a form containing A and one containing B.
+                    if f.split('&').all(|f| program.forms.iter().any(|x| x.contains(f))) {
+                        eprintln!("---- rejected (case {case}): {error}\n{}", program.text);
+                    }
+                }
+            }
+            Ok(Outcome::Unsupported(whats)) => {
                 c.accepted += 1;
+                fc.accepted = 1;
                 for w in whats {
                     *c.unsupported.entry(w).or_default() += 1;
                 }
             }
-            Outcome::Ran(runs) => {
+            Ok(Outcome::Ran { sim, cpu }) => {
                 c.accepted += 1;
                 c.lowered += 1;
                 c.run += 1;
-                let first = &runs[0];
-                let problem = if let Some(Err((code, msg))) =
-                    runs.iter().find(|r| matches!(r, Err((code, _)) if code != "E0909"))
-                {
-                    Some(format!("{code}: {msg}"))
-                } else if runs.iter().any(|r| r != first) {
-                    Some("the schedules print different output".to_string())
-                } else {
-                    if first.is_err() {
-                        c.arithmetic += 1;
-                    }
-                    None
-                };
-                if let Some(p) = problem {
-                    let path = save(case, &text);
-                    c.violations.push((case, format!("{p} ({path})")));
+                fc.accepted = 1;
+                fc.run = 1;
+                if sim[0].is_err() {
+                    c.arithmetic += 1;
                 }
+                violation = judge(&sim, &cpu);
+                match &cpu {
+                    Some(Err((code, msg))) if code == "E0801" && msg.starts_with("not supported") => {
+                        *c.cpu_unsupported.entry(msg.clone()).or_default() += 1;
+                    }
+                    Some(_) if violation.is_none() => {
+                        c.cpu_same += 1;
+                        fc.cpu_same = 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if fc.accepted == 1 {
+            if let Ok(f) = std::env::var("STRATA_SOUNDNESS_DUMP_FORM_ACCEPTED") {
+                if f.split('&').all(|f| program.forms.iter().any(|x| x.contains(f))) {
+                    eprintln!("---- accepted (case {case}, violation: {violation:?})\n{}", program.text);
+                }
+            }
+        }
+        if let Some(v) = violation {
+            fc.violations = 1;
+            let path = save(seed, case, &program.text);
+            let kind = violation_kind(&v);
+            c.violation_kinds.entry(kind).or_insert((0, case)).0 += 1;
+            c.violations.push((case, format!("{v}\n    program: {path}")));
+        }
+        for f in program.forms.iter().map(String::as_str).chain(["(all programs)"]) {
+            let e = c.forms.entry(f.to_string()).or_default();
+            e.programs += fc.programs;
+            e.accepted += fc.accepted;
+            e.run += fc.run;
+            e.cpu_same += fc.cpu_same;
+            e.violations += fc.violations;
+            for (code, n) in &fc.rejected_by {
+                *e.rejected_by.entry(code.clone()).or_default() += n;
             }
         }
     }
     c
 }
 
+/// A violation's message without what names the place: `sim: E0901: data race on `db[66]``
+/// is of kind `sim: E0901: data race on ``.
+fn violation_kind(v: &str) -> String {
+    let mut kind = String::new();
+    let mut inside = false;
+    for ch in v.chars() {
+        if ch == '`' {
+            inside = !inside;
+            kind.push(ch);
+        } else if !inside {
+            kind.push(ch);
+        }
+    }
+    kind
+}
+
+fn env_num(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    let v = v.trim();
+    match v.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    }
+}
+
 #[test]
 fn accepted_programs_run_without_races_divergence_or_bad_accesses() {
-    let cases = std::env::var("STRATA_SOUNDNESS_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(CASES);
-    let seed = std::env::var("STRATA_SOUNDNESS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5742_4154);
-    // The checker recurses over the program; give it the stack the `strata` command gives it.
-    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_cases(cases, seed)).unwrap();
-    let c = worker.join().unwrap();
+    let cases = env_num("STRATA_SOUNDNESS_CASES").map_or(CASES, |n| n as usize);
+    let seed = env_num("STRATA_SOUNDNESS_SEED").unwrap_or(0x5742_4154);
+    let jobs = env_num("STRATA_SOUNDNESS_JOBS")
+        .map_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()).min(16), |n| n as usize)
+        .max(1);
+    let cpu = std::env::var("STRATA_SOUNDNESS_CPU").map_or(true, |v| v != "0");
+    let start = std::time::Instant::now();
+    let c = run_cases(cases, seed, jobs, cpu);
+    let secs = start.elapsed().as_secs_f64();
     eprintln!(
-        "soundness: generated {}, accepted {}, lowered {}, run {}, violations {} (parse errors {}, arithmetic errors {})",
+        "soundness (seed {seed:#x}, {jobs} jobs, {secs:.1} s): generated {}, accepted {}, lowered {}, run on sim {} \
+         (x {} schedules), same output on cpu {}, violations {} (parse errors {}, arithmetic errors {})",
         c.generated,
         c.accepted,
         c.lowered,
         c.run,
+        1 + RANDOM_SEEDS.len(),
+        c.cpu_same,
         c.violations.len(),
         c.parse_errors,
         c.arithmetic
     );
     eprintln!("rejected, by first error code: {:?}", c.rejected_by);
+    let slow: Vec<String> = c.slowest.iter().map(|(s, case)| format!("case {case}: {s:.2} s")).collect();
+    eprintln!("slowest programs (check, lower, run on every device): {}", slow.join(", "));
     eprintln!("not supported by the IR yet (E0801), by construct: {:?}", c.unsupported);
-    for (case, v) in &c.violations {
-        eprintln!("violation in case {case}: {v}");
+    eprintln!("not supported by the cpu device (E0801), by message: {:?}", c.cpu_unsupported);
+    eprintln!("{FORMS_DOC}");
+    let width = c.forms.keys().map(|k| k.chars().count()).max().unwrap_or(4);
+    eprintln!(
+        "| {:width$} | programs | accepted | run on sim | same on cpu | violations | most frequent rejections |",
+        "form"
+    );
+    eprintln!("|{}|---:|---:|---:|---:|---:|---|", "-".repeat(width + 2));
+    for (form, n) in &c.forms {
+        let mut rej: Vec<(&String, &usize)> = n.rejected_by.iter().collect();
+        rej.sort_by(|a, b| b.1.cmp(a.1));
+        let rej: Vec<String> = rej.iter().take(3).map(|(code, k)| format!("{code} {k}")).collect();
+        eprintln!(
+            "| {form:width$} | {:>8} | {:>8} | {:>10} | {:>11} | {:>10} | {} |",
+            n.programs,
+            n.accepted,
+            n.run,
+            n.cpu_same,
+            n.violations,
+            rej.join(", ")
+        );
+    }
+    if !c.violations.is_empty() {
+        // All of them, for scripts (the list below stops at 200).
+        let list = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../target/tmp/soundness-{seed}-violations.txt"));
+        let all: String = c
+            .violations
+            .iter()
+            .map(|(case, v)| format!("case {case}: {}\n", v.replace("\n    program:", " |")))
+            .collect();
+        let _ = std::fs::write(&list, all);
+        eprintln!("\nSOUNDNESS VIOLATIONS ({}), by kind (count, first case):", c.violations.len());
+        for (kind, (n, first)) in &c.violation_kinds {
+            eprintln!("  {n:>5} x {} (first: case {first})", kind.lines().next().unwrap_or(""));
+        }
+        eprintln!("every violation (program saved under target/tmp; all listed in {}):", list.display());
+        for (case, v) in c.violations.iter().take(200) {
+            eprintln!("  case {case}: {v}");
+        }
+        if c.violations.len() > 200 {
+            eprintln!("  … and {} more", c.violations.len() - 200);
+        }
     }
     assert_eq!(c.parse_errors, 0, "the generator wrote programs that do not parse");
-    assert!(c.violations.is_empty(), "{} soundness violations", c.violations.len());
+    assert!(c.violations.is_empty(), "{} soundness violations (listed above)", c.violations.len());
 }
 
 /// The harness itself: a racy program (accepted only because of `unsafe`) must come back as a run
@@ -935,14 +2335,26 @@ fn main() -[t: cpu.thread]-> () {
     println(hb[0]);
 }
 ";
-    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || compile_and_run(racy)).unwrap();
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || compile_and_run(racy, None)).unwrap();
     match worker.join().unwrap() {
-        Outcome::Ran(runs) => {
-            assert_eq!(runs.len(), 1 + RANDOM_SEEDS.len());
-            for r in runs {
-                assert!(matches!(&r, Err((code, _)) if code == "E0901"), "expected a data race, got {r:?}");
+        Outcome::Ran { sim, .. } => {
+            assert_eq!(sim.len(), 1 + RANDOM_SEEDS.len());
+            for r in &sim {
+                assert!(matches!(r, Err((code, _)) if code == "E0901"), "expected a data race, got {r:?}");
             }
+            assert!(judge(&sim, &None).is_some());
         }
         _ => panic!("the racy program was not run"),
     }
+}
+
+/// The harness compares `cpu` with `sim`: a program whose output differs is a violation.
+#[test]
+fn harness_reports_a_cpu_sim_difference() {
+    let sim = vec![Ok("1\n".to_string()); 1 + RANDOM_SEEDS.len()];
+    assert!(judge(&sim, &Some(Ok("1\n".to_string()))).is_none());
+    assert!(judge(&sim, &Some(Ok("2\n".to_string()))).is_some());
+    assert!(judge(&sim, &Some(Err(("E0903".into(), "out of bounds".into())))).is_some());
+    assert!(judge(&sim, &Some(Err(("E0801".into(), "not supported by the cpu device yet: tuples".into())))).is_none());
+    assert!(judge(&sim, &Some(Err(("E0801".into(), "the compiled program crashed".into())))).is_some());
 }
