@@ -149,6 +149,7 @@ impl FnCx<'_> {
         let moved_before: Vec<Option<Span>> =
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         let binding_alias = std::mem::take(&mut self.binding_alias);
+        let reading_only = std::mem::replace(&mut self.reading_only, reads_only);
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
             self.in_call_arg = true;
@@ -170,6 +171,7 @@ impl FnCx<'_> {
             }
         }
         self.binding_alias = binding_alias;
+        self.reading_only = reading_only;
         // A callee given a `&uniq` reference to data that holds references may store another
         // argument there, out of sight of the liveness analysis: keep every live borrow.
         if !self.on_gpu()

@@ -229,6 +229,8 @@ pub struct FnCx<'p> {
     /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
     /// may differ: later barriers at a coarser level are not reached by all.
     divergent_return: Option<(Span, Uni)>,
+    /// Set while typing the arguments of `println`/`print`, which read and move nothing.
+    reading_only: bool,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
     in_call_arg: bool,
     /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
@@ -282,6 +284,7 @@ impl<'p> FnCx<'p> {
             view_depth: 0,
             divergent_return: None,
             in_call_arg: false,
+            reading_only: false,
             summaries,
             fresh: 0,
         }

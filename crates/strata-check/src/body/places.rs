@@ -433,7 +433,14 @@ impl FnCx<'_> {
         self.varies = self.varies.max(uni);
         if !info.ty.is_copy() && !info.ty.is_error() {
             if info.place.steps.is_empty() {
-                if let Some(b) = self.live_borrows.iter().find(|b| b.0.root == root).map(|b| b.2) {
+                // Printing only reads: a shared borrow may stay live across it.
+                let reading = self.reading_only;
+                if let Some(b) = self
+                    .live_borrows
+                    .iter()
+                    .find(|b| b.0.root == root && !(reading && b.1 == Ownership::Shrd))
+                    .map(|b| b.2)
+                {
                     let name = self.vars[root].name.clone();
                     self.report(
                         Diagnostic::error(
