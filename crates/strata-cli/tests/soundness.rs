@@ -560,7 +560,7 @@ impl Gen {
         let indent = std::mem::replace(&mut self.indent, 1);
         let conds = std::mem::take(&mut self.conds);
         let in_helper = std::mem::replace(&mut self.in_helper, true);
-        let diverged = std::mem::replace(&mut self.diverged, (false, false));
+        let diverged = std::mem::take(&mut self.diverged);
         let opened = std::mem::take(&mut self.opened);
         f(self);
         self.diverged = diverged;
