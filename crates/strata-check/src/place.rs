@@ -193,7 +193,7 @@ fn steps_conflict(a: &[PStep], r: &[PStep], writes: (bool, bool), truncated: boo
             indices_may_differ = true;
             continue;
         }
-        return !disjoint(&a[i], &r[i], facts);
+        return !disjoint(&a[i], &r[i], facts) && !take_ranges_apart(&a[i..], &r[i..], facts);
     }
     // One place is a prefix of the other. An access through a reference stored at the shorter
     // place only reads that reference: it meets the shorter access only if that one writes it.
@@ -302,6 +302,32 @@ fn innermost_range(e: &Exec) -> Option<(usize, Nat, DimName)> {
         Step::Range(a, _, d) => Some((start + i, a.clone(), *d)),
         _ => None,
     })
+}
+
+/// The part of an array a run of `take_left`/`take_right` views at the start of `steps` selects:
+/// its offset and, if known, its end (`take_left::<k>` keeps `k` elements from the current
+/// offset, `take_right::<k>` drops `k`).
+fn take_range(steps: &[PStep]) -> Option<(Nat, Option<Nat>)> {
+    let mut off = Nat::lit(0);
+    let mut end: Option<Nat> = None;
+    let mut any = false;
+    for s in steps {
+        let PStep::View(v) = s else { break };
+        match (v.name, v.nats.first()) {
+            ("take_left", Some(k)) => end = Some(off.add(k).ok()?),
+            ("take_right", Some(k)) => off = off.add(k).ok()?,
+            _ => break,
+        }
+        any = true;
+    }
+    any.then_some((off, end))
+}
+
+/// Two runs of `take_left`/`take_right` that select parts proven apart (the tree-reduction shape
+/// `take_left::<s>` against `take_left::<2s>.take_right::<s>`).
+fn take_ranges_apart(a: &[PStep], b: &[PStep], facts: &Facts) -> bool {
+    let (Some((oa, ea)), Some((ob, eb))) = (take_range(a), take_range(b)) else { return false };
+    ea.is_some_and(|e| facts.le(&e, &ob) == Truth::Proven) || eb.is_some_and(|e| facts.le(&e, &oa) == Truth::Proven)
 }
 
 /// Steps that provably select non-overlapping memory.
