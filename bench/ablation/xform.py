@@ -1,5 +1,5 @@
 """Hand edits of the C that `strata emit --target c` produces for a one-kernel bench program,
-to measure what each suggested change to crates/strata-cpu/src/emit.rs would gain (see
+to measure what each suggested change to crates/strata-emit/src/emit.rs would gain (see
 docs/benchmarks.md). Not a compiler: plain text substitutions on kernel `f0`, valid for the bench
 programs only (their kernels have no `return`, their per-thread locals do not live across a
 barrier, and for `B` every power is a power of two).

@@ -343,7 +343,7 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
     };
     let text = match target {
         Target::Ir => format!("{program:#?}\n"),
-        Target::Cuda => match strata_cpu::emit_cuda(&program) {
+        Target::Cuda => match strata_cuda::emit_cuda(&program) {
             Ok(c) => c,
             Err(d) => {
                 report(&[*d], &sources, Format::Human);
@@ -373,79 +373,30 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
     }
 }
 
-/// Where `nvcc` is: `$NVCC`, `nvcc` on the PATH, or the project's `.venv/bin/nvcc` (looked for
-/// from the current directory and from the `strata` executable's directory upwards).
-fn find_nvcc() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NVCC").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let works = |p: &std::path::Path| {
-        std::process::Command::new(p)
-            .arg("--version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if works(std::path::Path::new("nvcc")) {
-        return Some(PathBuf::from("nvcc"));
-    }
-    let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
-    starts
-        .into_iter()
-        .flatten()
-        .flat_map(|d| d.ancestors().map(|a| a.join(".venv/bin/nvcc")).collect::<Vec<_>>())
-        .find(|p| p.is_file() && works(p))
-}
-
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
 fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
     let (sources, _, program) = match compile(file, defines, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let cuda = match strata_cpu::emit_cuda(&program) {
+    let cuda = match strata_cuda::emit_cuda(&program) {
         Ok(c) => c,
         Err(d) => {
             report(&[*d], &sources, Format::Human);
             return EXIT_PROGRAM_ERRORS;
         }
     };
-    let Some(nvcc) = find_nvcc() else {
-        eprintln!(
-            "error: `nvcc` not found (looked at $NVCC, the PATH and .venv/bin/nvcc)\n  = help: `scripts/setup-nvcc.sh` installs NVIDIA's compiler from PyPI into .venv (no GPU needed), or set NVCC=/path/to/nvcc"
-        );
-        return EXIT_USAGE;
-    };
-    let dir = std::env::temp_dir().join(format!("strata-build-{}", std::process::id()));
-    let src = dir.join("program.cu");
-    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&src, cuda)) {
-        eprintln!("error: cannot write `{}`: {e}", src.display());
-        return EXIT_USAGE;
-    }
-    let args = ["-O3", "-Werror", "all-warnings", "-arch", arch, "-o"];
-    let result = std::process::Command::new(&nvcc).args(args).arg(output).arg(&src).output();
-    let code = match result {
-        Ok(out) if out.status.success() => 0,
-        Ok(out) => {
-            eprintln!(
-                "error: `{} {} {} {}` failed (this is a bug in Strata's CUDA emission unless the arch is wrong):\n{}",
-                nvcc.display(),
-                args.join(" "),
-                output.display(),
-                src.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            // Keep the source for the bug report.
-            return EXIT_PROGRAM_ERRORS;
+    match strata_cuda::build(&cuda, arch, output) {
+        Ok(()) => 0,
+        Err(e @ strata_cuda::BuildError::Rejected(_)) => {
+            eprintln!("error: {e}");
+            EXIT_PROGRAM_ERRORS
         }
         Err(e) => {
-            eprintln!("error: cannot run `{}`: {e}", nvcc.display());
+            eprintln!("error: {e}");
             EXIT_USAGE
         }
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    code
+    }
 }
 
 /// Checks, lowers and runs one program.

@@ -1,9 +1,6 @@
-//! The `cpu` device: compiles a program's IR to C ([`emit`]), builds it with the system C compiler
+//! The `cpu` device: compiles a program's IR to C (`strata_emit::emit_c`), builds it with the system C compiler
 //! at `-O3 -march=native` with OpenMP (blocks of a launch run in parallel on all cores), caches the
 //! executable by content hash, and runs it. Run-time errors come back as diagnostics.
-
-mod emit;
-mod range;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -13,25 +10,7 @@ use std::process::{Command, Stdio};
 use strata_diag::{codes, Code, Diagnostic, FileId, Span};
 use strata_ir::ir::Program;
 
-/// The C translation unit for `program` (what `strata emit --target c` prints).
-pub fn emit_c(program: &Program) -> Result<String, Box<Diagnostic>> {
-    // The CPU has no warp lanes: shuffles and ballots exchange through shared memory.
-    let mut expanded = program.clone();
-    strata_ir::expand_warp_collectives(&mut expanded)?;
-    emit::Emitter::new(&expanded).narrow_indices(narrow_c()).emit()
-}
-
-/// `STRATA_NARROW_C=1` makes the C of the cpu device use the 32-bit index arithmetic of the CUDA
-/// target (off by default: slower on CPUs), so that the corpus runs the narrowed code.
-fn narrow_c() -> bool {
-    std::env::var_os("STRATA_NARROW_C").is_some_and(|v| v == "1")
-}
-
-/// The CUDA C++ translation unit for `program` (what `strata emit --target cuda` prints): the same
-/// host code, with kernels as `__global__` functions and GPU memory through the CUDA runtime.
-pub fn emit_cuda(program: &Program) -> Result<String, Box<Diagnostic>> {
-    emit::Emitter::new_cuda(program).emit()
-}
+pub use strata_emit::emit_c;
 
 fn error(message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(codes::UNSUPPORTED, message, Span::DUMMY, label))
