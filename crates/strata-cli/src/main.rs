@@ -31,7 +31,14 @@ use strata_diag::{codes, Diagnostic, SourceMap};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Show at most this many errors (`0`: all of them); the rest are counted.
+    #[arg(long, global = true, value_name = "N", default_value_t = strata_diag::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
 }
+
+/// `--error-limit`, for [`report`].
+static ERROR_LIMIT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(strata_diag::DEFAULT_ERROR_LIMIT);
 
 #[derive(Subcommand)]
 enum Command {
@@ -216,6 +223,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> u8 {
+    ERROR_LIMIT.store(cli.error_limit, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Check { format, phases, define, files } => {
             if phases {
@@ -428,24 +436,30 @@ fn run_file(
     }
 }
 
+/// Renders diagnostics, at most `--error-limit` errors of them, then counts the rest.
 fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
+    let (diags, omitted) = strata_diag::limit_errors(diags, ERROR_LIMIT.load(std::sync::atomic::Ordering::Relaxed));
     match format {
         Format::Human => strata_diag::render(diags, sources),
         Format::Short => {
             for d in diags {
                 let file = d.primary.span.file;
-                let src = sources.source(file);
-                let lo = (d.primary.span.lo as usize).min(src.len());
-                let line = sources.line_of(file, d.primary.span.lo);
-                let line_start = src[..lo].rfind('\n').map_or(0, |i| i + 1);
-                let col = src[line_start..lo].chars().count() + 1;
+                let (line, col) = sources.line_col(file, d.primary.span.lo);
                 let sev = match d.severity {
                     strata_diag::Severity::Error => "error",
                     strata_diag::Severity::Warning => "warning",
                     strata_diag::Severity::Note => "note",
                 };
-                eprintln!("{}:{line}:{col}: {sev}[{}]: {}", sources.name(file), d.code, d.message);
+                eprintln!(
+                    "{}:{line}:{col}: {sev}[{}]: {}",
+                    sources.name(file),
+                    d.code,
+                    strata_diag::shorten(&d.message)
+                );
             }
         }
+    }
+    if let Some(summary) = omitted.summary() {
+        eprintln!("{summary}");
     }
 }
