@@ -10,7 +10,9 @@ impl FnCx<'_> {
     /// accesses left by the previous iteration (and references into it) now concern this one.
     pub(super) fn same_memory_as_earlier_pass(&mut self, id: usize) {
         let span = self.vars[id].span;
-        let Some(old) = (0..id).rev().find(|&i| self.vars[i].span == span) else { return };
+        // Found through a map: scanning every earlier variable made a body of n `let`s take
+        // time n² (a 5 MB line of `let`s took minutes).
+        let Some(old) = self.var_by_span.insert(span, id) else { return };
         for a in &mut self.accesses {
             if a.place.root == old {
                 a.place.root = id;

@@ -215,6 +215,9 @@ pub struct FnCx<'p> {
     /// Whether the value bound by a `let` (by the span of its name) or assigned to a place (by the
     /// place's span) may hold a reference, for [`crate::liveness`].
     holds_ref_at: HashMap<Span, bool>,
+    /// The variable a `let` (by the span of its name) declared last: the same `let` checked
+    /// again (a loop body's second pass) is the same memory.
+    var_by_span: HashMap<Span, usize>,
     unsafe_depth: u32,
     /// The loans of the reference value (if any) of the expression typed last.
     val_loans: Vec<Alias>,
@@ -276,6 +279,7 @@ impl<'p> FnCx<'p> {
             live_borrows: Vec::new(),
             pinned_borrows: HashSet::new(),
             holds_ref_at: HashMap::new(),
+            var_by_span: HashMap::new(),
             unsafe_depth: 0,
             varies: Uni::Uniform,
             val_loans: Vec::new(),
