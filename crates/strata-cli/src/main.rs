@@ -78,16 +78,19 @@ enum Command {
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
-        /// Thread steps after which `sim` stops a runaway program.
-        #[arg(long, default_value_t = 200_000_000)]
-        max_steps: u64,
-        /// Order in which `sim` runs blocks and threads.
-        #[arg(long, value_enum, default_value_t = Schedule::Deterministic)]
-        schedule: Schedule,
-        /// Seed for `--schedule random`.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// `sim` without race detection (bounds, barriers and memory spaces are still checked).
+        /// Thread steps after which `sim` stops a runaway program [default: 200000000]
+        /// (`--device sim` only).
+        #[arg(long)]
+        max_steps: Option<u64>,
+        /// Order in which `sim` runs blocks and threads [default: deterministic] (`--device sim`
+        /// only).
+        #[arg(long, value_enum)]
+        schedule: Option<Schedule>,
+        /// Seed for `--schedule random` [default: 0].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// `sim` without race detection (bounds, barriers and memory spaces are still checked;
+        /// `--device sim` only).
         #[arg(long)]
         no_race_check: bool,
         /// How to print diagnostics.
@@ -238,6 +241,9 @@ fn run(cli: Cli) -> u8 {
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
+            if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
+                return EXIT_USAGE;
+            }
             let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
@@ -245,13 +251,43 @@ fn run(cli: Cli) -> u8 {
             build_cuda(&file, &arch, &define, &output)
         }
         Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
+            let sim_flags = [
+                ("--max-steps", max_steps.is_some()),
+                ("--schedule", schedule.is_some()),
+                ("--seed", seed.is_some()),
+                ("--no-race-check", no_race_check),
+            ];
+            if !sim_flags_allowed(device, &sim_flags) {
+                return EXIT_USAGE;
+            }
+            if seed.is_some() && schedule != Some(Schedule::Random) {
+                eprintln!("error: `--seed` only applies to `--schedule random`");
+                return EXIT_USAGE;
+            }
             let opts = strata_sim::Options {
-                max_steps,
-                random_seed: (schedule == Schedule::Random).then_some(seed),
+                max_steps: max_steps.unwrap_or(strata_sim::Options::default().max_steps),
+                random_seed: (schedule == Some(Schedule::Random)).then_some(seed.unwrap_or(0)),
                 check_races: !no_race_check,
             };
             run_file(&file, device, &define, &opts, format)
         }
+    }
+}
+
+/// The options of the `sim` device are refused on any other device, where they would be ignored
+/// without a word: reports the first such option given and returns false.
+fn sim_flags_allowed(device: Device, flags: &[(&str, bool)]) -> bool {
+    if device == Device::Sim {
+        return true;
+    }
+    match flags.iter().find(|f| f.1) {
+        Some((flag, _)) => {
+            eprintln!(
+                "error: `{flag}` only applies to the `sim` device; add `--device sim` (the default device is `cpu`)"
+            );
+            false
+        }
+        None => true,
     }
 }
 
@@ -285,18 +321,74 @@ fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::F
 
 /// `-D NAME=VALUE`
 fn parse_define(s: &str) -> Result<(String, u64), String> {
-    let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
-    let value = value.trim().parse::<u64>().map_err(|e| format!("`{value}` is not a natural number: {e}"))?;
-    Ok((name.trim().to_string(), value))
+    let usage = "write `-D NAME=VALUE`, e.g. `-D N=4096`";
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`; {usage}"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() {
+        return Err(format!("the constant's name is missing in `{s}`; {usage}"));
+    }
+    let mut chars = name.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(format!("`{name}` is not the name of a constant; {usage}"));
+    }
+    if value.is_empty() {
+        return Err(format!("the value of `{name}` is missing in `{s}`; {usage}"));
+    }
+    if value.starts_with('-') && value[1..].bytes().all(|b| b.is_ascii_digit()) && value.len() > 1 {
+        return Err(format!("`{value}` is negative: constants are natural numbers (0, 1, 2, …)"));
+    }
+    value.parse::<u64>().map(|v| (name.to_string(), v)).map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("`{value}` is too large for a constant (at most {})", u64::MAX)
+        }
+        _ => format!("`{value}` is not a natural number: constants are natural numbers (0, 1, 2, …)"),
+    })
+}
+
+/// Every `-D` must name a `const` of the program (of one of `modules`): a misspelt name would
+/// otherwise be ignored without a word. Reports the first that does not, with the constants
+/// the program has, and returns false.
+fn defines_known(defines: &[(String, u64)], modules: &[&strata_syntax::ast::Module]) -> bool {
+    let consts: Vec<&str> = modules
+        .iter()
+        .flat_map(|m| &m.items)
+        .filter_map(|item| match item {
+            strata_syntax::ast::Item::Const(c) => Some(c.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let Some((name, value)) = defines.iter().find(|(n, _)| !consts.contains(&n.as_str())) else { return true };
+    let mut names: Vec<&str> = consts.clone();
+    names.sort_unstable();
+    names.dedup();
+    let listed = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let files = if modules.len() > 1 { "programs define" } else { "program defines" };
+    eprintln!("error: `-D {name}={value}`: the {files} no constant `{name}`");
+    match strata_diag::suggest(name, names.iter().copied()) {
+        Some(s) => eprintln!("  = help: did you mean `{s}`? (the constants are {listed})"),
+        None if names.is_empty() => {
+            eprintln!("  = note: the {files} no constants at all (`-D` overrides a `const N: nat = …;` item)")
+        }
+        None => eprintln!("  = note: the constants are {listed}"),
+    }
+    false
 }
 
 fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
     let mut sources = SourceMap::new();
     let Some(ids) = load(files, &mut sources) else { return EXIT_USAGE };
     let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
+    let parsed: Vec<_> = ids.iter().map(|&id| strata_syntax::parse(id, sources.source(id))).collect();
+    // A file with syntax errors may have lost a `const`; its errors are reported instead.
+    if parsed.iter().all(|p| !strata_diag::has_errors(&p.diagnostics))
+        && !defines_known(defines, &parsed.iter().map(|p| &p.module).collect::<Vec<_>>())
+    {
+        return EXIT_USAGE;
+    }
     let mut all = Vec::new();
-    for id in ids {
-        let parsed = strata_syntax::parse(id, sources.source(id));
+    for parsed in parsed {
         let syntax_ok = !strata_diag::has_errors(&parsed.diagnostics);
         all.extend(parsed.diagnostics);
         // Type checking a tree with holes would only report consequences of the syntax errors.
@@ -326,6 +418,9 @@ fn compile(
     if strata_diag::has_errors(&parsed.diagnostics) {
         report(&parsed.diagnostics, &sources, format);
         return Err(EXIT_PROGRAM_ERRORS);
+    }
+    if !defines_known(defines, &[&parsed.module]) {
+        return Err(EXIT_USAGE);
     }
     let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
     if strata_diag::has_errors(&checked.diagnostics) {

@@ -580,6 +580,23 @@ fn check_file(ctx: &Ctx, rel: &str) -> Outcome {
     }
 }
 
+/// `//@ args:` without the options of the `sim` device, which `strata run --device cpu` refuses.
+fn cpu_args(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--schedule" | "--seed" | "--max-steps" => {
+                it.next();
+            }
+            "--no-race-check" => {}
+            a if ["--schedule=", "--seed=", "--max-steps="].iter().any(|p| a.starts_with(p)) => {}
+            a => out.push(a),
+        }
+    }
+    out
+}
+
 /// The part of `//@ args:` that `strata check` takes: the `-D NAME=VALUE` definitions (the rest,
 /// like `--schedule random`, is for `strata run`).
 fn check_args(args: &[String]) -> Vec<&str> {
@@ -817,7 +834,11 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         let (device, envs): (&str, &[(&str, &str)]) =
             if variant == "cpu32" { ("cpu", &cpu32_env) } else { (variant, &[]) };
         let mut args: Vec<&str> = vec!["run", "--device", device];
-        args.extend(spec.args.iter().map(String::as_str));
+        if device == "cpu" {
+            args.extend(cpu_args(&spec.args));
+        } else {
+            args.extend(spec.args.iter().map(String::as_str));
+        }
         args.push(rel);
         if device == "cpu" && spec.sim_only.is_some() {
             // The cpu device must refuse (E0801), not run it differently.

@@ -7,10 +7,12 @@
 pub mod codes;
 mod render;
 mod span;
+mod suggest;
 
 pub use codes::{Code, CodeInfo};
 pub use render::{render, render_plain, shorten, SourceMap, MAX_LINE_COLUMNS};
 pub use span::{FileId, Span};
+pub use suggest::{edit_distance, suggest};
 
 /// How bad a diagnostic is. Only errors make a program fail.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
