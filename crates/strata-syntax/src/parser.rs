@@ -35,6 +35,12 @@ pub(crate) struct Parser<'a> {
     pub(crate) diags: Vec<Diagnostic>,
 }
 
+/// Keywords that begin a statement, for "did you mean" hints.
+const STMT_KEYWORDS: &[&str] = &["let", "mut", "for", "while", "if", "sched", "split", "sync", "return", "unsafe"];
+
+/// Keywords that begin an item, for "did you mean" hints.
+const ITEM_KEYWORDS: &[&str] = &["fn", "const", "view"];
+
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str, toks: Vec<Token>, file: FileId, erase: bool) -> Self {
         Parser {
@@ -327,12 +333,19 @@ impl<'a> Parser<'a> {
             _ => {
                 let t = self.tok();
                 let found = self.text_of(t).to_string();
-                Err(self.error_at(
+                let before = self.diags.len();
+                let fail = self.error_at(
                     codes::EXPECTED_ITEM,
                     t.span,
                     format!("expected an item (`fn`, `const` or `view`), found `{found}`"),
                     "not allowed at the top level".into(),
-                ))
+                );
+                if let (Some(hint), true) = (self.keyword_hint(t, ITEM_KEYWORDS), self.diags.len() > before) {
+                    if let Some(d) = self.diags.last_mut() {
+                        d.notes.push(hint);
+                    }
+                }
+                Err(fail)
             }
         }
     }
@@ -1097,7 +1110,18 @@ impl<'a> Parser<'a> {
         Ok(Block { regions, stmts, span: self.span_from(lo) })
     }
 
+    /// "did you mean the keyword `sched`?" when the token `t` is a name that looks like one of
+    /// `keywords`.
+    fn keyword_hint(&self, t: Token, keywords: &[&str]) -> Option<String> {
+        if t.kind != Tok::Ident {
+            return None;
+        }
+        let kw = strata_diag::suggest(self.text_of(t), keywords.iter().copied())?;
+        Some(format!("help: did you mean the keyword `{kw}`?"))
+    }
+
     fn stmt(&mut self) -> PResult<Option<Stmt>> {
+        let first = self.tok();
         if self.at(Tok::Let) {
             return self.let_stmt().map(|l| Some(Stmt::Let(l)));
         }
@@ -1129,15 +1153,18 @@ impl<'a> Parser<'a> {
         let at = if self.pos > 0 { self.toks[self.pos - 1].span.end() } else { t.span };
         if self.last_error_at != Some(self.pos) {
             self.last_error_at = Some(self.pos);
-            self.diags.push(
-                Diagnostic::error(
-                    codes::UNEXPECTED_TOKEN,
-                    format!("expected `;`, found {found}"),
-                    at,
-                    "expected `;` here",
-                )
-                .with_label(t.span, "unexpected token"),
-            );
+            let mut d = Diagnostic::error(
+                codes::UNEXPECTED_TOKEN,
+                format!("expected `;`, found {found}"),
+                at,
+                "expected `;` here",
+            )
+            .with_label(t.span, "unexpected token");
+            // `shced(X) thread in block {`, `lett x = 1;`: a misspelt keyword reads as a name.
+            if let Some(hint) = self.keyword_hint(first, STMT_KEYWORDS) {
+                d = d.with_label(first.span, "not a keyword").with_note(hint);
+            }
+            self.diags.push(d);
         }
         // On a new line the `;` was most likely just forgotten: go on with the next statement.
         // On the same line the statement is garbled: skip the rest of it.

@@ -46,11 +46,12 @@ impl FnCx<'_> {
             return Ty::UNIT;
         }
         let Some(sig) = self.prog.fns.get(name).cloned() else {
-            self.error(
-                codes::UNKNOWN_NAME,
+            let fns = self.functions_in_scope();
+            self.unknown_name(
                 fspan,
+                &path,
                 format!("cannot find function `{path}` in this scope"),
-                "not found in this scope",
+                fns.iter().map(String::as_str),
             );
             for a in args {
                 self.expr(a, None);
@@ -150,6 +151,7 @@ impl FnCx<'_> {
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         let binding_alias = std::mem::take(&mut self.binding_alias);
         let reading_only = std::mem::replace(&mut self.reading_only, reads_only);
+        let errors_before_args = self.diags.len();
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
             self.in_call_arg = true;
@@ -172,6 +174,9 @@ impl FnCx<'_> {
         }
         self.binding_alias = binding_alias;
         self.reading_only = reading_only;
+        // An argument that was an error has no type to infer a generic from: that it cannot be
+        // inferred is only a consequence.
+        let arguments_typed = self.diags.len() == errors_before_args && !arg_tys.iter().any(Ty::is_error);
         // A callee given a `&uniq` reference to data that holds references may store another
         // argument there, out of sight of the liveness analysis: keep every live borrow.
         if !self.on_gpu()
@@ -207,7 +212,7 @@ impl FnCx<'_> {
             let (_, ref want1, ref got1, _) = mismatches[1];
             if self.compatible(want0, got1) || self.compatible(want1, got0) || same_shape_refs(want0, got1) {
                 let (want0, got0) = (want0.clone(), got0.clone());
-                self.mismatch(args[i].span, &want0, &got0);
+                self.mismatch_expr(&args[i], &want0, &got0);
                 if let Some(d) = self.diags.last_mut() {
                     d.notes.push("the two arguments appear to be swapped".into());
                 }
@@ -215,7 +220,7 @@ impl FnCx<'_> {
             }
         }
         for (i, want, got, _) in mismatches {
-            self.mismatch(args[i].span, &want, &got);
+            self.mismatch_expr(&args[i], &want, &got);
         }
         for (g, k) in &sig.generics {
             let bound = match k {
@@ -224,7 +229,7 @@ impl FnCx<'_> {
                 Kind::Mem => subst.mems.contains_key(g),
                 Kind::Prv => true,
             };
-            if !bound && arguments_fit && generics_ok {
+            if !bound && arguments_fit && generics_ok && arguments_typed {
                 self.error(
                     codes::CANNOT_INFER,
                     fspan,

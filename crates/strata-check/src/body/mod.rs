@@ -399,6 +399,37 @@ impl<'p> FnCx<'p> {
         self.report(Diagnostic::error(code, message, span, label));
     }
 
+    /// E0101 for `name`, with "did you mean" the most similar of `candidates`.
+    fn unknown_name<'c>(
+        &mut self,
+        span: Span,
+        name: &str,
+        message: String,
+        candidates: impl IntoIterator<Item = &'c str>,
+    ) {
+        let mut d = Diagnostic::error(codes::UNKNOWN_NAME, message, span, "not found in this scope");
+        if let Some(similar) = strata_diag::suggest(name, candidates) {
+            d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
+        }
+        self.report(d);
+    }
+
+    /// The values in scope here: variables, then constants.
+    fn values_in_scope(&self) -> Vec<String> {
+        let vars = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).map(|&id| self.vars[id].name.clone());
+        let mut consts: Vec<String> = self.prog.consts.keys().cloned().collect();
+        consts.sort_unstable();
+        vars.chain(consts).collect()
+    }
+
+    /// The functions of the program and the prelude, sorted.
+    fn functions_in_scope(&self) -> Vec<String> {
+        let mut fns: Vec<String> = self.prog.fns.keys().cloned().collect();
+        fns.extend(crate::program::PATH_ALIASES.iter().map(|(path, _)| path.to_string()));
+        fns.sort_unstable();
+        fns
+    }
+
     fn mismatch(&mut self, span: Span, expected: &Ty, found: &Ty) {
         let label = match (expected, found) {
             (Ty::Ref { mem: m1, .. }, Ty::Ref { mem: m2, .. }) if m1 != m2 => {
@@ -407,6 +438,27 @@ impl<'p> FnCx<'p> {
             _ => format!("expected `{}`, found `{}`", expected.defaulted(), found.defaulted()),
         };
         self.error(codes::MISMATCHED_TYPES, span, "mismatched types", label);
+    }
+
+    /// [`FnCx::mismatch`] for the expression `e`: an integer literal where a float is expected
+    /// gets the float literal to write instead (`1` → `1.0`).
+    fn mismatch_expr(&mut self, e: &ast::Expr, expected: &Ty, found: &Ty) {
+        let before = self.diags.len();
+        self.mismatch(e.span, expected, found);
+        if self.diags.len() == before || !matches!(expected, Ty::FloatLit | Ty::Scalar(ScalarTy::F32 | ScalarTy::F64)) {
+            return;
+        }
+        let literal = match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(v, None)) => Some(format!("{v}.0")),
+            ExprKind::Unary(ast::UnOp::Neg, x) => match &x.kind {
+                ExprKind::Lit(ast::Lit::Int(v, None)) => Some(format!("-{v}.0")),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let (Some(lit), Some(d)) = (literal, self.diags.last_mut()) {
+            d.notes.push(format!("help: use a floating-point literal: `{lit}`"));
+        }
     }
 
     fn in_unsafe(&self) -> bool {
@@ -567,7 +619,7 @@ impl<'p> FnCx<'p> {
                 self.binding_alias = false;
                 if let Some(d) = &declared {
                     if !self.compatible(d, &t) {
-                        self.mismatch(init.span, d, &t);
+                        self.mismatch_expr(init, d, &t);
                     } else if matches!(t, Ty::IntLit | Ty::FloatLit) {
                         self.fix_open_var(init, d);
                     }
@@ -682,11 +734,12 @@ impl<'p> FnCx<'p> {
                     None => {
                         let what =
                             if self.prog.fns.contains_key(&name.name) { "a value (it is a function)" } else { "value" };
-                        self.error(
-                            codes::UNKNOWN_NAME,
+                        let values = self.values_in_scope();
+                        self.unknown_name(
                             name.span,
+                            &name.name,
                             format!("cannot find {what} `{}` in this scope", name.name),
-                            "not found in this scope",
+                            values.iter().map(String::as_str),
                         );
                         Ty::Error
                     }
@@ -803,7 +856,7 @@ impl<'p> FnCx<'p> {
                     let t = self.expr(x, elem.as_ref());
                     parts.push((std::mem::take(&mut self.val_loans), x.span));
                     match &elem {
-                        Some(el) if !self.compatible(el, &t) => self.mismatch(x.span, el, &t),
+                        Some(el) if !self.compatible(el, &t) => self.mismatch_expr(x, el, &t),
                         Some(_) => {}
                         None => elem = Some(t),
                     }
@@ -841,7 +894,10 @@ impl<'p> FnCx<'p> {
                     self.check_loans_outlive(v, &loans, 0, "is returned from the function");
                 }
                 if !self.compatible(&ret, &t) {
-                    self.mismatch(e.span, &ret, &t);
+                    match v {
+                        Some(v) => self.mismatch_expr(v, &ret, &t),
+                        None => self.mismatch(e.span, &ret, &t),
+                    }
                 }
                 Ty::UNIT
             }

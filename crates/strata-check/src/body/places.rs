@@ -30,11 +30,12 @@ impl FnCx<'_> {
                 let id = match self.lookup(&segs[0].name) {
                     Some(id) => id,
                     None => {
-                        self.error(
-                            codes::UNKNOWN_NAME,
+                        let values = self.values_in_scope();
+                        self.unknown_name(
                             segs[0].span,
+                            &segs[0].name,
                             format!("cannot find value `{}` in this scope", segs[0].name),
-                            "not found in this scope",
+                            values.iter().map(String::as_str),
                         );
                         return None;
                     }
@@ -178,11 +179,13 @@ impl FnCx<'_> {
             }
         };
         let Some(b) = self.binder_named(&name) else {
-            self.error(
-                codes::UNKNOWN_NAME,
+            let binders: Vec<String> =
+                self.binders.iter().rev().filter(|b| self.binder_in_scope(b)).map(|b| b.name.clone()).collect();
+            self.unknown_name(
                 ex.span,
+                &name,
                 format!("cannot find execution resource `{name}` in this scope"),
-                "not found in this scope",
+                binders.iter().map(String::as_str),
             );
             return None;
         };
@@ -642,7 +645,7 @@ impl FnCx<'_> {
             }
             self.access_all(&info, Mode::Read, lhs.span);
         } else if !self.compatible(&lt, &rt) {
-            self.mismatch(rhs.span, &lt, &rt);
+            self.mismatch_expr(rhs, &lt, &rt);
         }
         let var = &self.vars[info.place.root];
         if info.place.steps.is_empty() && info.mem.is_none() {
