@@ -24,6 +24,7 @@ mod fmt_cmd;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use strata_check::TargetProfile;
 use strata_diag::{codes, Diagnostic, SourceMap};
 
 #[derive(Parser)]
@@ -46,6 +47,11 @@ enum Command {
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// The `.strata` files to check.
         #[arg(required_unless_present = "phases")]
         files: Vec<PathBuf>,
@@ -83,6 +89,11 @@ enum Command {
         /// `sim` without race detection (bounds, barriers and memory spaces are still checked).
         #[arg(long)]
         no_race_check: bool,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -100,6 +111,11 @@ enum Command {
         /// Write to this file instead of standard output.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// The `.strata` file.
         file: PathBuf,
     },
@@ -109,9 +125,11 @@ enum Command {
         /// What to build for: `cuda` (NVIDIA GPUs).
         #[arg(long, value_enum, default_value_t = BuildTarget::Cuda)]
         target: BuildTarget,
-        /// The GPU architecture to compile for, as nvcc's `-arch` (e.g. `sm_80`, `sm_90`).
-        #[arg(long, default_value = "sm_80")]
-        arch: String,
+        /// The GPU architecture to compile for, as nvcc's `-arch`, whose limits the program must
+        /// also respect: `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`, `sm_100`,
+        /// `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
@@ -217,32 +235,32 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Check { format, phases, define, files } => {
+        Command::Check { format, phases, define, arch, files } => {
             if phases {
                 outln!("syntax");
                 outln!("check");
                 outln!("run");
                 return 0;
             }
-            check(&files, format, &define)
+            check(&files, format, &define, arch)
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
-        Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
+        Command::Emit { target, define, output, arch, file } => emit(&file, target, &define, output.as_deref(), arch),
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
             let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
-            build_cuda(&file, &arch, &define, &output)
+            build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
+        Command::Run { device, define, max_steps, schedule, seed, no_race_check, arch, format, file } => {
             let opts = strata_sim::Options {
                 max_steps,
                 random_seed: (schedule == Schedule::Random).then_some(seed),
                 check_races: !no_race_check,
             };
-            run_file(&file, device, &define, &opts, format)
+            run_file(&file, device, &define, &opts, format, arch)
         }
     }
 }
@@ -275,6 +293,13 @@ fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::F
     Some(ids)
 }
 
+/// `--arch sm_80`: the target profile of a known architecture.
+fn parse_arch(s: &str) -> Result<&'static TargetProfile, String> {
+    TargetProfile::for_arch(s.trim()).ok_or_else(|| {
+        format!("unknown GPU architecture `{s}`; the known ones are {}", TargetProfile::known_archs())
+    })
+}
+
 /// `-D NAME=VALUE`
 fn parse_define(s: &str) -> Result<(String, u64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
@@ -282,7 +307,7 @@ fn parse_define(s: &str) -> Result<(String, u64), String> {
     Ok((name.trim().to_string(), value))
 }
 
-fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
+fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &TargetProfile) -> u8 {
     let mut sources = SourceMap::new();
     let Some(ids) = load(files, &mut sources) else { return EXIT_USAGE };
     let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
@@ -293,7 +318,7 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
         all.extend(parsed.diagnostics);
         // Type checking a tree with holes would only report consequences of the syntax errors.
         if syntax_ok {
-            all.extend(strata_check::check_module(&parsed.module, prelude, defines));
+            all.extend(strata_check::check_module_for(&parsed.module, prelude, defines, profile));
         }
     }
     report(&all, &sources, format);
@@ -304,11 +329,22 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
     }
 }
 
-/// Parses, checks and lowers one file; on failure reports and returns the exit status.
+/// Parses, checks (for the default architecture) and lowers one file; on failure reports and
+/// returns the exit status.
 fn compile(
     file: &PathBuf,
     defines: &[(String, u64)],
     format: Format,
+) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
+    compile_for(file, defines, format, TargetProfile::default_profile())
+}
+
+/// [`compile`] for the limits of the GPU architecture `profile`.
+fn compile_for(
+    file: &PathBuf,
+    defines: &[(String, u64)],
+    format: Format,
+    profile: &TargetProfile,
 ) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
     let mut sources = SourceMap::new();
     let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return Err(EXIT_USAGE) };
@@ -319,7 +355,7 @@ fn compile(
         report(&parsed.diagnostics, &sources, format);
         return Err(EXIT_PROGRAM_ERRORS);
     }
-    let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
+    let checked = strata_check::check_program_for(&parsed.module, prelude_id, defines, profile);
     if strata_diag::has_errors(&checked.diagnostics) {
         report(&checked.diagnostics, &sources, format);
         return Err(EXIT_PROGRAM_ERRORS);
@@ -336,8 +372,14 @@ fn compile(
 }
 
 /// `strata emit`: the C of the cpu device, or the IR.
-fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Option<&std::path::Path>) -> u8 {
-    let (sources, _, program) = match compile(file, defines, Format::Human) {
+fn emit(
+    file: &PathBuf,
+    target: Target,
+    defines: &[(String, u64)],
+    output: Option<&std::path::Path>,
+    profile: &TargetProfile,
+) -> u8 {
+    let (sources, _, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -374,8 +416,8 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
 }
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
-fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
-    let (sources, _, program) = match compile(file, defines, Format::Human) {
+fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    let (sources, _, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -386,7 +428,7 @@ fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &st
             return EXIT_PROGRAM_ERRORS;
         }
     };
-    match strata_cuda::build(&cuda, arch, output) {
+    match strata_cuda::build(&cuda, profile.arch, output) {
         Ok(()) => 0,
         Err(e @ strata_cuda::BuildError::Rejected(_)) => {
             eprintln!("error: {e}");
@@ -406,8 +448,9 @@ fn run_file(
     defines: &[(String, u64)],
     opts: &strata_sim::Options,
     format: Format,
+    profile: &TargetProfile,
 ) -> u8 {
-    let (sources, id, program) = match compile(file, defines, format) {
+    let (sources, id, program) = match compile_for(file, defines, format, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };

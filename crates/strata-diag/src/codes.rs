@@ -110,6 +110,11 @@ registry! {
     // --- kernel launches ---
     LAUNCH_SHAPE = "E0701", Check, "launch shape does not match the kernel";
     NOT_A_KERNEL = "E0702", Check, "not a kernel";
+    BLOCK_TOO_LARGE = "E0703", Check, "block too large for the target";
+    GRID_TOO_LARGE = "E0704", Check, "grid too large for the target";
+    ZERO_SIZED_LAUNCH = "E0705", Check, "zero-sized grid or block";
+    STATIC_SHARED_TOO_LARGE = "E0706", Check, "static shared memory too large";
+    SHARED_ABOVE_ARCH_MAX = "E0707", Check, "shared memory above the target's maximum";
     // --- lowering (strata-ir) ---
     UNSUPPORTED = "E0801", Check, "not supported by the IR yet";
     // --- run time (the sim device) ---
