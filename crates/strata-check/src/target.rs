@@ -107,10 +107,19 @@ fn dim_index(d: DimName) -> usize {
     }
 }
 
-/// `49152 bytes (48 KiB)`.
+/// `48 KiB (49152 bytes)`, or `100 bytes`.
 pub fn bytes_text(b: u64) -> String {
     if b >= KIB && b.is_multiple_of(KIB) {
-        format!("{b} bytes ({} KiB)", b / KIB)
+        format!("{} KiB ({b} bytes)", b / KIB)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+/// `48 KiB`, or `100 bytes`.
+fn bytes_short(b: u64) -> String {
+    if b >= KIB && b.is_multiple_of(KIB) {
+        format!("{} KiB", b / KIB)
     } else {
         format!("{b} bytes")
     }
@@ -131,6 +140,13 @@ impl ShapeKind {
         match self {
             ShapeKind::Grid => "grid",
             ShapeKind::Block => "block",
+        }
+    }
+
+    fn item(self) -> &'static str {
+        match self {
+            ShapeKind::Grid => "block",
+            ShapeKind::Block => "thread",
         }
     }
 
@@ -223,7 +239,7 @@ pub fn check_shape(
                 zero = true;
                 out.push(unproven(
                     codes::ZERO_SIZED_LAUNCH,
-                    format!("cannot prove that this {} has {} along {}", kind.noun(), kind.items(), d.dim.letter()),
+                    format!("cannot prove that this {} has a {} along {}", kind.noun(), kind.item(), d.dim.letter()),
                     d.span,
                     &d.size,
                     format!("{} >= 1", d.size),
@@ -309,7 +325,11 @@ pub fn check_shape(
             }
             Some(Truth::Unknown) => out.push(unproven(
                 code,
-                format!("cannot prove that this {} has at most {limit} {} along {l} ({arch})", kind.noun(), kind.items()),
+                format!(
+                    "cannot prove that this {} has at most {limit} {} along {l} ({arch})",
+                    kind.noun(),
+                    kind.items()
+                ),
                 d.span,
                 &d.size,
                 format!("{} <= {limit}", d.size),
@@ -450,7 +470,9 @@ pub fn check_shared(
             Some((sum, Some(i))) => {
                 static_failed = true;
                 let (span, label) = match launch {
-                    Some((at, _)) => (at, format!("`{kernel}` launched with {} of static shared memory per block", bytes_text(sum))),
+                    Some((at, _)) => {
+                        (at, format!("`{kernel}` launched with {} of static shared memory per block", bytes_text(sum)))
+                    }
                     None => (statics[i].span, format!("{}: {}", statics[i].what, buf_text(statics[i]))),
                 };
                 let mut d = Diagnostic::error(
@@ -467,6 +489,9 @@ pub fn check_shared(
                     if launch.is_some() || j != i {
                         d = d.with_label(b.span, format!("{}: {}", b.what, buf_text(b)));
                     }
+                }
+                if sum != raw_sum(&statics) {
+                    d = d.with_note(ALIGN_NOTE);
                 }
                 out.push(d.with_note(static_note).with_note(format!(
                     "help: make the largest buffer a shared-memory parameter of the kernel (`[grid.blocks.forall(X)] tmp: &uniq gpu.shared …`), which {arch} allows up to {} together with the static ones; or use smaller tiles",
@@ -496,33 +521,39 @@ pub fn check_shared(
             Some((sum, Some(i))) => {
                 let st: u64 = statics.iter().filter_map(|b| concrete(&b.bytes).and_then(round_up)).sum();
                 let (span, label) = match launch {
-                    Some((at, _)) => (at, format!("`{kernel}` launched with {} of shared memory per block", bytes_text(sum))),
+                    Some((at, _)) => {
+                        (at, format!("`{kernel}` launched with {} of shared memory per block", bytes_text(sum)))
+                    }
                     None => (all[i].span, format!("{}: {}", all[i].what, buf_text(all[i]))),
                 };
                 let mut d = Diagnostic::error(
                     codes::SHARED_ABOVE_ARCH_MAX,
                     format!(
-                        "`{kernel}` needs {} of shared memory per block ({} static, {} dynamic); {arch} allows at most {}",
+                        "`{kernel}` needs {} of shared memory per block; {arch} allows at most {}",
                         bytes_text(sum),
-                        bytes_text(st),
-                        bytes_text(sum - st),
                         bytes_text(limit)
                     ),
                     span,
                     label,
-                );
+                )
+                .with_note(format!(
+                    "{} static (declared in the body) and {} dynamic (the shared-memory parameters)",
+                    bytes_short(st),
+                    bytes_short(sum - st)
+                ));
                 for (j, b) in all.iter().enumerate() {
                     if launch.is_some() || j != i {
                         d = d.with_label(b.span, format!("{}: {}", b.what, buf_text(b)));
                     }
                 }
+                if sum != raw_sum(&all) {
+                    d = d.with_note(ALIGN_NOTE);
+                }
                 let larger: Vec<&str> = PROFILES.iter().filter(|p| p.max_shared_optin >= sum).map(|p| p.arch).collect();
                 if !larger.is_empty() {
                     d = d.with_note(format!("it fits on {} (`--arch`)", larger.join(", ")));
                 }
-                out.push(d.with_note(
-                    "help: use smaller tiles, or split the work of a block between several blocks",
-                ));
+                out.push(d.with_note("help: use smaller tiles, or split the work of a block between several blocks"));
             }
             Some((_, None)) => {}
             None => {
@@ -542,6 +573,14 @@ pub fn check_shared(
         }
     }
     out
+}
+
+const ALIGN_NOTE: &str =
+    "each buffer counts its size rounded up to a multiple of 16 bytes, the alignment the CUDA emitter gives it";
+
+/// The sum of the unrounded sizes of constant buffers.
+fn raw_sum(bufs: &[&SharedBuf]) -> u64 {
+    bufs.iter().filter_map(|b| concrete(&b.bytes)).fold(0, u64::saturating_add)
 }
 
 /// `32768 bytes (32 KiB)` for a constant buffer, `4 * n bytes` for a symbolic one.

@@ -295,9 +295,8 @@ fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::F
 
 /// `--arch sm_80`: the target profile of a known architecture.
 fn parse_arch(s: &str) -> Result<&'static TargetProfile, String> {
-    TargetProfile::for_arch(s.trim()).ok_or_else(|| {
-        format!("unknown GPU architecture `{s}`; the known ones are {}", TargetProfile::known_archs())
-    })
+    TargetProfile::for_arch(s.trim())
+        .ok_or_else(|| format!("unknown GPU architecture `{s}`; the known ones are {}", TargetProfile::known_archs()))
 }
 
 /// `-D NAME=VALUE`

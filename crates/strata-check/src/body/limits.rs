@@ -103,7 +103,9 @@ impl<'p> FnCx<'p> {
     pub(super) fn note_shared_let(&mut self, name: &ast::Ident, ty: &Ty) {
         if let Ty::At(inner, Mem::GpuShared) = ty {
             if let Some(bytes) = byte_size(inner) {
-                self.shared.lets.insert(name.span, SharedBuf { bytes, span: name.span, what: format!("`{}`", name.name) });
+                self.shared
+                    .lets
+                    .insert(name.span, SharedBuf { bytes, span: name.span, what: format!("`{}`", name.name) });
             }
         }
     }
@@ -159,26 +161,24 @@ impl<'p> FnCx<'p> {
             return;
         }
         let profile = self.profile;
-        let symbolic = |shape: &[(DimName, Nat)], d: DimName| {
-            shape.iter().any(|(x, n)| *x == d && concrete(n).is_none())
-        };
+        let symbolic =
+            |shape: &[(DimName, Nat)], d: DimName| shape.iter().any(|(x, n)| *x == d && concrete(n).is_none());
         let mut diags = Vec::new();
-        let shapes_ok = shapes_ok
-            && !has_error_within(&self.diags, l.grid.span)
-            && !has_error_within(&self.diags, l.block.span);
+        let shapes_ok =
+            shapes_ok && !has_error_within(&self.diags, l.grid.span) && !has_error_within(&self.diags, l.block.span);
         if shapes_ok {
             // Grids: the dimensions the kernel leaves generic.
-            let grid: Vec<DimSize> =
-                dim_sizes(gb, &l.grid).into_iter().filter(|d| symbolic(blocks, d.dim)).collect();
+            let grid: Vec<DimSize> = dim_sizes(gb, &l.grid).into_iter().filter(|d| symbolic(blocks, d.dim)).collect();
             diags.extend(check_shape(profile, ShapeKind::Grid, &grid, l.grid.span, Some(&self.facts)));
             // Blocks: a generic dimension changes the block's total as well.
             if threads.iter().any(|(d, _)| symbolic(threads, *d)) {
                 let block = dim_sizes(gt, &l.block);
                 let found = check_shape(profile, ShapeKind::Block, &block, l.block.span, Some(&self.facts));
                 // A constant dimension was judged at the signature.
-                let judged: Vec<Span> =
-                    block.iter().filter(|d| !symbolic(threads, d.dim)).map(|d| d.span).collect();
-                diags.extend(found.into_iter().filter(|d| !judged.contains(&d.primary.span) || d.primary.span == l.block.span));
+                let judged: Vec<Span> = block.iter().filter(|d| !symbolic(threads, d.dim)).map(|d| d.span).collect();
+                diags.extend(
+                    found.into_iter().filter(|d| !judged.contains(&d.primary.span) || d.primary.span == l.block.span),
+                );
             }
         }
         let own;

@@ -12,10 +12,10 @@ use crate::nat::{Facts, Nat, Truth};
 use crate::place::{conflicts, Access, PStep, Place, ViewApp};
 use crate::program::{FnSig, Lower, Program, PATH_ALIASES, WARP_COLLECTIVES};
 use crate::ty::{Mem, Ty};
+pub use limits::{check_signature_limits, params_shared_use};
 use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
-pub use limits::{check_signature_limits, params_shared_use};
 pub use summary::{Summaries, Summary};
 use uniformity::Uni;
 
