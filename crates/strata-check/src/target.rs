@@ -314,7 +314,7 @@ pub fn check_shape(
                         format!(
                             "this {} has {} {} along {l}; {arch} allows at most {limit} along {l}",
                             kind.noun(),
-                            shown(&d.size).trim_matches('`'),
+                            shown(&d.size),
                             kind.items()
                         ),
                         d.span,
