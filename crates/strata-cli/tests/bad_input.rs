@@ -7,7 +7,6 @@
 //! lines, invalid UTF-8, unknown `-D`, signals to `strata`, a program that runs forever) and
 //! whatever else a newcomer types by mistake.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
