@@ -67,7 +67,13 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
             cmd.arg("-fopenmp");
         }
         cmd.arg("-o").arg(&tmp).arg(&src).arg("-lm");
-        cmd.output()
+        // Like the program, the compiler must not outlive `strata` (see `child`).
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let compiler = child::spawn(&mut cmd)?;
+        let pid = compiler.id();
+        let out = compiler.wait_with_output();
+        child::finished(pid);
+        out
     };
     let out = match attempt(true) {
         Ok(o) if o.status.success() => o,
