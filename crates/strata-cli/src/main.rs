@@ -89,6 +89,9 @@ enum Command {
         /// `sim` without race detection (bounds, barriers and memory spaces are still checked).
         #[arg(long)]
         no_race_check: bool,
+        /// Stop the program after this many seconds of wall-clock time (E0910); no limit by default.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit)]
+        time_limit: Option<std::time::Duration>,
         /// The GPU architecture whose limits the program must respect (threads per block, grid
         /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
         /// `sm_100`, `sm_120`.
@@ -225,12 +228,27 @@ fn main() -> ExitCode {
             return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
         }
     };
+    stop_children_on_signals();
     // Deeply nested (but legal) programs need more stack than the main thread may have.
     let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(cli));
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),
         _ => ExitCode::from(101),
     }
+}
+
+/// When `strata` is interrupted or terminated, the program it runs on the cpu device must stop
+/// too (it runs in its own process group, so the terminal's Ctrl-C does not reach it): kill it,
+/// then exit with the conventional status 128 + signal.
+fn stop_children_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            strata_cpu::kill_all();
+            std::process::exit(128 + sig);
+        }
+    });
 }
 
 fn run(cli: Cli) -> u8 {
@@ -254,13 +272,14 @@ fn run(cli: Cli) -> u8 {
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
             build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, arch, format, file } => {
+        Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
             let opts = strata_sim::Options {
                 max_steps,
                 random_seed: (schedule == Schedule::Random).then_some(seed),
                 check_races: !no_race_check,
+                deadline: None,
             };
-            run_file(&file, device, &define, &opts, format, arch)
+            run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
 }
@@ -278,19 +297,44 @@ fn explain(code: &str) -> u8 {
     }
 }
 
-/// Reads every file; returns `None` (after reporting) if one cannot be read.
-fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::FileId>> {
+/// Reads every file. On failure reports it and returns the exit status: a file that cannot be
+/// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
+fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
     let mut ids = Vec::new();
     for path in files {
-        match std::fs::read_to_string(path) {
-            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(e) => {
                 eprintln!("error: cannot read `{}`: {e}", path.display());
-                return None;
+                return Err(EXIT_USAGE);
+            }
+        };
+        match String::from_utf8(bytes) {
+            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+            Err(e) => {
+                // The lossy text keeps the valid prefix, so the offset is the same in both.
+                let at = e.utf8_error().valid_up_to() as u32;
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let id = sources.add(path.display().to_string(), text);
+                let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
+                let d =
+                    Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
+                        .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
+                report(&[d], sources, format);
+                return Err(EXIT_PROGRAM_ERRORS);
             }
         }
     }
-    Some(ids)
+    Ok(ids)
+}
+
+/// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).
+fn parse_time_limit(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 1e9) {
+        return Err(format!("the time limit must be a positive number of seconds, found `{s}`"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// `--arch sm_80`: the target profile of a known architecture.
@@ -308,7 +352,10 @@ fn parse_define(s: &str) -> Result<(String, u64), String> {
 
 fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &TargetProfile) -> u8 {
     let mut sources = SourceMap::new();
-    let Some(ids) = load(files, &mut sources) else { return EXIT_USAGE };
+    let ids = match load(files, &mut sources, format) {
+        Ok(ids) => ids,
+        Err(code) => return code,
+    };
     let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
     let mut all = Vec::new();
     for id in ids {
@@ -346,7 +393,7 @@ fn compile_for(
     profile: &TargetProfile,
 ) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
     let mut sources = SourceMap::new();
-    let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return Err(EXIT_USAGE) };
+    let ids = load(std::slice::from_ref(file), &mut sources, format)?;
     let id = ids[0];
     let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
     let parsed = strata_syntax::parse(id, sources.source(id));
@@ -446,6 +493,7 @@ fn run_file(
     device: Device,
     defines: &[(String, u64)],
     opts: &strata_sim::Options,
+    time_limit: Option<std::time::Duration>,
     format: Format,
     profile: &TargetProfile,
 ) -> u8 {
@@ -453,11 +501,17 @@ fn run_file(
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The limit counts the program's run only, not checking or compiling it.
+    let opts =
+        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match device {
         Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
-        Device::Cpu => strata_cpu::run(&program, id, &mut out),
+        Device::Cpu => {
+            let run = strata_cpu::RunOptions { time_limit, main_span: main_name_span(&program, &sources) };
+            strata_cpu::run(&program, id, &mut out, &run)
+        }
     };
     match result {
         Ok(_) => 0,
@@ -468,6 +522,14 @@ fn run_file(
             EXIT_PROGRAM_ERRORS
         }
     }
+}
+
+/// The name in `fn main`'s signature, where a run-time error of the whole program points.
+fn main_name_span(program: &strata_ir::ir::Program, sources: &SourceMap) -> Option<strata_diag::Span> {
+    let span = program.functions.iter().find(|f| f.name == "main")?.span;
+    let text = sources.source(span.file).get(span.lo as usize..span.hi as usize)?;
+    let at = span.lo + text.find("main")? as u32;
+    Some(strata_diag::Span::new(span.file, at, at + 4))
 }
 
 fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {

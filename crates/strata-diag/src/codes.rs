@@ -62,6 +62,7 @@ registry! {
     UNTERMINATED_COMMENT = "E0002", Syntax, "unterminated block comment";
     UNTERMINATED_STRING = "E0003", Syntax, "unterminated string literal";
     INVALID_LITERAL = "E0004", Syntax, "invalid numeric literal";
+    INVALID_UTF8 = "E0005", Syntax, "source file is not valid UTF-8";
     UNEXPECTED_TOKEN = "E0010", Syntax, "unexpected token";
     UNCLOSED_DELIMITER = "E0011", Syntax, "unclosed delimiter";
     NESTING_TOO_DEEP = "E0012", Syntax, "nesting too deep";
@@ -127,6 +128,8 @@ registry! {
     RUN_STEP_LIMIT = "E0907", Run, "step limit reached";
     RUN_ASSERTION = "E0908", Run, "assertion failed";
     RUN_ARITHMETIC = "E0909", Run, "arithmetic error";
+    RUN_TIME_LIMIT = "E0910", Run, "time limit exceeded";
+    RUN_KILLED = "E0911", Run, "program killed by a signal";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
