@@ -120,20 +120,19 @@ pub fn library(program: &Program, env: &Env, file: FileId) -> Result<Library, Ve
             errors.push(unsupported(f.span, "a kernel without a signature", "no signature"));
             continue;
         };
-        for (name, kind) in &sig.generics {
-            if matches!(kind, Kind::Mem | Kind::DataTy) {
-                errors.push(
-                    unsupported(
-                        sig.span,
-                        format!("a kernel generic over a {} (`{name}`)", kind_word(*kind)),
-                        "a C function needs concrete types and memory spaces",
-                    )
-                    .with_note(
-                        "write a kernel with concrete types (it may call the generic function); \
-                         generic sizes (`n: nat`) are fine: they become `uint64_t` arguments",
-                    ),
-                );
-            }
+        if let Some((name, kind)) = sig.generics.iter().find(|(_, k)| matches!(k, Kind::Mem | Kind::DataTy)) {
+            errors.push(
+                unsupported(
+                    sig.span,
+                    format!("a kernel generic over a {} (`{name}`)", kind_word(*kind)),
+                    "a C function needs concrete types and memory spaces",
+                )
+                .with_note(
+                    "write a kernel with concrete types (it may call the generic function); \
+                     generic sizes (`n: nat`) are fine: they become `uint64_t` arguments",
+                ),
+            );
+            continue;
         }
         // The caller's parameters: shared-memory buffers (`[grid.blocks…] tmp: …`) are the
         // launch's business.
@@ -170,17 +169,22 @@ pub fn library(program: &Program, env: &Env, file: FileId) -> Result<Library, Ve
                 // Over constants only: a Strata launch would check it, a library has no launch in
                 // Strata, so it is checked here, once.
                 (Some(a), Some(b)) if !has_param(&a) && !has_param(&b) => {
-                    let holds = match (eval_const(&a), eval_const(&b)) {
+                    let values = (eval_const(&a), eval_const(&b));
+                    let holds = match values {
                         (Some(x), Some(y)) => compare(x, *op, y),
                         _ => false,
                     };
                     if !holds {
+                        let label = match values {
+                            (Some(x), Some(y)) => format!("false: it says `{x} {} {y}`", op.symbol()),
+                            _ => "a size here does not fit 64 bits".to_string(),
+                        };
                         errors.push(
                             Diagnostic::error(
                                 codes::SIZE_NOT_PROVEN,
                                 format!("the `where` clause of kernel `{}` does not hold", f.name),
                                 *span,
-                                format!("`{a} {} {b}` is false", op.symbol()),
+                                label,
                             )
                             .with_note(
                                 "the kernel was checked assuming it; a library has no launch in Strata that \

@@ -1,0 +1,340 @@
+//! Kernel libraries (docs/libraries.md): `strata emit` of a file without `main` writes its kernels
+//! with one typed launch function each and a header. The C library of `examples/lib/saxpy.strata`
+//! is linked into `examples/lib/main.c`, which checks every result against plain C loops (with and
+//! without OpenMP); the CUDA library is compiled and linked with `examples/lib/main.cu` by nvcc
+//! (no GPU here to run it). Files the checker rejects, files with nothing to emit and kernels a
+//! C function cannot express are refused with diagnostics, and no file is written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn strata() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
+    c.current_dir(root());
+    c
+}
+
+/// A fresh directory for one test.
+fn work_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-lib-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    assert!(out.status.success(), "{what} failed:\n{}{}", text(&out.stdout), text(&out.stderr));
+    out
+}
+
+/// Emits `examples/lib/saxpy.strata` for `target` into `dir` as `saxpy.<ext>` and `header`.
+fn emit_saxpy(dir: &Path, target: &str, ext: &str, header: &str) {
+    let src = dir.join(format!("saxpy.{ext}"));
+    run_ok(
+        strata()
+            .args(["emit", "--target", target, "--header"])
+            .arg(dir.join(header))
+            .arg("-o")
+            .arg(&src)
+            .arg("examples/lib/saxpy.strata"),
+        "strata emit",
+    );
+}
+
+#[test]
+fn c_library_links_into_a_c_program_whose_results_agree_with_plain_c() {
+    let dir = work_dir("c");
+    emit_saxpy(&dir, "c", "c", "saxpy.h");
+    let header = std::fs::read_to_string(dir.join("saxpy.h")).unwrap();
+    // One typed launch function per kernel: sizes first, `&shrd` read-only, `&uniq` restrict.
+    for decl in [
+        "int saxpy_launch(uint64_t n, float a, const float *x, float *STRATA_RESTRICT y);",
+        "int block_sums_launch(uint64_t nb, const int32_t *input, int32_t *STRATA_RESTRICT sums);",
+        "int transpose_launch(uint64_t n, const double *input, double *STRATA_RESTRICT output);",
+    ] {
+        assert!(header.contains(decl), "no `{decl}` in\n{header}");
+    }
+    assert!(header.contains("#ifndef STRATA_SAXPY_H") && header.contains("extern \"C\" {"), "{header}");
+    // The device function `axpy` is in the library, not in its interface; no `main`.
+    assert!(!header.contains(" axpy_launch("), "{header}");
+    let source = std::fs::read_to_string(dir.join("saxpy.c")).unwrap();
+    assert!(!source.contains("int main("), "a library has no main");
+    std::fs::copy(root().join("examples/lib/main.c"), dir.join("main.c")).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    // The application's own code sees only the header: strict C99 without a warning.
+    run_ok(
+        Command::new(&cc).current_dir(&dir).args([
+            "-std=c99",
+            "-pedantic",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+            "main.c",
+        ]),
+        "cc main.c",
+    );
+    for openmp in [true, false] {
+        let mut cmd = Command::new(&cc);
+        cmd.current_dir(&dir).args(["-O2", "-fwrapv", "-ffp-contract=off"]);
+        if openmp {
+            cmd.arg("-fopenmp");
+        }
+        cmd.args(["main.c", "saxpy.c", "-lm", "-o", "main"]);
+        let out = cmd.output().unwrap();
+        if openmp && !out.status.success() && text(&out.stderr).contains("omp") {
+            eprintln!("library: {cc} has no OpenMP; tested without it only");
+            continue;
+        }
+        assert!(out.status.success(), "cc (openmp: {openmp}):\n{}", text(&out.stderr));
+        let out = Command::new(dir.join("main")).output().unwrap();
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "openmp: {openmp}:\n{stdout}{}", text(&out.stderr));
+        for line in [
+            "saxpy n=1024: y[1]=-0.75 y[n-1]=1276.75",
+            "block_sums nb=100: total=-132800",
+            "transpose n=96: out[1]=96",
+            "where clauses: checked",
+            "all results agree with plain C",
+        ] {
+            assert!(stdout.lines().any(|l| l == line), "openmp: {openmp}: no `{line}` in\n{stdout}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn c_header_is_valid_cpp() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if Command::new(&cxx).arg("--version").output().is_err() {
+        eprintln!("library: no C++ compiler `{cxx}`; the C++ use of the C header is not tested");
+        return;
+    }
+    let dir = work_dir("cpp");
+    emit_saxpy(&dir, "c", "c", "saxpy.h");
+    std::fs::write(
+        dir.join("use.cpp"),
+        "#include \"saxpy.h\"\nint use(float *x, float *y) { return saxpy_launch(256, 2.0f, x, y); }\n",
+    )
+    .unwrap();
+    run_ok(
+        Command::new(&cxx).current_dir(&dir).args(["-std=c++11", "-pedantic", "-Wall", "-Werror", "-c", "use.cpp"]),
+        "c++ use.cpp",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn nvcc() -> Option<PathBuf> {
+    let candidate = std::env::var_os("NVCC")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".venv/bin/nvcc"));
+    let ok = Command::new(&candidate).arg("--version").output().is_ok_and(|o| o.status.success());
+    ok.then_some(candidate)
+}
+
+#[test]
+fn cuda_library_compiles_and_links_with_a_cuda_program() {
+    let dir = work_dir("cuda");
+    emit_saxpy(&dir, "cuda", "cu", "saxpy_cuda.h");
+    let header = std::fs::read_to_string(dir.join("saxpy_cuda.h")).unwrap();
+    for decl in [
+        "#include <cuda_runtime.h>",
+        "cudaError_t saxpy_launch(uint64_t n, float a, const float *x, float *STRATA_RESTRICT y, cudaStream_t stream);",
+        "cudaError_t transpose_launch(uint64_t n, const double *input, double *STRATA_RESTRICT output, cudaStream_t stream);",
+    ] {
+        assert!(header.contains(decl), "no `{decl}` in\n{header}");
+    }
+    let source = std::fs::read_to_string(dir.join("saxpy.cu")).unwrap();
+    // On the caller's stream, with the launch checked and no synchronisation.
+    assert!(source.contains(", strata_smem, stream>>>(") && source.contains("return cudaGetLastError();"), "{source}");
+    assert!(!source.contains("cudaDeviceSynchronize") && !source.contains("int main("), "{source}");
+    let Some(nvcc) = nvcc() else {
+        assert!(
+            std::env::var("STRATA_REQUIRE_NVCC").as_deref() != Ok("1"),
+            "STRATA_REQUIRE_NVCC=1 but nvcc was not found: run scripts/setup-nvcc.sh"
+        );
+        eprintln!("library: nvcc not found ($NVCC or .venv/bin/nvcc); run scripts/setup-nvcc.sh — CUDA link skipped");
+        return;
+    };
+    std::fs::copy(root().join("examples/lib/main.cu"), dir.join("main.cu")).unwrap();
+    run_ok(
+        Command::new(&nvcc).current_dir(&dir).args([
+            "-Werror",
+            "all-warnings",
+            "-gencode",
+            "arch=compute_80,code=sm_80",
+            "-o",
+            "main",
+            "main.cu",
+            "saxpy.cu",
+        ]),
+        "nvcc main.cu saxpy.cu",
+    );
+    assert!(dir.join("main").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `strata emit --target c` of `source` (written to a file of `dir`) into `dir/out.c` and
+/// `dir/out.h`: the exit status and stderr; asserts that a failure writes neither file.
+fn emit_source(dir: &Path, source: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let file = dir.join("input.strata");
+    std::fs::write(&file, source).unwrap();
+    let (c, h) = (dir.join("out.c"), dir.join("out.h"));
+    let _ = std::fs::remove_file(&c);
+    let _ = std::fs::remove_file(&h);
+    let out = strata()
+        .args(["emit", "--target", "c"])
+        .args(extra)
+        .arg("-o")
+        .arg(&c)
+        .arg("--header")
+        .arg(&h)
+        .arg(&file)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        assert!(!c.exists() && !h.exists(), "a failed emit wrote files");
+    }
+    (out.status.code(), text(&out.stderr))
+}
+
+#[test]
+fn a_library_whose_kernel_the_checker_rejects_is_not_emitted() {
+    let dir = work_dir("race");
+    // Every thread of the block writes v[0].
+    let (code, stderr) = emit_source(
+        &dir,
+        "fn racy(v: &uniq gpu.global [f32; 256]) -[grid: gpu.grid<X<1>, X<256>>]-> () {
+    sched(X) block in grid.blocks {
+        sched(X) thread in block.threads {
+            v[0] = 1.0;
+        }
+    }
+}
+",
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("error[E0502]"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_without_kernel_and_main_has_nothing_to_emit() {
+    let dir = work_dir("nothing");
+    for source in ["", "fn axpy(a: f32, x: f32, y: f32) -[t: gpu.thread]-> f32 {\n    a * x + y\n}\n"] {
+        let (code, stderr) = emit_source(&dir, source, &[]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("error[E0806]: nothing to emit: the file has no kernel"), "{stderr}");
+        assert!(stderr.contains("input.strata:1:1"), "{stderr}");
+    }
+    // The same with `--target cuda` and to standard output.
+    let out = strata().args(["emit", "--target", "cuda"]).arg(dir.join("input.strata")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("E0806") && out.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kernels_a_c_function_cannot_express_are_refused() {
+    let dir = work_dir("refused");
+    let cases = [
+        // Generic over a memory space: no C type.
+        (
+            "fn scale<m: mem>(v: &uniq m [f32; 256]) -[grid: gpu.grid<X<1>, X<256>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = 2.0;
+    }
+}
+",
+            "E0801",
+            "a kernel generic over a memory space (`m`)",
+        ),
+        // A tuple by value.
+        (
+            "fn fill(p: (f32, f32), v: &uniq gpu.global [f32; 64]) -[grid: gpu.grid<X<1>, X<64>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = p.0;
+    }
+}
+",
+            "E0801",
+            "the kernel parameter `p` cannot be passed from C",
+        ),
+        // A `where` clause over constants that is false: the kernel was checked assuming it, and
+        // no Strata launch checks it.
+        (
+            "const N: nat = 100;
+fn fill(v: &uniq gpu.global [f32; N]) -[grid: gpu.grid<X<1>, X<N>>]-> () where N % 32 == 0 {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = 1.0;
+    }
+}
+",
+            "E0301",
+            "the `where` clause of kernel `fill` does not hold",
+        ),
+        // The launch function of `k` would be the function `k_launch`.
+        (
+            "fn k(v: &uniq gpu.global [f32; 64]) -[grid: gpu.grid<X<1>, X<64>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = 1.0;
+    }
+}
+fn k_launch(v: &uniq gpu.global [f32; 64]) -[grid: gpu.grid<X<1>, X<64>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = 2.0;
+    }
+}
+",
+            "E0801",
+            "the launch function `k_launch` of kernel `k` would clash",
+        ),
+    ];
+    for (source, code, message) in cases {
+        let (status, stderr) = emit_source(&dir, source, &[]);
+        assert_eq!(status, Some(1), "{stderr}");
+        assert!(stderr.contains(&format!("error[{code}]")) && stderr.contains(message), "{message}:\n{stderr}");
+    }
+    // The same `where` clause holds with `-D N=128`.
+    let (status, stderr) = emit_source(&dir, cases[2].0, &["-D", "N=128"]);
+    assert_eq!(status, Some(0), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn programs_stay_programs_and_lib_makes_a_library_of_one() {
+    // Without `--lib`, a file with `main` is emitted as before: a whole program, no launch functions.
+    let out = run_ok(strata().args(["emit", "--target", "c", "examples/transpose.strata"]), "emit");
+    let c = text(&out.stdout);
+    assert!(c.contains("int main(void)") && !c.contains("_launch"), "{c}");
+    // `--header` is for libraries: a usage error for a program.
+    let out = strata()
+        .args(["emit", "--target", "c", "--header", "/dev/null", "examples/transpose.strata"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("add `--lib`"), "{}", text(&out.stderr));
+    // `--lib` leaves out `main` and the host code and exports the kernel.
+    let out = run_ok(strata().args(["emit", "--target", "c", "--lib", "examples/transpose.strata"]), "emit --lib");
+    let c = text(&out.stdout);
+    assert!(c.contains("int transpose_launch(const double *input, double *STRATA_RESTRICT output) {"), "{c}");
+    assert!(!c.contains("int main("), "{c}");
+    // `--lib` means nothing for the IR.
+    let out = strata().args(["emit", "--target", "ir", "--lib", "examples/transpose.strata"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A library is not a program: `strata run` still needs `main`.
+    let out = strata().args(["run", "examples/lib/saxpy.strata"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no `main` function"), "{}", text(&out.stderr));
+}
