@@ -81,6 +81,9 @@ int main(void) {
     expect(transpose_launch(40, NULL, NULL) == EINVAL, "transpose_launch refuses n = 40 with EINVAL");
     /* So is every size the kernel computes: n * 4 bytes does not fit 64 bits. */
     expect(saxpy_launch(UINT64_MAX - 255, 1.0f, x, y) == EINVAL, "saxpy_launch refuses a size that overflows");
+    /* An empty grid runs nothing and succeeds. */
+    expect(saxpy_launch(0, 1.0f, NULL, NULL) == 0, "saxpy_launch of 0 elements does nothing");
+    expect(block_sums_launch(0, NULL, NULL) == 0, "block_sums_launch of 0 blocks does nothing");
     printf("where clauses: checked\n");
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);

@@ -58,6 +58,8 @@ int main() {
     expect(saxpy_launch(n, 2.5f, dx, dy, stream) == cudaSuccess, "saxpy_launch succeeds");
     // The kernel's `where n % 256 == 0` is checked before anything is launched.
     expect(saxpy_launch(1000, 2.5f, dx, dy, stream) == cudaErrorInvalidValue, "saxpy_launch refuses n = 1000");
+    // An empty grid runs nothing and succeeds.
+    expect(saxpy_launch(0, 2.5f, nullptr, nullptr, stream) == cudaSuccess, "saxpy_launch of 0 elements");
 
     const uint64_t nb = 100;
     std::vector<int32_t> in(nb * 256), sums(nb, 0);

@@ -338,3 +338,125 @@ fn programs_stay_programs_and_lib_makes_a_library_of_one() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no `main` function"), "{}", text(&out.stderr));
 }
+
+/// Every example and benchmark program that has a kernel, emitted as a library with `--lib`.
+fn programs_with_kernels() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["examples", "bench"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+            let p = e.path();
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            if p.extension().is_some_and(|x| x == "strata") && text.contains("gpu.grid<") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_example_as_a_library_compiles_as_c_and_cuda() {
+    let dir = work_dir("all");
+    let files = programs_with_kernels();
+    assert!(files.len() >= 20, "found only {} programs", files.len());
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let nvcc = nvcc();
+    for (i, file) in files.iter().enumerate() {
+        for (target, ext) in [("c", "c"), ("cuda", "cu")] {
+            let (src, header) = (dir.join(format!("lib{i}.{ext}")), dir.join(format!("lib{i}_{ext}.h")));
+            run_ok(
+                strata()
+                    .args(["emit", "--target", target, "--lib", "-o"])
+                    .arg(&src)
+                    .arg("--header")
+                    .arg(&header)
+                    .arg(file),
+                &format!("strata emit --target {target} --lib {}", file.display()),
+            );
+            let what = format!("{} ({target})", file.display());
+            if target == "c" {
+                run_ok(
+                    Command::new(&cc)
+                        .args(["-std=gnu11", "-O1", "-fopenmp", "-c", "-o"])
+                        .arg(dir.join("lib.o"))
+                        .arg(&src),
+                    &what,
+                );
+                // The header alone is strict C99.
+                let user = dir.join("user.c");
+                std::fs::write(&user, format!("#include \"{}\"\n", header.display())).unwrap();
+                run_ok(
+                    Command::new(&cc)
+                        .args(["-std=c99", "-pedantic", "-Wall", "-Werror", "-c", "-o"])
+                        .arg(dir.join("user.o"))
+                        .arg(&user),
+                    &format!("{what}: header"),
+                );
+            } else if let Some(nvcc) = &nvcc {
+                run_ok(
+                    Command::new(nvcc)
+                        .args(["-Werror", "all-warnings", "-gencode", "arch=compute_80,code=sm_80", "-c", "-o"])
+                        .arg(dir.join("lib.o"))
+                        .arg(&src),
+                    &what,
+                );
+            }
+        }
+    }
+    if nvcc.is_none() {
+        eprintln!("library: nvcc not found; the CUDA libraries were emitted but not compiled");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two libraries with kernels and device functions of the same shapes link into one application:
+/// nothing but the launch functions is visible outside a library (`static` in C, an unnamed
+/// namespace in CUDA C++), so their internal names cannot clash.
+#[test]
+fn two_libraries_link_into_one_program() {
+    let dir = work_dir("two");
+    let saxpy = std::fs::read_to_string(root().join("examples/lib/saxpy.strata")).unwrap();
+    let other = saxpy
+        .replace("fn saxpy<", "fn saxpy_b<")
+        .replace("fn block_sums<", "fn block_sums_b<")
+        .replace("fn transpose<", "fn transpose_b<");
+    std::fs::write(dir.join("saxpy.strata"), &saxpy).unwrap();
+    std::fs::write(dir.join("other.strata"), &other).unwrap();
+    let nvcc = nvcc();
+    for (target, ext) in [("c", "c"), ("cuda", "cu")] {
+        for name in ["saxpy", "other"] {
+            run_ok(
+                strata()
+                    .args(["emit", "--target", target, "-o"])
+                    .arg(dir.join(format!("{name}.{ext}")))
+                    .arg("--header")
+                    .arg(dir.join(format!("{name}_{ext}.h")))
+                    .arg(dir.join(format!("{name}.strata"))),
+                "strata emit",
+            );
+        }
+        let stream = if target == "cuda" { ", 0" } else { "" };
+        let main = format!(
+            "#include \"saxpy_{ext}.h\"\n#include \"other_{ext}.h\"\n\
+             int main(void) {{ return (int)saxpy_launch(0, 1.0f, 0, 0{stream}) + (int)saxpy_b_launch(0, 1.0f, 0, 0{stream}); }}\n"
+        );
+        std::fs::write(dir.join(format!("main.{ext}")), main).unwrap();
+        let files = [format!("main.{ext}"), format!("saxpy.{ext}"), format!("other.{ext}")];
+        if target == "c" {
+            let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+            run_ok(Command::new(&cc).current_dir(&dir).args(&files).args(["-lm", "-o", "main_c"]), "cc");
+            // Both launch functions return at once for 0 elements.
+            run_ok(&mut Command::new(dir.join("main_c")), "main_c");
+        } else if let Some(nvcc) = &nvcc {
+            run_ok(
+                Command::new(nvcc)
+                    .current_dir(&dir)
+                    .args(["-Werror", "all-warnings", "-gencode", "arch=compute_80,code=sm_80", "-o", "main_cuda"])
+                    .args(&files),
+                "nvcc",
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -16,7 +16,7 @@
 //! done; on CUDA, on the caller's stream with the dynamic shared memory the kernel needs, without
 //! waiting.
 
-use crate::emit::{c_ident, c_type, scalar_c, Emitter};
+use crate::emit::{c_ident, c_type, scalar_c, Emitter, RUNTIME};
 use std::collections::HashSet;
 use std::fmt::Write;
 use strata_diag::Diagnostic;
@@ -51,6 +51,22 @@ pub(crate) fn emit_library(lib: &Library, program: &Program, name: &str, cuda: b
             0,
             "#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)\n#define _POSIX_C_SOURCE 200809L\n#endif\n",
         );
+    } else {
+        // In C every function but the launch functions is `static`. In CUDA C++ the kernels, the
+        // device functions and the shared-memory size functions go into an unnamed namespace
+        // instead: internal to this file, so that two libraries in one application cannot clash
+        // on their names (or, worse, merge two different inline `_smem` functions of one name).
+        // The runtime before them stays outside: its `inline` helpers are the same everywhere.
+        let Some(at) = source.find(RUNTIME).map(|i| i + RUNTIME.len()) else {
+            return Err(Box::new(Diagnostic::error(
+                strata_diag::codes::UNSUPPORTED,
+                "internal error: the emitted CUDA has no runtime",
+                program.functions.first().map_or(strata_diag::Span::DUMMY, |f| f.span),
+                "please report this",
+            )));
+        };
+        source.insert_str(at, "\nnamespace {\n");
+        source.push_str("} // namespace\n");
     }
     source.push_str(CHECKED_ARITHMETIC);
     source.push('\n');
@@ -341,6 +357,16 @@ impl Kernel {
         if checked {
             writeln!(out, "    if (!strata_ok) return {invalid};").ok();
         }
+        // An empty grid or block (a size argument of 0) runs nothing, on both targets (CUDA would
+        // refuse the launch; the cpu device would run block-level code for threads that do not
+        // exist).
+        let variable: Vec<&str> =
+            self.dims.iter().zip(names).filter(|((_, constant), _)| !constant).map(|(_, n)| n).collect();
+        if !variable.is_empty() {
+            let tests: Vec<String> = variable.iter().map(|n| format!("{n} == 0")).collect();
+            let ok = if cuda { "cudaSuccess" } else { "0" };
+            writeln!(out, "    if ({}) return {ok};", tests.join(" || ")).ok();
+        }
         let mut args: Vec<String> = self.sizes.iter().map(|(_, c)| c.clone()).collect();
         for p in &self.params {
             args.push(match p.access {
@@ -351,8 +377,6 @@ impl Kernel {
         if cuda {
             // A grid or block extent a size parameter gives must fit CUDA's `unsigned`; the
             // runtime itself refuses extents beyond the device's limits.
-            let variable: Vec<&str> =
-                self.dims.iter().zip(names).filter(|((_, constant), _)| !constant).map(|(_, n)| n).collect();
             if !variable.is_empty() {
                 let tests: Vec<String> = variable.iter().map(|n| format!("{n} > UINT32_MAX")).collect();
                 writeln!(out, "    if ({}) return cudaErrorInvalidConfiguration;", tests.join(" || ")).ok();
