@@ -460,3 +460,63 @@ fn two_libraries_link_into_one_program() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Scalars of every kind by value, a reference to one scalar and an owning pointer, through a C
+/// program: the values arrive.
+#[test]
+fn parameters_of_every_kind_pass_from_c() {
+    let dir = work_dir("params");
+    std::fs::write(
+        dir.join("kinds.strata"),
+        "fn kinds(s: &shrd gpu.global f32, v: [f32; 64] @ gpu.global, on: bool, k: u64, i: i32, d: f64)
+-[grid: gpu.grid<X<2>, X<32>>]-> () {
+    sched(X) thread in grid.to_threads {
+        if on {
+            v[[thread]] = *s + (k as f32) + (i as f32) + (d as f32);
+        } else {
+            v[[thread]] = 0.0;
+        }
+    }
+}
+",
+    )
+    .unwrap();
+    run_ok(
+        strata()
+            .args(["emit", "--target", "c", "-o"])
+            .arg(dir.join("kinds.c"))
+            .arg("--header")
+            .arg(dir.join("kinds.h"))
+            .arg(dir.join("kinds.strata")),
+        "strata emit",
+    );
+    let header = std::fs::read_to_string(dir.join("kinds.h")).unwrap();
+    let decl = "int kinds_launch(const float *s, float *STRATA_RESTRICT v, bool on, uint64_t k, int32_t i, double d);";
+    assert!(header.contains(decl), "no `{decl}` in\n{header}");
+    assert!(
+        header.contains("on a grid of 2 blocks of 32 threads")
+            && header.contains("`s`: points to 1 element of `float`"),
+        "{header}"
+    );
+    std::fs::write(
+        dir.join("main.c"),
+        "#include \"kinds.h\"
+#include <stdio.h>
+int main(void) {
+    float s = 0.5f, v[64];
+    if (kinds_launch(&s, v, true, 2, -4, 0.25) != 0) return 1;
+    for (int j = 0; j < 64; j++) if (v[j] != -1.25f) return 2;
+    if (kinds_launch(&s, v, false, 2, -4, 0.25) != 0) return 3;
+    for (int j = 0; j < 64; j++) if (v[j] != 0.0f) return 4;
+    puts(\"ok\");
+    return 0;
+}
+",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    run_ok(Command::new(&cc).current_dir(&dir).args(["main.c", "kinds.c", "-lm", "-o", "main"]), "cc");
+    let out = run_ok(&mut Command::new(dir.join("main")), "main");
+    assert_eq!(text(&out.stdout), "ok\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -247,11 +247,15 @@ impl Kernel {
             let n = d.iter().rposition(|x| *x != IExpr::Const(1)).map_or(1, |i| i + 1);
             d[..n].iter().map(pretty).collect::<Vec<_>>().join(" x ")
         };
+        let count = |d: &[IExpr; 3], one: &str, many: &str| match shape(d).as_str() {
+            "1" => format!("1 {one}"),
+            s => format!("{s} {many}"),
+        };
         doc.push(format!(
-            "Runs the kernel `{}` on a grid of {} blocks of {} threads{}.",
+            "Runs the kernel `{}` on a grid of {} of {}{}.",
             f.name,
-            shape(grid),
-            shape(block),
+            count(grid, "block", "blocks"),
+            count(block, "thread", "threads"),
             if cuda { " on `stream`, without waiting for it" } else { "; returns when it is done" }
         ));
         for (strata, c) in &sizes {
@@ -278,7 +282,11 @@ impl Kernel {
                     } else {
                         (format!("{scalar} *STRATA_RESTRICT "), "written; must not overlap any other argument")
                     };
-                    (ty, format!("`{c_name}`: points to {} elements of `{scalar}`{space}, {what}.", pretty(&elems)))
+                    let count = match elems {
+                        IExpr::Const(1) => "1 element".to_string(),
+                        _ => format!("{} elements", pretty(&elems)),
+                    };
+                    (ty, format!("`{c_name}`: points to {count} of `{scalar}`{space}, {what}."))
                 }
                 _ => (kernel_ty.clone(), format!("`{c_name}`.")),
             };
