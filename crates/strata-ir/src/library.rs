@@ -78,7 +78,7 @@ pub fn library(program: &Program, env: &Env, file: FileId) -> Result<Library, Ve
             codes::NOTHING_TO_EMIT,
             "nothing to emit: the file has no kernel",
             Span::new(file, 0, 0),
-            "a file without `main` is a kernel library, and a library needs a kernel",
+            "a kernel library (a file without `main`, or `--lib`) needs a kernel",
         )
         .with_note(
             "a kernel is a function run by a grid, `fn k(…) -[grid: gpu.grid<X<4>, X<256>>]-> ()`; \
