@@ -362,52 +362,56 @@ fn every_example_as_a_library_compiles_as_c_and_cuda() {
     assert!(files.len() >= 20, "found only {} programs", files.len());
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let nvcc = nvcc();
-    for (i, file) in files.iter().enumerate() {
-        for (target, ext) in [("c", "c"), ("cuda", "cu")] {
-            let (src, header) = (dir.join(format!("lib{i}.{ext}")), dir.join(format!("lib{i}_{ext}.h")));
-            run_ok(
-                strata()
-                    .args(["emit", "--target", target, "--lib", "-o"])
-                    .arg(&src)
-                    .arg("--header")
-                    .arg(&header)
-                    .arg(file),
-                &format!("strata emit --target {target} --lib {}", file.display()),
-            );
-            let what = format!("{} ({target})", file.display());
-            if target == "c" {
-                run_ok(
-                    Command::new(&cc)
-                        .args(["-std=gnu11", "-O1", "-fopenmp", "-c", "-o"])
-                        .arg(dir.join("lib.o"))
-                        .arg(&src),
-                    &what,
-                );
-                // The header alone is strict C99.
-                let user = dir.join("user.c");
-                std::fs::write(&user, format!("#include \"{}\"\n", header.display())).unwrap();
-                run_ok(
-                    Command::new(&cc)
-                        .args(["-std=c99", "-pedantic", "-Wall", "-Werror", "-c", "-o"])
-                        .arg(dir.join("user.o"))
-                        .arg(&user),
-                    &format!("{what}: header"),
-                );
-            } else if let Some(nvcc) = &nvcc {
-                run_ok(
-                    Command::new(nvcc)
-                        .args(["-Werror", "all-warnings", "-gencode", "arch=compute_80,code=sm_80", "-c", "-o"])
-                        .arg(dir.join("lib.o"))
-                        .arg(&src),
-                    &what,
-                );
-            }
+    // nvcc takes seconds per file: the files are shared out among a few threads.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                compile_as_library(&dir, i, file, &cc, nvcc.as_deref());
+            });
         }
-    }
+    });
     if nvcc.is_none() {
         eprintln!("library: nvcc not found; the CUDA libraries were emitted but not compiled");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`every_example_as_a_library_compiles_as_c_and_cuda`] for one file (`i` names its outputs).
+fn compile_as_library(dir: &Path, i: usize, file: &Path, cc: &str, nvcc: Option<&Path>) {
+    for (target, ext) in [("c", "c"), ("cuda", "cu")] {
+        let (src, header) = (dir.join(format!("lib{i}.{ext}")), dir.join(format!("lib{i}_{ext}.h")));
+        run_ok(
+            strata().args(["emit", "--target", target, "--lib", "-o"]).arg(&src).arg("--header").arg(&header).arg(file),
+            &format!("strata emit --target {target} --lib {}", file.display()),
+        );
+        let what = format!("{} ({target})", file.display());
+        let object = dir.join(format!("lib{i}_{ext}.o"));
+        if target == "c" {
+            run_ok(Command::new(cc).args(["-std=gnu11", "-O1", "-fopenmp", "-c", "-o"]).arg(&object).arg(&src), &what);
+            // The header alone is strict C99.
+            let user = dir.join(format!("user{i}.c"));
+            std::fs::write(&user, format!("#include \"{}\"\n", header.display())).unwrap();
+            run_ok(
+                Command::new(cc)
+                    .args(["-std=c99", "-pedantic", "-Wall", "-Werror", "-c", "-o"])
+                    .arg(dir.join(format!("user{i}.o")))
+                    .arg(&user),
+                &format!("{what}: header"),
+            );
+        } else if let Some(nvcc) = nvcc {
+            run_ok(
+                Command::new(nvcc)
+                    .args(["-Werror", "all-warnings", "-gencode", "arch=compute_80,code=sm_80", "-c", "-o"])
+                    .arg(&object)
+                    .arg(&src),
+                &what,
+            );
+        }
+    }
 }
 
 /// Two libraries with kernels and device functions of the same shapes link into one application:
