@@ -524,3 +524,57 @@ int main(void) {
     assert_eq!(text(&out.stdout), "ok\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A launch checks every `where` clause before it runs anything, and a size that would go below
+/// zero (`n - 32` for `n = 0`) is refused, not wrapped around.
+#[test]
+fn where_clauses_and_size_arithmetic_are_checked_at_launch() {
+    let dir = work_dir("where");
+    std::fs::write(
+        dir.join("shift.strata"),
+        "fn shift<n: nat>(x: &shrd gpu.global [f32; n], y: &uniq gpu.global [f32; n - 32])
+-[grid: gpu.grid<X<n / 32 - 1>, X<32>>]-> () where n % 32 == 0, n >= 64 {
+    sched(X) thread in grid.to_threads {
+        y[[thread]] = x.take_right::<32>[[thread]];
+    }
+}
+",
+    )
+    .unwrap();
+    run_ok(
+        strata()
+            .args(["emit", "--target", "c", "-o"])
+            .arg(dir.join("shift.c"))
+            .arg("--header")
+            .arg(dir.join("shift.h"))
+            .arg(dir.join("shift.strata")),
+        "strata emit",
+    );
+    let header = std::fs::read_to_string(dir.join("shift.h")).unwrap();
+    for line in ["`y`: points to n - 32 elements of `float`", "Requires `n % 32 == 0`.", "Requires `n >= 64`."] {
+        assert!(header.contains(line), "no `{line}` in\n{header}");
+    }
+    std::fs::write(
+        dir.join("main.c"),
+        "#include \"shift.h\"
+#include <stdio.h>
+int main(void) {
+    float x[96], y[64] = {0};
+    for (int i = 0; i < 96; i++) x[i] = (float)i;
+    /* 0 % 32 == 0, but not 0 >= 64 (and 0 - 32 is no size); 48 % 32 != 0; 32 < 64. */
+    printf(\"%d %d %d\\n\", shift_launch(0, x, y) == EINVAL, shift_launch(48, x, y) == EINVAL, shift_launch(32, x, y) == EINVAL);
+    printf(\"%g\\n\", (double)y[63]);
+    int r = shift_launch(96, x, y);
+    printf(\"%d %g %g\\n\", r, (double)y[0], (double)y[63]);
+    return 0;
+}
+",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    run_ok(Command::new(&cc).current_dir(&dir).args(["main.c", "shift.c", "-lm", "-o", "main"]), "cc");
+    let out = run_ok(&mut Command::new(dir.join("main")), "main");
+    // The refused launches wrote nothing; the good one shifted by 32.
+    assert_eq!(text(&out.stdout), "1 1 1\n0\n0 32 95\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
