@@ -119,6 +119,13 @@ enum Command {
         /// `sm_100`, `sm_120`.
         #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
         arch: &'static TargetProfile,
+        /// Emit the kernels as a library (a launch function per kernel) even though the file has
+        /// `main` (left out, with all host code). A file without `main` is always a library.
+        #[arg(long)]
+        lib: bool,
+        /// For a kernel library: also write the header declaring its launch functions to this file.
+        #[arg(long, value_name = "FILE")]
+        header: Option<PathBuf>,
         /// The `.strata` file.
         file: PathBuf,
     },
@@ -264,7 +271,9 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
-        Command::Emit { target, define, output, arch, file } => emit(&file, target, &define, output.as_deref(), arch),
+        Command::Emit { target, define, output, arch, lib, header, file } => {
+            emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
+        }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
             let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
@@ -392,6 +401,21 @@ fn compile_for(
     format: Format,
     profile: &TargetProfile,
 ) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
+    compile_with(file, defines, format, profile, |_, _, program| Ok(program))
+}
+
+/// [`compile_for`], then `then` on the lowered program, with the checker's environment and the file.
+fn compile_with<T>(
+    file: &PathBuf,
+    defines: &[(String, u64)],
+    format: Format,
+    profile: &TargetProfile,
+    then: impl FnOnce(
+        &strata_check::program::Program,
+        strata_diag::FileId,
+        strata_ir::ir::Program,
+    ) -> Result<T, Vec<Diagnostic>>,
+) -> Result<(SourceMap, strata_diag::FileId, T), u8> {
     let mut sources = SourceMap::new();
     let ids = load(std::slice::from_ref(file), &mut sources, format)?;
     let id = ids[0];
@@ -408,7 +432,7 @@ fn compile_for(
     }
     let prelude = strata_check::program::parse_prelude(prelude_id);
     let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    match strata_ir::lower(&parsed.module, &env, &checked.types) {
+    match strata_ir::lower(&parsed.module, &env, &checked.types).and_then(|p| then(&env, id, p)) {
         Ok(p) => Ok((sources, id, p)),
         Err(diags) => {
             report(&diags, &sources, format);
@@ -417,18 +441,43 @@ fn compile_for(
     }
 }
 
-/// `strata emit`: the C of the cpu device, or the IR.
+/// `strata emit`: the C of the cpu device, the CUDA C++, or the IR; for a file without `main`
+/// (or with `--lib`) a kernel library ([`emit_library`]).
 fn emit(
     file: &PathBuf,
     target: Target,
     defines: &[(String, u64)],
     output: Option<&std::path::Path>,
     profile: &TargetProfile,
+    lib: bool,
+    header: Option<&std::path::Path>,
 ) -> u8 {
-    let (sources, _, program) = match compile_for(file, defines, Format::Human, profile) {
+    if target == Target::Ir && (lib || header.is_some()) {
+        eprintln!("error: `--lib` and `--header` are for `--target c` and `--target cuda`");
+        return EXIT_USAGE;
+    }
+    let compiled = compile_with(file, defines, Format::Human, profile, |env, id, program| {
+        if target != Target::Ir && (lib || program.entry.is_none()) {
+            strata_ir::library::library(&program, env, id).map(|l| (program, Some(l)))
+        } else {
+            Ok((program, None))
+        }
+    });
+    let (sources, _, (program, library)) = match compiled {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Some(library) = library {
+        return emit_library(file, target, &library, &sources, output, header);
+    }
+    if header.is_some() {
+        eprintln!(
+            "error: `--header` is for kernel libraries, and `{}` is a program (it has `main`): add `--lib` to \
+             emit its kernels as a library",
+            file.display()
+        );
+        return EXIT_USAGE;
+    }
     let text = match target {
         Target::Ir => format!("{program:#?}\n"),
         Target::Cuda => match strata_cuda::emit_cuda(&program) {
@@ -550,6 +599,50 @@ fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
                 };
                 eprintln!("{}:{line}:{col}: {sev}[{}]: {}", sources.name(file), d.code, d.message);
             }
+        }
+    }
+}
+
+/// `strata emit` of a kernel library: the source (to `-o` or stdout) and, with `--header`, the
+/// header. The include guard is named after the file (`saxpy.strata`: `STRATA_SAXPY_H`).
+fn emit_library(
+    file: &std::path::Path,
+    target: Target,
+    library: &strata_ir::library::Library,
+    sources: &SourceMap,
+    output: Option<&std::path::Path>,
+    header: Option<&std::path::Path>,
+) -> u8 {
+    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
+    let emitted = match target {
+        Target::Cuda => strata_emit::emit_cuda_library(library, &name),
+        _ => strata_emit::emit_c_library(library, &name),
+    };
+    let out = match emitted {
+        Ok(out) => out,
+        Err(d) => {
+            report(&[*d], sources, Format::Human);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    let write = |path: &std::path::Path, text: &str| match std::fs::write(path, text) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            false
+        }
+    };
+    if let Some(path) = header {
+        if !write(path, &out.header) {
+            return EXIT_USAGE;
+        }
+    }
+    match output {
+        Some(path) if !write(path, &out.source) => EXIT_USAGE,
+        Some(_) => 0,
+        None => {
+            out!("{}", out.source);
+            0
         }
     }
 }

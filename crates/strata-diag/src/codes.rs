@@ -118,6 +118,7 @@ registry! {
     SHARED_ABOVE_ARCH_MAX = "E0707", Check, "shared memory above the target's maximum";
     // --- lowering (strata-ir) ---
     UNSUPPORTED = "E0801", Check, "not supported by the IR yet";
+    NOTHING_TO_EMIT = "E0806", Check, "nothing to emit";
     // --- run time (the sim device) ---
     RUN_DATA_RACE = "E0901", Run, "data race";
     RUN_BARRIER_DIVERGENCE = "E0902", Run, "barrier divergence";
