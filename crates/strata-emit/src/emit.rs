@@ -33,7 +33,7 @@ fn unsupported(span: Span, what: impl Into<String>) -> E {
     ))
 }
 
-fn scalar_c(s: ScalarTy) -> &'static str {
+pub(crate) fn scalar_c(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "int32_t",
@@ -48,7 +48,7 @@ fn scalar_c(s: ScalarTy) -> &'static str {
 
 /// The C type of a value of `t`: arrays are pointers to their scalars, tuples structs
 /// ([`tuple_name`]).
-fn c_type(t: &Ty, span: Span) -> Result<String, E> {
+pub(crate) fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
@@ -201,18 +201,16 @@ impl<'p> Emitter<'p> {
         for (i, f) in self.p.functions.iter().enumerate() {
             self.function(i, f)?;
         }
-        let Some(entry) = self.p.entry else {
-            // The same report as `sim`'s: nothing is wrong with the program, there is just
-            // nothing to run.
-            return Err(Box::new(Diagnostic::error(
-                codes::UNSUPPORTED,
-                "the program has no `main` function",
-                Span::DUMMY,
-                "nothing to run",
-            )));
-        };
+        // Without `main` this is a kernel library: `library.rs` adds the launch functions (and
+        // `emit_c`/`emit_cuda` refuse programs without `main` before they get here).
+        let Some(entry) = self.p.entry else { return Ok(self.out) };
         writeln!(self.out, "int main(void) {{\n    f{entry}();\n    fflush(stdout);\n    return 0;\n}}").ok();
         Ok(self.out)
+    }
+
+    /// The C name of function `i` (what `library.rs` calls a kernel by).
+    pub(crate) fn c_name(&self, i: usize) -> String {
+        format!("f{i}")
     }
 
     fn signature(&self, i: usize, f: &Function) -> Result<String, E> {
@@ -1469,7 +1467,7 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
     }
 }
 
-fn c_ident(s: &str) -> String {
+pub(crate) fn c_ident(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
