@@ -35,6 +35,9 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
             Ok(x) => x,
             Err(code) => return code,
         };
+        if let Err(code) = crate::require_main(&program, id, &sources, Format::Human) {
+            return code;
+        }
         // Built once, outside the timed runs.
         let exe = match opts.device {
             Device::Cpu => {

@@ -48,8 +48,9 @@ enum Command {
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// Print the checking phases this build implements, one per line, and exit.
-        #[arg(long)]
+        /// Print the checking phases this build implements, one per line, and exit (alone: no
+        /// files or other options).
+        #[arg(long, exclusive = true)]
         phases: bool,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
@@ -60,7 +61,7 @@ enum Command {
         #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
         arch: &'static TargetProfile,
         /// The `.strata` files to check.
-        #[arg(required_unless_present = "phases")]
+        #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// Format programs in the canonical style (to stdout unless `--check` or `--write`).
@@ -115,7 +116,8 @@ enum Command {
     },
     /// Print what a program compiles to.
     Emit {
-        /// What to emit: `c` (the cpu device's C) or `ir` (the IR, for compiler developers).
+        /// What to emit: `c` (the cpu device's C), `cuda` (CUDA C++ for NVIDIA GPUs, which
+        /// `strata build` compiles with nvcc) or `ir` (the IR, for compiler developers).
         #[arg(long, value_enum, default_value_t = Target::C)]
         target: Target,
         /// Override a `const` item: `-D N=4096`.
@@ -344,7 +346,19 @@ fn explain(code: &str) -> u8 {
             0
         }
         None => {
-            eprintln!("error: `{code}` is not a Strata diagnostic code (they look like `E0501`)");
+            let digits = code.trim().trim_start_matches(['e', 'E']);
+            if !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit()) {
+                let (first, last) = (codes::ALL[0].code, codes::ALL[codes::ALL.len() - 1].code);
+                let code = format!("E{digits:0>4}");
+                eprintln!("error: the diagnostic code `{code}` does not exist (codes run from {first} to {last})");
+                let near: Vec<&str> =
+                    codes::ALL.iter().map(|i| i.code.as_str()).filter(|c| c[..3] == code[..3]).collect();
+                if !near.is_empty() {
+                    eprintln!("  = note: the codes of {}xx are {}", &code[..3], near.join(", "));
+                }
+            } else {
+                eprintln!("error: `{code}` is not a Strata diagnostic code (they look like `E0501`)");
+            }
             EXIT_USAGE
         }
     }
@@ -615,10 +629,13 @@ fn emit(
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
 fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
-    let (sources, _, program) = match compile_for(file, defines, Format::Human, profile) {
+    let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Err(code) = require_main(&program, id, &sources, Format::Human) {
+        return code;
+    }
     let cuda = match strata_cuda::emit_cuda(&program) {
         Ok(c) => c,
         Err(d) => {
@@ -653,6 +670,9 @@ fn run_file(
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Err(code) = require_main(&program, id, &sources, format) {
+        return code;
+    }
     // The limit counts the program's run only, not checking or compiling it.
     let opts =
         &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
@@ -674,6 +694,32 @@ fn run_file(
             EXIT_PROGRAM_ERRORS
         }
     }
+}
+
+/// A program to run or build must have a `main` (E0106, pointing at the start of the file);
+/// reports and returns the exit status if it has none.
+fn require_main(
+    program: &strata_ir::ir::Program,
+    file: strata_diag::FileId,
+    sources: &SourceMap,
+    format: Format,
+) -> Result<(), u8> {
+    if program.entry.is_some() {
+        return Ok(());
+    }
+    let d = Diagnostic::error(
+        codes::NO_MAIN,
+        "the program has no `main` function",
+        strata_diag::Span::new(file, 0, 0),
+        "no `fn main` in this file",
+    )
+    .with_note("a program starts at `fn main() -[t: cpu.thread]-> ()`")
+    .with_note(
+        "help: a file without `main` is a kernel library: `strata emit --target c|cuda FILE -o OUT --header H` \
+         compiles its kernels with launch functions (docs/libraries.md)",
+    );
+    report(&[d], sources, format);
+    Err(EXIT_PROGRAM_ERRORS)
 }
 
 /// The name in `fn main`'s signature, where a run-time error of the whole program points.

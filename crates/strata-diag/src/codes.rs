@@ -78,6 +78,7 @@ registry! {
     KIND_MISMATCH = "E0103", Check, "wrong kind of generic argument";
     GENERIC_ARG_COUNT = "E0104", Check, "wrong number of generic arguments";
     CANNOT_INFER = "E0105", Check, "cannot infer generic argument";
+    NO_MAIN = "E0106", Check, "no `main` function";
     // --- types ---
     MISMATCHED_TYPES = "E0201", Check, "mismatched types";
     ARG_COUNT = "E0202", Check, "wrong number of arguments";
@@ -136,7 +137,13 @@ registry! {
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
 pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
     let code = code.trim();
-    let normalized = if code.starts_with(['e', 'E']) { format!("E{}", &code[1..]) } else { format!("E{code}") };
+    let digits = code.strip_prefix(['e', 'E']).unwrap_or(code);
+    // `501` and `E501` mean E0501.
+    let normalized = if !digits.is_empty() && digits.len() < 4 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        format!("E{digits:0>4}")
+    } else {
+        format!("E{digits}")
+    };
     ALL.iter().find(|info| info.code.as_str() == normalized)
 }
 
@@ -168,6 +175,8 @@ mod tests {
     fn lookup_is_forgiving() {
         assert_eq!(lookup("e0010").map(|i| i.code), Some(UNEXPECTED_TOKEN));
         assert_eq!(lookup("0010").map(|i| i.code), Some(UNEXPECTED_TOKEN));
+        assert_eq!(lookup("E10").map(|i| i.code), Some(UNEXPECTED_TOKEN));
+        assert_eq!(lookup("501").map(|i| i.code), Some(CONFLICTING_ACCESS));
         assert!(lookup("E9999").is_none());
     }
 }

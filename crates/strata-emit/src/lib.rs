@@ -19,7 +19,7 @@ fn require_main(program: &Program) -> Result<(), Box<Diagnostic>> {
         return Ok(());
     }
     Err(Box::new(Diagnostic::error(
-        codes::UNSUPPORTED,
+        codes::NO_MAIN,
         "the program has no `main` function",
         Span::DUMMY,
         "nothing to run",

@@ -168,7 +168,7 @@ fn nest(flat: &[Value], dims: &[u64]) -> Value {
 /// Runs `program` from `main`, printing to `out`.
 pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result<Stats, Box<Diagnostic>> {
     let Some(entry) = program.entry else {
-        return Err(fail(codes::UNSUPPORTED, "the program has no `main` function", Span::DUMMY, "nothing to run"));
+        return Err(fail(codes::NO_MAIN, "the program has no `main` function", Span::DUMMY, "nothing to run"));
     };
     // There are no warp lanes here: shuffles and ballots exchange through shared memory.
     let mut expanded = program.clone();
