@@ -28,6 +28,15 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
         eprintln!("error: `--runs` must be at least 1");
         return EXIT_USAGE;
     }
+    // An output that cannot be written is found now, not after every program has run.
+    for (flag, path) in [("--json", &opts.json), ("--svg", &opts.svg)] {
+        if let Some(path) = path {
+            if let Err(e) = writable(path) {
+                eprintln!("error: `{flag} {}`: {e}", path.display());
+                return EXIT_USAGE;
+            }
+        }
+    }
     let mut results: Vec<KernelTimes> = Vec::new();
     let progress = std::io::stderr().is_terminal();
     for file in files {
@@ -105,12 +114,17 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     );
     let mut json =
         format!("{{\"device\": \"{device}\", \"runs\": {}, \"warmup\": {}, \"kernels\": [", opts.runs, opts.warmup);
-    for (i, r) in results.iter_mut().enumerate() {
-        r.secs.sort_by(f64::total_cmp);
+    let mut spread_out = Vec::new();
+    for (i, r) in results.iter().enumerate() {
         let n = r.secs.len();
-        let median = if n % 2 == 1 { r.secs[n / 2] } else { (r.secs[n / 2 - 1] + r.secs[n / 2]) / 2.0 };
-        let (min, max) = (r.secs[0], r.secs[n - 1]);
+        let Stats { median, min, max } = stats(&r.secs);
         let spread = if median > 0.0 { (max - min) / median * 100.0 } else { 0.0 };
+        if spread > MAX_SPREAD_PERCENT {
+            spread_out.push(format!(
+                "warning: the times of `{}` ({}) spread over {spread:.0}% of their median (max - min above {MAX_SPREAD_PERCENT}%)",
+                r.kernel, r.file
+            ));
+        }
         outln!(
             "{:<40} {:<20} {:>8} {:>12.4} {:>12.4} {:>12.4} {:>7.1}%",
             r.file,
@@ -134,6 +148,15 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     if results.is_empty() {
         outln!("(no kernel launches)");
     }
+    for line in &spread_out {
+        eprintln!("{line}");
+    }
+    if !spread_out.is_empty() {
+        eprintln!(
+            "  = note: such a median is unreliable: the machine may be busy, or more `--runs` and \
+             `--warmup` are needed (a kernel launched with different sizes also spreads)"
+        );
+    }
     if let Some(path) = &opts.svg {
         if let Err(e) = chart(path, device, &results) {
             eprintln!("error: cannot draw `{}`: {e}", path.display());
@@ -149,17 +172,57 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     0
 }
 
+/// A kernel whose times spread over more than this percentage of the median is warned about.
+const MAX_SPREAD_PERCENT: f64 = 20.0;
+
+struct Stats {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+/// The median, minimum and maximum of samples kept in run order.
+fn stats(samples: &[f64]) -> Stats {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+    Stats { median, min: sorted[0], max: sorted[n - 1] }
+}
+
+/// Can `path` be written? Its directory must exist and take a new file, and `path` must not be a
+/// directory. Checked by creating (and removing) a file next to it.
+fn writable(path: &std::path::Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("is a directory".into());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("the directory `{}` does not exist", dir.display()));
+    }
+    let probe = dir.join(format!(".strata-bench-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot write in `{}`: {e}", dir.display())),
+    }
+}
+
 /// A bar chart of the median time per launch of every kernel, with its min–max range.
 fn chart(path: &std::path::Path, device: &str, results: &[KernelTimes]) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let stats: Vec<(String, f64, f64, f64)> = results
         .iter()
         .map(|r| {
-            let n = r.secs.len();
-            let median = if n % 2 == 1 { r.secs[n / 2] } else { (r.secs[n / 2 - 1] + r.secs[n / 2]) / 2.0 };
+            let Stats { median, min, max } = stats(&r.secs);
             let file =
                 std::path::Path::new(&r.file).file_stem().map_or(r.file.clone(), |s| s.to_string_lossy().into_owned());
-            (format!("{file}:{}", r.kernel), median * 1e3, r.secs[0] * 1e3, r.secs[n - 1] * 1e3)
+            (format!("{file}:{}", r.kernel), median * 1e3, min * 1e3, max * 1e3)
         })
         .collect();
     let top = stats.iter().map(|s| s.3).fold(0.0, f64::max).max(1e-6) * 1.1;
@@ -167,11 +230,12 @@ fn chart(path: &std::path::Path, device: &str, results: &[KernelTimes]) -> Resul
     let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut ctx = ChartBuilder::on(&root)
-        .caption(format!("kernel time per launch on {device} (median, bar: min-max)"), ("sans-serif", 18))
+        .caption(format!("median kernel time per launch on {device} (ms), min–max range"), ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(60)
         .y_label_area_size(70)
-        .build_cartesian_2d((0..stats.len()).into_segmented(), 0.0..top)?;
+        // A segmented `0..k` has the k + 1 slots `0..=k`: one per kernel is `0..n - 1`.
+        .build_cartesian_2d((0..stats.len().saturating_sub(1)).into_segmented(), 0.0..top)?;
     let names: Vec<String> = stats.iter().map(|s| s.0.clone()).collect();
     ctx.configure_mesh()
         .disable_x_mesh()
