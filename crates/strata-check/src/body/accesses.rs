@@ -154,6 +154,7 @@ impl FnCx<'_> {
             self.accesses[i].reported = true;
             if !reported {
                 let what = if prior_write { "a conflicting prior write" } else { "a conflicting prior read" };
+                let why = self.conflict_note(&info.place, &self.accesses[i].place.clone());
                 self.report(
                     Diagnostic::error(
                         codes::CONFLICTING_ACCESS,
@@ -164,6 +165,12 @@ impl FnCx<'_> {
                     .with_label(prior, format!("cannot select memory because of {what} here"))
                     .with_note(
                         "two threads may touch the same memory between barriers; add a `sync` or select disjoint parts",
+                    )
+                    .with_note(why)
+                    .with_note(
+                        "help: the usual rewrites: write the result to a separate output array instead of in place, \
+                         reach the memory through the same views in both accesses (each thread keeps to its own \
+                         part), or put a `sync` between the accesses",
                     ),
                 );
             }
@@ -179,6 +186,95 @@ impl FnCx<'_> {
                 instance,
             });
         }
+    }
+
+    /// Why two accesses of E0501 conflict, naming the memory each reaches (their places written
+    /// out, references resolved and named views expanded): two parts that may hold the same
+    /// element for two different threads, or one part that more than one thread reaches.
+    fn conflict_note(&self, now: &Place, prior: &Place) -> String {
+        let (a, b) = (self.place_steps_text(now), self.place_steps_text(prior));
+        if a != b {
+            return format!("`{a}` and `{b}` may be the same element, reached by two different threads");
+        }
+        if now != prior {
+            // The same text, selected by different resources (the arms of a `split`) or in
+            // different iterations of a loop.
+            return format!(
+                "both accesses reach `{a}`, selected by different resources or in different iterations: \
+                 they may pick the same element for two different threads"
+            );
+        }
+        if now.steps.iter().any(|s| matches!(s, PStep::Select(_, true, _))) {
+            format!("both accesses reach `{a}`, which more than one thread may reach here")
+        } else {
+            format!(
+                "both accesses reach `{a}`, which is not selected down to single threads (`[[thread]]`): \
+                 every thread that runs them reaches the same memory"
+            )
+        }
+    }
+
+    /// A place written out in the surface syntax: `arr.reverse[[thread]][i]`.
+    pub(super) fn place_steps_text(&self, place: &Place) -> String {
+        fn nat_text(n: &Nat) -> String {
+            // Loop variables of another pass are renamed `i\u{2}7`: they are another iteration's `i`.
+            let text = n.to_string();
+            let mut out = String::new();
+            let mut chars = text.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '\u{2}' || c == '\u{3}' {
+                    while chars.peek().is_some_and(char::is_ascii_digit) {
+                        chars.next();
+                    }
+                    out.push('\'');
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        fn views(apps: &[crate::place::ViewApp], out: &mut String) {
+            for (i, v) in apps.iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                out.push_str(v.name);
+                if !v.nats.is_empty() {
+                    out.push_str(&format!("::<{}>", v.nats.iter().map(nat_text).collect::<Vec<_>>().join(", ")));
+                }
+                if !v.args.is_empty() {
+                    out.push('(');
+                    for (j, chain) in v.args.iter().enumerate() {
+                        if j > 0 {
+                            out.push_str(", ");
+                        }
+                        views(chain, out);
+                    }
+                    out.push(')');
+                }
+            }
+        }
+        let mut out = self.vars.get(place.root).map_or_else(|| "?".to_string(), |v| v.name.clone());
+        for step in &place.steps {
+            match step {
+                // Dereferences are implicit in the surface syntax (`arr[i]` through a reference).
+                PStep::Deref => {}
+                PStep::Field(k) => out.push_str(&format!(".{k}")),
+                PStep::Index(Some(n)) => out.push_str(&format!("[{}]", nat_text(n))),
+                PStep::Index(None) => out.push_str("[_]"),
+                // The order of the dimensions is part of what a selection picks (`[[t.X.Y]]`).
+                PStep::Select(e, _, dims) if dims.len() > 1 => {
+                    let dims: String = dims.iter().map(|d| format!(".{}", d.letter())).collect();
+                    out.push_str(&format!("[[{e}{dims}]]"));
+                }
+                PStep::Select(e, _, _) => out.push_str(&format!("[[{e}]]")),
+                PStep::View(v) => {
+                    out.push('.');
+                    views(std::slice::from_ref(v), &mut out);
+                }
+            }
+        }
+        out
     }
 
     /// Returns false (after reporting) if narrowing is violated.

@@ -453,6 +453,36 @@ impl<'p> FnCx<'p> {
         self.error(codes::MISMATCHED_TYPES, span, "mismatched types", label);
     }
 
+    /// E0304 for a split position `pos` that is not known to be at most `len` (`truth` says
+    /// whether it is false or only unproven), with a note on why: `fits` describes the constant
+    /// case ("`take_left::<300>` takes 300 elements of 256"), `may_exceed` ends the others ("so
+    /// `take_left::<i + 1>` may exceed the length 64"), after the size variables the bound
+    /// depends on and what is known of them (a loop variable's range), or that nothing is.
+    fn take_out_of_bounds(
+        &self,
+        truth: Truth,
+        (pos, len): (&Nat, &Nat),
+        span: Span,
+        fits: String,
+        may_exceed: String,
+    ) -> Diagnostic {
+        let label = match truth {
+            Truth::Disproven => format!("`{pos} <= {len}` is false"),
+            _ => format!("cannot prove `{pos} <= {len}`"),
+        };
+        let d = Diagnostic::error(codes::TAKE_OUT_OF_BOUNDS, "split position out of bounds", span, label);
+        let mut vars = pos.vars();
+        vars.extend(len.vars());
+        if vars.is_empty() {
+            return d.with_note(fits);
+        }
+        let context = self.facts.describe(&vars);
+        let names = vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ");
+        let known = if context.is_empty() { format!("nothing in scope bounds {names}") } else { context };
+        let verb = if truth == Truth::Disproven { "exceeds" } else { "may exceed" };
+        d.with_note(format!("{known}, so {}", may_exceed.replacen("{}", verb, 1)))
+    }
+
     /// [`FnCx::mismatch`] for the expression `e`: an integer literal where a float is expected
     /// gets the float literal to write instead (`1` → `1.0`).
     fn mismatch_expr(&mut self, e: &ast::Expr, expected: &Ty, found: &Ty) {

@@ -222,13 +222,26 @@ impl FnCx<'_> {
             return;
         };
         let Some(pos) = self.lower_nat(at) else { return };
-        if self.facts.le(&pos, &size) != Truth::Proven {
-            self.error(
-                codes::TAKE_OUT_OF_BOUNDS,
+        let truth = self.facts.le(&pos, &size);
+        if truth != Truth::Proven {
+            let units = match shape.level {
+                crate::exec::Level::Blocks => "blocks",
+                crate::exec::Level::Warps => "warps",
+                crate::exec::Level::Lanes => "lanes",
+                _ => "threads",
+            };
+            let (resource, d) = (exec_text(exec), dim.letter());
+            let split = self.take_out_of_bounds(
+                truth,
+                (&pos, &size),
                 at.span,
-                "split position out of bounds",
-                format!("cannot prove `{pos} <= {size}`"),
+                format!("`{resource}` has {size} {units} along {d}: a split at {pos} is past them"),
+                format!("the position {pos} {{}} the {size} {units} of `{resource}` along {d}"),
             );
+            self.report(split.with_note(format!(
+                "help: split at a position of at most {size} (the first arm gets the {units} before it, the \
+                 second the rest), tighten the range of the variables it depends on, or state the bound with `where`"
+            )));
             return;
         }
         let split_span = Span { hi: exec.span.hi, ..span };

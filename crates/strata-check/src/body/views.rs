@@ -91,13 +91,20 @@ impl FnCx<'_> {
             }
             "take_left" | "take_right" => {
                 let k = &nats[0];
-                if self.facts.le(k, &len) != Truth::Proven {
-                    self.error(
-                        codes::TAKE_OUT_OF_BOUNDS,
+                let truth = self.facts.le(k, &len);
+                if truth != Truth::Proven {
+                    let d = self.take_out_of_bounds(
+                        truth,
+                        (k, &len),
                         v.span,
-                        "split position out of bounds",
-                        format!("cannot prove `{k} <= {len}`"),
+                        format!("`{basic}::<{k}>` takes {k} elements of an array of {len}"),
+                        format!("`{basic}::<{k}>` {{}} the array's length {len}"),
                     );
+                    self.report(d.with_note(
+                        "help: keep the position within the length: tighten the loop range (`for i in 0..n` makes \
+                         `take_left::<i + 1>` at most `n`), state the bound with `where`, or cut the array with \
+                         `group::<k>` where `k` divides its length",
+                    ));
                     return None;
                 }
                 let n = if basic == "take_left" { k.clone() } else { len.sub(k).ok()? };
