@@ -112,39 +112,23 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
         "max ms",
         "spread"
     );
-    let mut json =
-        format!("{{\"device\": \"{device}\", \"runs\": {}, \"warmup\": {}, \"kernels\": [", opts.runs, opts.warmup);
     let mut spread_out = Vec::new();
-    for (i, r) in results.iter().enumerate() {
-        let n = r.secs.len();
+    for r in &results {
         let Stats { median, min, max } = stats(&r.secs);
-        let spread = if median > 0.0 { (max - min) / median * 100.0 } else { 0.0 };
-        if spread > MAX_SPREAD_PERCENT {
-            spread_out.push(format!(
-                "warning: the times of `{}` ({}) spread over {spread:.0}% of their median (max - min above {MAX_SPREAD_PERCENT}%)",
-                r.kernel, r.file
-            ));
-        }
+        let spread = spread_percent(&r.secs);
+        spread_out.extend(spread_warning(r));
         outln!(
             "{:<40} {:<20} {:>8} {:>12.4} {:>12.4} {:>12.4} {:>7.1}%",
             r.file,
             r.kernel,
-            n,
+            r.secs.len(),
             median * 1e3,
             min * 1e3,
             max * 1e3,
             spread
         );
-        let samples: Vec<String> = r.secs.iter().map(|s| format!("{s:e}")).collect();
-        json.push_str(&format!(
-            "{}\n  {{\"file\": \"{}\", \"kernel\": \"{}\", \"launches\": {n}, \"median_s\": {median:e}, \"min_s\": {min:e}, \"max_s\": {max:e}, \"samples_s\": [{}]}}",
-            if i == 0 { "" } else { "," },
-            json_escape(&r.file),
-            json_escape(&r.kernel),
-            samples.join(", ")
-        ));
     }
-    json.push_str("\n]}\n");
+    let json = json_report(device, opts.runs, opts.warmup, &results);
     if results.is_empty() {
         outln!("(no kernel launches)");
     }
@@ -179,6 +163,47 @@ struct Stats {
     median: f64,
     min: f64,
     max: f64,
+}
+
+/// How far the samples spread: (max - min) / median, in percent.
+fn spread_percent(samples: &[f64]) -> f64 {
+    let Stats { median, min, max } = stats(samples);
+    if median > 0.0 {
+        (max - min) / median * 100.0
+    } else {
+        0.0
+    }
+}
+
+/// The warning for a kernel whose times spread over more than [`MAX_SPREAD_PERCENT`].
+fn spread_warning(r: &KernelTimes) -> Option<String> {
+    let spread = spread_percent(&r.secs);
+    (spread > MAX_SPREAD_PERCENT).then(|| {
+        format!(
+            "warning: the times of `{}` ({}) spread over {spread:.0}% of their median (max - min above {MAX_SPREAD_PERCENT}%)",
+            r.kernel, r.file
+        )
+    })
+}
+
+/// The results as JSON: per kernel its statistics and every sample, in the order the launches
+/// ran (warm-up runs left out).
+fn json_report(device: &str, runs: usize, warmup: usize, results: &[KernelTimes]) -> String {
+    let mut json = format!("{{\"device\": \"{device}\", \"runs\": {runs}, \"warmup\": {warmup}, \"kernels\": [");
+    for (i, r) in results.iter().enumerate() {
+        let Stats { median, min, max } = stats(&r.secs);
+        let samples: Vec<String> = r.secs.iter().map(|s| format!("{s:e}")).collect();
+        json.push_str(&format!(
+            "{}\n  {{\"file\": \"{}\", \"kernel\": \"{}\", \"launches\": {}, \"median_s\": {median:e}, \"min_s\": {min:e}, \"max_s\": {max:e}, \"samples_s\": [{}]}}",
+            if i == 0 { "" } else { "," },
+            json_escape(&r.file),
+            json_escape(&r.kernel),
+            r.secs.len(),
+            samples.join(", ")
+        ));
+    }
+    json.push_str("\n]}\n");
+    json
 }
 
 /// The median, minimum and maximum of samples kept in run order.
@@ -270,4 +295,47 @@ fn json_escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(secs: &[f64]) -> KernelTimes {
+        KernelTimes { file: "p.strata".into(), kernel: "k".into(), secs: secs.to_vec() }
+    }
+
+    #[test]
+    fn json_keeps_the_samples_in_run_order() {
+        let json = json_report("cpu", 4, 1, &[kernel(&[3.0, 1.0, 4.0, 2.0])]);
+        assert!(json.contains("\"samples_s\": [3e0, 1e0, 4e0, 2e0]"), "{json}");
+        assert!(json.contains("\"median_s\": 2.5e0, \"min_s\": 1e0, \"max_s\": 4e0"), "{json}");
+    }
+
+    #[test]
+    fn a_spread_above_20_percent_of_the_median_is_warned_about() {
+        assert_eq!(spread_warning(&kernel(&[1.0, 1.1, 1.05])), None);
+        let w = spread_warning(&kernel(&[1.0, 1.5, 1.1])).unwrap();
+        assert!(w.starts_with("warning: the times of `k` (p.strata) spread over 45%"), "{w}");
+    }
+
+    #[test]
+    fn the_chart_has_one_slot_per_kernel_and_says_what_the_bars_show() {
+        let path = std::env::temp_dir().join(format!("strata-bench-unit-{}.svg", std::process::id()));
+        chart(&path, "sim", &[kernel(&[1e-3, 2e-3]), KernelTimes { kernel: "other".into(), ..kernel(&[3e-3]) }])
+            .unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(svg.contains("median kernel time per launch on sim (ms), min–max range"), "{svg}");
+        // One label under each bar, and no empty slot (an empty label) after the last.
+        assert!(svg.contains("p:k") && svg.contains("p:other"), "{svg}");
+        assert!(!svg.contains(">\n\n</text>"), "an empty x-axis slot: {svg}");
+    }
+
+    #[test]
+    fn an_output_in_a_missing_directory_or_on_a_directory_is_refused() {
+        assert!(writable(std::path::Path::new("/nonexistent-strata-dir/x.json")).is_err());
+        assert!(writable(&std::env::temp_dir()).is_err());
+        assert!(writable(&std::env::temp_dir().join("strata-bench-unit-ok.json")).is_ok());
+    }
 }

@@ -644,8 +644,8 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         return Outcome::Failed(problems);
     }
 
-    // 1. The short diagnostics against the annotations.
-    let mut args: Vec<&str> = vec!["check", "--format", "short"];
+    // 1. The short diagnostics against the annotations (all of them: no `--error-limit`).
+    let mut args: Vec<&str> = vec!["check", "--format", "short", "--error-limit", "0"];
     args.extend(check_args(&spec.args));
     args.push(rel);
     let out = match run_strata(&ctx.root, &args, ctx.timeout) {
