@@ -7,6 +7,7 @@
 //! ```
 
 pub mod ast;
+mod doc;
 pub mod format;
 pub mod lexer;
 mod parser;

@@ -212,7 +212,7 @@ fn exec_expr() -> BoxedStrategy<ExecExpr> {
 }
 
 fn exec_ty() -> BoxedStrategy<ExecTy> {
-    prop_oneof![
+    let kind = prop_oneof![
         Just(ExecTyKind::CpuThread),
         (dim(), dim()).prop_map(|(a, b)| ExecTyKind::Grid(a, b)),
         (dim(), dim()).prop_map(|(a, b)| ExecTyKind::BlockGrp(a, b)),
@@ -222,9 +222,21 @@ fn exec_ty() -> BoxedStrategy<ExecTy> {
         Just(ExecTyKind::Warp),
         Just(ExecTyKind::Thread),
         Just(ExecTyKind::Any),
-    ]
-    .prop_map(|kind| ExecTy { kind, span: D })
-    .boxed()
+    ];
+    (kind, any::<bool>())
+        .prop_map(|(kind, capitalised)| {
+            // Only these have a lower-case spelling as well.
+            let two_spellings = matches!(
+                kind,
+                ExecTyKind::CpuThread
+                    | ExecTyKind::Grid(..)
+                    | ExecTyKind::Block(_)
+                    | ExecTyKind::Warp
+                    | ExecTyKind::Thread
+            );
+            ExecTy { kind, capitalised: capitalised || !two_spellings, span: D }
+        })
+        .boxed()
 }
 
 fn mem() -> BoxedStrategy<Mem> {
@@ -469,10 +481,12 @@ fn expr() -> BoxedStrategy<Expr> {
             (e.clone(), e.clone()).prop_map(|(x, i)| ExprKind::Index(bx(x), bx(i))),
             (e.clone(), exec_expr()).prop_map(|(x, s)| ExprKind::Select(bx(x), s)),
             (e.clone(), view_ref()).prop_map(|(x, v)| ExprKind::View(bx(x), v)),
-            (prop::option::of(region()), any::<bool>(), e.clone()).prop_map(|(prv, uniq, x)| {
+            // `&uniq p`, `&shrd p` and the short form `&p`.
+            (prop::option::of(region()), 0u8..3, e.clone()).prop_map(|(prv, form, x)| {
                 ExprKind::Borrow {
                     prv: prv.map(Prv::Region),
-                    own: if uniq { Ownership::Uniq } else { Ownership::Shrd },
+                    own: if form == 0 { Ownership::Uniq } else { Ownership::Shrd },
+                    short: form == 2,
                     place: bx(x),
                 }
             }),
@@ -619,7 +633,9 @@ fn norm(mut e: Expr, min: u8, open_ok: bool) -> Expr {
     let kind = match k {
         ExprKind::Unary(op, x) => ExprKind::Unary(op, bx(norm(*x, 11, open_ok))),
         ExprKind::Deref(x) => ExprKind::Deref(bx(norm(*x, 11, open_ok))),
-        ExprKind::Borrow { prv, own, place } => ExprKind::Borrow { prv, own, place: bx(norm(*place, 11, open_ok)) },
+        ExprKind::Borrow { prv, own, short, place } => {
+            ExprKind::Borrow { prv, own, short, place: bx(norm(*place, 11, open_ok)) }
+        }
         ExprKind::Unsafe(x) if plain_block(&x) => ExprKind::Unsafe(bx(norm(*x, 0, true))),
         ExprKind::Unsafe(x) => {
             let x = norm(*x, 11, open_ok);
