@@ -44,8 +44,9 @@ pub(crate) enum Doc {
     /// statements decide their own layout even inside a flat group).
     Breaking(Box<Doc>),
     /// The right-hand side of `=` (or `=>`): a space and the document on the same line if it fits
-    /// there, else on the next line, one level deeper, if it fits there, else on the same line
-    /// broken if its first line fits, else on the next line broken.
+    /// there, else on the next line, one level deeper, if it fits there, else broken: on the
+    /// same line if its first line fits there, or on the next line if its first line fits only
+    /// there, or on the same line if it fits nowhere.
     Rhs(Box<Doc>),
 }
 
@@ -160,12 +161,15 @@ pub(crate) fn render(doc: &Doc, width: usize) -> String {
                 } else if r.fits(Cmd { indent: indent + 1, mode: Mode::Flat, doc: d }, &stack, next_line_left) {
                     r.newline(indent + 1);
                     stack.push(Cmd { indent: indent + 1, mode: Mode::Flat, doc: d });
-                } else if r.fits(Cmd { indent, mode: Mode::Break, doc: d }, &stack, r.left() - 1) {
-                    r.text(" ");
-                    stack.push(Cmd { indent, mode: Mode::Break, doc: d });
-                } else {
+                } else if !r.fits(Cmd { indent, mode: Mode::Break, doc: d }, &stack, r.left() - 1)
+                    && r.fits(Cmd { indent: indent + 1, mode: Mode::Break, doc: d }, &stack, next_line_left)
+                {
                     r.newline(indent + 1);
                     stack.push(Cmd { indent: indent + 1, mode: Mode::Break, doc: d });
+                } else {
+                    // Its first line fits here, or nowhere: it stays on the line.
+                    r.text(" ");
+                    stack.push(Cmd { indent, mode: Mode::Break, doc: d });
                 }
             }
         }
@@ -291,6 +295,9 @@ mod tests {
         assert_eq!(render(&rhs(&["a"]), 20), "let x = f(a);");
         assert_eq!(render(&rhs(&["aaaa", "bbbb"]), 19), "let x =\n    f(aaaa, bbbb);");
         assert_eq!(render(&rhs(&["aaaa", "bbbb"]), 16), "let x = f(\n    aaaa,\n    bbbb,\n);");
+        // Text that fits nowhere stays on the line.
+        let long = Doc::Concat(vec![t("x ="), Doc::Rhs(Box::new(t("aaaaaaaaaaaa"))), t(";")]);
+        assert_eq!(render(&long, 10), "x = aaaaaaaaaaaa;");
     }
 
     #[test]

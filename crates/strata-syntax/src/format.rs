@@ -63,9 +63,23 @@ pub fn format_source(file: FileId, source: &str) -> Result<String, Vec<Diagnosti
 
 /// Formats a parsed module with its comments (as returned by [`crate::parse`] for `source`).
 pub fn format_module(module: &Module, comments: &[Comment], source: &str) -> String {
-    let mut p = Printer { src: source, comments, next: 0, last_pos: 0, fresh: true, at_start: true, groups: 0 };
+    format_module_with_width(module, comments, source, MAX_WIDTH)
+}
+
+/// [`format_module`] with another line width: the tests use narrow widths to break every group.
+pub fn format_module_with_width(module: &Module, comments: &[Comment], source: &str, width: usize) -> String {
+    let mut p = Printer {
+        src: source,
+        comments,
+        next: 0,
+        last_pos: 0,
+        fresh: true,
+        at_start: true,
+        groups: 0,
+        stmt_expr: std::ptr::null(),
+    };
     let doc = p.module(module);
-    let mut out = render(&doc, MAX_WIDTH);
+    let mut out = render(&doc, width);
     if !out.is_empty() {
         out.push('\n');
     }
@@ -247,6 +261,9 @@ struct Printer<'a> {
     at_start: bool,
     /// The last group identity handed out.
     groups: GroupId,
+    /// The expression of the statement being printed: an `if` there is a statement, whose blocks
+    /// always take lines of their own.
+    stmt_expr: *const Expr,
 }
 
 impl Printer<'_> {
@@ -415,7 +432,8 @@ impl Printer<'_> {
             if f.body.as_ref().is_some_and(|b| b.regions.is_empty()) {
                 cs.push(Doc::if_break(None, text(","), Doc::Nil));
             }
-            let mut clause = vec![Doc::Line, text("where"), Doc::nest(concat(cs))];
+            // Broken, `where` starts a line; the constraints stay on it if they fit there.
+            let mut clause = vec![Doc::Line, text("where"), Doc::group(Doc::nest(concat(cs)))];
             if has_body {
                 // `{` on a line of its own after a broken `where`.
                 clause.push(Doc::Line);
@@ -458,6 +476,68 @@ impl Printer<'_> {
         concat(parts)
     }
 
+    /// `{ e }` on one line if it fits (see [`single_expr`]), else as [`Printer::block`] prints it.
+    fn inline_block(&mut self, b: &Block, e: &Expr) -> Doc {
+        let mut parts = Vec::new();
+        if !b.regions.is_empty() {
+            let rs: Vec<&str> = b.regions.iter().map(|r| r.name.as_str()).collect();
+            parts.push(text(format!("<{}> ", rs.join(", "))));
+        }
+        parts.push(text("{"));
+        parts.push(Doc::nest(concat(vec![Doc::Line, self.expr(e, LEVEL_ASSIGN, true)])));
+        parts.push(Doc::Line);
+        parts.push(text("}"));
+        self.fresh = false;
+        concat(parts)
+    }
+
+    /// An `if` whose every block is a [`single_expr`] and that has an `else`, in an expression,
+    /// with no comment inside: it goes on one line if it fits, as in rustfmt.
+    fn inline_if_ok(&self, e: &Expr) -> bool {
+        if std::ptr::eq(e, self.stmt_expr) || self.next_comment_before(e.span.hi).is_some() {
+            return false;
+        }
+        let mut cur = e;
+        loop {
+            let ExprKind::If { then, els: Some(els), .. } = &cur.kind else {
+                return false;
+            };
+            if single_expr(then).is_none() {
+                return false;
+            }
+            match &els.kind {
+                ExprKind::If { .. } => cur = els,
+                ExprKind::Block(b) => return single_expr(b).is_some(),
+                _ => return false,
+            }
+        }
+    }
+
+    fn if_expr(&mut self, e: &Expr, inline: bool) -> Doc {
+        let ExprKind::If { cond, then, els } = &e.kind else {
+            unreachable!("if_expr() on a non-`if` expression");
+        };
+        let (c, id) = self.cond(cond);
+        let then = match single_expr(then) {
+            Some(x) if inline => self.inline_block(then, x),
+            _ => self.block(then),
+        };
+        let mut parts = vec![text("if "), c, brace_sep(id), then];
+        if let Some(els) = els {
+            parts.push(text(" else "));
+            parts.push(match &els.kind {
+                ExprKind::Block(b) => match single_expr(b) {
+                    Some(x) if inline => self.inline_block(b, x),
+                    _ => self.block(b),
+                },
+                ExprKind::If { .. } => self.if_expr(els, inline),
+                // Not produced by the parser; keep it readable as a block.
+                _ => concat(vec![text("{ "), self.expr(els, LEVEL_ASSIGN, true), text(" }")]),
+            });
+        }
+        concat(parts)
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Doc {
         let span = s.span();
         let mut parts = vec![self.leading(span.lo)];
@@ -468,8 +548,12 @@ impl Printer<'_> {
         parts.push(self.leading(flush.unwrap_or(span.hi)));
         parts.push(self.start_line(span.lo));
         match s {
-            Stmt::Let(l) => parts.push(self.let_stmt(l)),
+            Stmt::Let(l) => {
+                self.stmt_expr = std::ptr::null();
+                parts.push(self.let_stmt(l));
+            }
             Stmt::Expr { expr, semi } => {
+                self.stmt_expr = expr;
                 // At the start of a statement `if … { }` ends at its `}`: anything longer that
                 // starts with one needs parentheses (the parser never builds such a tree).
                 let lm = leftmost(expr);
@@ -680,7 +764,14 @@ impl Printer<'_> {
             }
             ExprKind::Unsafe(x) => {
                 let inner = match &x.kind {
-                    ExprKind::Block(b) => self.block(b),
+                    // `unsafe { e }` stays on one line if it fits, as in rustfmt.
+                    ExprKind::Block(b) => match single_expr(b) {
+                        Some(y) if self.next_comment_before(b.span.hi).is_none() => {
+                            let d = self.inline_block(b, y);
+                            return Doc::group(concat(vec![text("unsafe "), d]));
+                        }
+                        _ => self.block(b),
+                    },
                     // `unsafe {` would start an `unsafe` block.
                     _ if is_plain_block(leftmost(x)) => concat(vec![text("("), self.expr_inner(x, true), text(")")]),
                     _ => self.expr(x, LEVEL_PREFIX, open_ok),
@@ -711,19 +802,13 @@ impl Printer<'_> {
                 let (c, id) = self.cond(cond);
                 concat(vec![text("while "), c, brace_sep(id), self.block(body)])
             }
-            ExprKind::If { cond, then, els } => {
-                let (c, id) = self.cond(cond);
-                let mut parts = vec![text("if "), c, brace_sep(id), self.block(then)];
-                if let Some(els) = els {
-                    parts.push(text(" else "));
-                    parts.push(match &els.kind {
-                        ExprKind::Block(b) => self.block(b),
-                        ExprKind::If { .. } => self.expr_inner(els, true),
-                        // Not produced by the parser; keep it readable as a block.
-                        _ => concat(vec![text("{ "), self.expr(els, LEVEL_ASSIGN, true), text(" }")]),
-                    });
+            ExprKind::If { .. } => {
+                if self.inline_if_ok(e) {
+                    let d = self.if_expr(e, true);
+                    Doc::group(d)
+                } else {
+                    self.if_expr(e, false)
                 }
-                concat(parts)
             }
             ExprKind::Sched { dims, var, exec, body } => {
                 let head = text(format!("sched({}) {} in ", dim_list(dims), var.name));
@@ -807,6 +892,15 @@ impl Printer<'_> {
 
     fn expr_list(&mut self, xs: &[Expr]) -> Vec<Doc> {
         xs.iter().map(|x| self.expr(x, LEVEL_ASSIGN, true)).collect()
+    }
+}
+
+/// The expression of a block that may print on one line, `{ e }`: the block's only statement,
+/// without `;`, containing no block or `split` itself.
+fn single_expr(b: &Block) -> Option<&Expr> {
+    match b.stmts.as_slice() {
+        [Stmt::Expr { expr, semi: false }] if first_flush(expr).is_none() => Some(expr),
+        _ => None,
     }
 }
 

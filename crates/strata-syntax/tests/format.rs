@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use strata_diag::FileId;
 use strata_syntax::ast::*;
-use strata_syntax::{format_module, format_source, parse, parse_erased, CommentKind};
+use strata_syntax::{format_module, format_module_with_width, format_source, parse, parse_erased, CommentKind};
 
 // ------------------------------------------------------------------------------------------------
 // The repository's programs
@@ -38,7 +38,21 @@ fn comment_texts(src: &str) -> Vec<String> {
 
 /// Checks the three guarantees on one source text; returns a description of the first failure.
 fn check_source(src: &str) -> Result<(), String> {
-    let once = format_source(FileId(0), src).map_err(|d| format!("does not parse: {d:?}"))?;
+    check_source_at(src, strata_syntax::format::MAX_WIDTH)
+}
+
+/// Formats with the line width `width` (0 breaks every group).
+fn format_at(src: &str, width: usize) -> Result<String, String> {
+    let parsed = parse(FileId(0), src);
+    if !parsed.diagnostics.is_empty() {
+        return Err(format!("does not parse: {:?}", parsed.diagnostics));
+    }
+    Ok(format_module_with_width(&parsed.module, &parsed.comments, src, width))
+}
+
+/// [`check_source`] at the line width `width`.
+fn check_source_at(src: &str, width: usize) -> Result<(), String> {
+    let once = format_at(src, width)?;
     let reparsed = parse_erased(&once);
     if !reparsed.diagnostics.is_empty() {
         return Err(format!("formatted text has syntax errors {:?}:\n{once}", reparsed.diagnostics));
@@ -46,7 +60,7 @@ fn check_source(src: &str) -> Result<(), String> {
     if reparsed.module != parse_erased(src).module {
         return Err(format!("formatting changed the tree:\n{once}"));
     }
-    let twice = format_source(FileId(0), &once).map_err(|d| format!("{d:?}"))?;
+    let twice = format_at(&once, width)?;
     if twice != once {
         return Err(format!("not idempotent:\n--- once\n{once}\n--- twice\n{twice}"));
     }
@@ -72,8 +86,11 @@ fn every_repository_program_round_trips() {
             continue;
         }
         checked += 1;
-        if let Err(e) = check_source(&src) {
-            failures.push(format!("{}: {e}", path.display()));
+        // Also at narrow widths, where almost every group breaks.
+        for width in [strata_syntax::format::MAX_WIDTH, 40, 0] {
+            if let Err(e) = check_source_at(&src, width) {
+                failures.push(format!("{} (width {width}): {e}", path.display()));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -773,8 +790,8 @@ fn normalize_module(m: &mut Module) {
     }
 }
 
-fn check_tree(m: &Module) -> Result<(), TestCaseError> {
-    let text = format_module(m, &[], "");
+fn check_tree(m: &Module, width: usize) -> Result<(), TestCaseError> {
+    let text = format_module_with_width(m, &[], "", width);
     let parsed = parse_erased(&text);
     prop_assert!(parsed.diagnostics.is_empty(), "syntax errors {:?} in\n{text}", parsed.diagnostics);
     if parsed.module != *m {
@@ -788,7 +805,7 @@ fn check_tree(m: &Module) -> Result<(), TestCaseError> {
             b.get(lo..(at + 300).min(b.len())).unwrap_or("")
         )));
     }
-    let again = format_module(&parsed.module, &[], &text);
+    let again = format_module_with_width(&parsed.module, &[], &text, width);
     prop_assert_eq!(&again, &text);
     Ok(())
 }
@@ -842,9 +859,11 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// At the normal width, at width 0 (every group broken: line breaks wherever the layout
+    /// allows them) and at narrow widths (some groups broken, some not).
     #[test]
-    fn random_trees_round_trip(m in module()) {
-        check_tree(&m)?;
+    fn random_trees_round_trip(m in module(), width in prop_oneof![Just(100usize), Just(0), 8usize..60]) {
+        check_tree(&m, width)?;
     }
 }
 
@@ -861,13 +880,14 @@ proptest! {
         m in module(),
         picks in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..12),
         one_line in any::<bool>(),
+        width in prop_oneof![Just(100usize), Just(0), 8usize..60],
     ) {
         let mut text = format_module(&m, &[], "");
         if one_line {
             text = squash(&text);
         }
         let text = with_comments(&text, &picks);
-        if let Err(e) = check_source(&text) {
+        if let Err(e) = check_source_at(&text, width) {
             return Err(TestCaseError::fail(format!("{e}\n--- input\n{text}")));
         }
     }
