@@ -59,6 +59,9 @@ pub struct FnDecl {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstDecl {
     pub name: Ident,
+    /// Written with its kind, `const N: nat = …`, rather than the short form `const N = …`; the
+    /// formatter keeps the form.
+    pub annotated: bool,
     pub value: Nat,
     pub span: Span,
 }

@@ -380,7 +380,10 @@ impl Printer<'_> {
             parts.push(self.start_line(span.lo));
             parts.push(match item {
                 Item::Fn(f) => self.fn_decl(f),
-                Item::Const(c) => text(format!("const {}: nat = {};", c.name.name, nat(&c.value))),
+                Item::Const(c) => {
+                    let kind = if c.annotated { ": nat" } else { "" };
+                    text(format!("const {}{kind} = {};", c.name.name, nat(&c.value)))
+                }
                 Item::View(v) => {
                     let head = text(format!("view {}{} =", v.name.name, generic_params(&v.generics)));
                     let id = self.new_group();

@@ -381,13 +381,14 @@ impl<'a> Parser<'a> {
     fn const_decl(&mut self) -> PResult<ConstDecl> {
         let lo = self.expect(Tok::Const)?.span;
         let name = self.expect_ident("a constant name")?;
-        if self.eat(Tok::Colon) {
+        let annotated = self.eat(Tok::Colon);
+        if annotated {
             self.expect_word("nat")?;
         }
         self.expect(Tok::Eq)?;
         let value = self.nat()?;
         self.expect(Tok::Semi)?;
-        Ok(ConstDecl { name, value, span: self.span_from(lo) })
+        Ok(ConstDecl { name, annotated, value, span: self.span_from(lo) })
     }
 
     fn view_decl(&mut self) -> PResult<ViewDecl> {

@@ -568,7 +568,8 @@ fn item() -> BoxedStrategy<Item> {
             };
             Item::Fn(FnDecl { name, generics, params, exec, ret, where_clauses, body, span: D })
         });
-    let const_decl = (ident(), nat()).prop_map(|(name, value)| Item::Const(ConstDecl { name, value, span: D }));
+    let const_decl = (ident(), any::<bool>(), nat())
+        .prop_map(|(name, annotated, value)| Item::Const(ConstDecl { name, annotated, value, span: D }));
     let view_decl = (ident(), generic_params(), prop::collection::vec(view_ref(), 1..4))
         .prop_map(|(name, generics, body)| Item::View(ViewDecl { name, generics, body, span: D }));
     prop_oneof![4 => fn_decl, 1 => const_decl, 1 => view_decl].boxed()

@@ -156,8 +156,15 @@ fn h(x: f32) -[t: gpu.thread]-> f32 { x } fn i(x: f32) -[t: gpu.Thread]-> f32 { 
 }
 
 #[test]
+fn constants_keep_their_form() {
+    assert_eq!(assert_stable("const N: nat = 4;\nconst M = N*2;"), "const N: nat = 4;\nconst M = N * 2;\n");
+}
+
+#[test]
 fn powers_in_sizes_are_tight() {
-    let out = assert_stable("fn f<k: nat>(a: &shrd [f32; 2 ^ (k + 1) * 3]) -[t: gpu.thread]-> () { let p = a.group::<2^k>; }");
+    let out = assert_stable(
+        "fn f<k: nat>(a: &shrd [f32; 2 ^ (k + 1) * 3]) -[t: gpu.thread]-> () { let p = a.group::<2^k>; }",
+    );
     assert!(out.contains("[f32; 2^(k + 1) * 3]") && out.contains("a.group::<2^k>"), "{out}");
 }
 
