@@ -71,17 +71,20 @@ impl Doc {
         Doc::IfBreak(id, Box::new(broken), Box::new(flat))
     }
 
-    /// The width of the document laid out flat, or `None` if it cannot be flat (a forced line
-    /// break or a comment).
-    pub(crate) fn flat_width(&self) -> Option<usize> {
+    /// True if the document laid out flat is at most `max` wide (false if it cannot be flat: a
+    /// forced line break or a comment). Stops as soon as it is wider.
+    pub(crate) fn flat_width_at_most(&self, max: usize) -> bool {
         let mut width = 0;
         let mut stack = vec![self];
         while let Some(d) = stack.pop() {
+            if width > max {
+                return false;
+            }
             match d {
                 Doc::Nil | Doc::SoftLine => {}
                 Doc::Text(s) => width += s.chars().count(),
                 Doc::Line => width += 1,
-                Doc::Comment(_) | Doc::HardLine => return None,
+                Doc::Comment(_) | Doc::HardLine => return false,
                 Doc::Nest(d) | Doc::Group(_, d) | Doc::Breaking(d) | Doc::IfBreak(_, _, d) => stack.push(d),
                 Doc::Rhs(d) => {
                     width += 1;
@@ -90,7 +93,7 @@ impl Doc {
                 Doc::Concat(ds) => stack.extend(ds.iter()),
             }
         }
-        Some(width)
+        width <= max
     }
 }
 

@@ -119,7 +119,7 @@ fn chain(id: GroupId, root: Doc, steps: Vec<Doc>) -> Doc {
     if steps.is_empty() {
         return root;
     }
-    let short = root.flat_width().is_some_and(|w| w <= INDENT_WIDTH);
+    let short = root.flat_width_at_most(INDENT_WIDTH);
     let mut rest = Vec::with_capacity(steps.len() * 2);
     for (i, step) in steps.into_iter().enumerate() {
         if i > 0 || !short {
