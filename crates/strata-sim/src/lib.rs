@@ -9,14 +9,21 @@
 //! a block in the same epoch. Atomics are not logged. The log does not depend on the order in
 //! which threads run, so a race is found under every schedule.
 
+mod arr;
+pub mod mem;
+mod race;
 mod value;
 
+pub use arr::Arr;
 pub use value::Value;
+
+use mem::Oom;
+use race::{Races, Seg};
 
 use std::collections::HashMap;
 use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
-use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, ScalarTy, Stmt, UnOp};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -65,7 +72,7 @@ impl Space {
 }
 
 struct Buffer {
-    data: Vec<Value>,
+    data: Arr,
     space: Space,
     name: String,
     /// Named after the variable that owns it (otherwise after what allocated it).
@@ -85,24 +92,9 @@ struct Acc {
 }
 
 impl Acc {
-    /// Nothing orders `self` and `other`: different blocks, or different threads of one block
-    /// between the same barriers (of the block, and of the warp when both are in one warp).
-    fn concurrent(&self, other: &Acc) -> bool {
-        if self.block != other.block {
-            return true;
-        }
-        if self.thread == other.thread || self.epoch != other.epoch {
-            return false;
-        }
-        let same_warp = self.thread / 32 == other.thread / 32;
-        !(same_warp && self.wepoch != other.wepoch)
+    fn seg(&self) -> Seg {
+        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch }
     }
-}
-
-#[derive(Clone, Default)]
-struct Cell {
-    write: Option<Acc>,
-    reads: Vec<Acc>,
 }
 
 /// Who is executing: the host, or a GPU thread (block-level code runs as the block's thread 0
@@ -147,24 +139,88 @@ fn fail(code: Code, message: impl Into<String>, span: Span, label: impl Into<Str
     Box::new(Diagnostic::error(code, message, span, label))
 }
 
+/// The headline of every out-of-memory error (the `cpu` device's words too).
+const OUT_OF_MEMORY: &str = "out of memory";
+
+/// An allocation of `what` that did not fit, at `span` (`Span::DUMMY`: the statement's).
+fn oom(e: Oom, span: Span, what: &str) -> Fail {
+    fail(codes::RUN_OUT_OF_BOUNDS, format!("{OUT_OF_MEMORY}: {} bytes requested for {what}", e.bytes), span, "this allocation")
+        .with_note(format!(
+            "the sim device keeps the program's memory and the state of its checks within a budget: 3/4 of \
+             the memory available when it starts, or the bytes set in `{}`",
+            mem::BUDGET_VAR
+        ))
+        .into()
+}
+
+fn is_oom(d: &Diagnostic) -> bool {
+    d.code == codes::RUN_OUT_OF_BOUNDS && d.message.starts_with(OUT_OF_MEMORY)
+}
+
 enum Flow {
     Normal,
     Return(Value),
 }
 
-/// `flat` (row-major) as nested arrays with dimensions `dims`, outermost first.
-fn nest(flat: &[Value], dims: &[u64]) -> Value {
+/// Elements `lo..hi` of `data` (row-major) as nested lists with dimensions `dims`, outermost
+/// first: `[[1, 2], [3, 4]]`.
+fn write_nested(out: &mut dyn Write, data: &Arr, lo: usize, hi: usize, dims: &[u64]) -> std::io::Result<()> {
+    write!(out, "[")?;
     match dims {
-        [] | [_] => Value::Array(flat.to_vec()),
+        [] | [_] => {
+            for i in lo..hi {
+                if i > lo {
+                    write!(out, ", ")?;
+                }
+                write!(out, "{}", data.get(i))?;
+            }
+        }
         [_, inner @ ..] => {
             let step = inner.iter().product::<u64>().max(1) as usize;
-            Value::Array(flat.chunks(step).map(|c| nest(c, inner)).collect())
+            let mut at = lo;
+            while at < hi {
+                if at > lo {
+                    write!(out, ", ")?;
+                }
+                write_nested(out, data, at, hi.min(at.saturating_add(step)), inner)?;
+                at = at.saturating_add(step);
+            }
         }
     }
+    write!(out, "]")
 }
 
-/// Runs `program` from `main`, printing to `out`.
+/// Runs `program` from `main`, printing to `out`, within the memory budget of [`mem`] (set by
+/// `STRATA_SIM_MEMORY`, else a fraction of the memory available).
 pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result<Stats, Box<Diagnostic>> {
+    let budget = match mem::budget_from_env() {
+        Ok(b) => b,
+        Err(text) => {
+            let span = program.entry.map_or(Span::DUMMY, |e| program.functions[e].span);
+            return Err(fail(
+                codes::RUN_OUT_OF_BOUNDS,
+                format!("`{}` is not a memory size: `{text}`", mem::BUDGET_VAR),
+                span,
+                "the program was not started",
+            )
+            .with_note(format!(
+                "set `{}` to a number of bytes, optionally followed by K, M, G or T (binary multiples): `8000000000`, `512M`, `8G`",
+                mem::BUDGET_VAR
+            ))
+            .into());
+        }
+    };
+    run_with_budget(program, opts, out, budget)
+}
+
+/// [`run`] with a memory budget of `budget` bytes.
+pub fn run_with_budget(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+    budget: u64,
+) -> Result<Stats, Box<Diagnostic>> {
+    let _accounts = mem::Session::start(budget);
     let Some(entry) = program.entry else {
         return Err(fail(codes::UNSUPPORTED, "the program has no `main` function", Span::DUMMY, "nothing to run"));
     };
@@ -175,7 +231,7 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
     let mut m = Machine {
         program,
         buffers: Vec::new(),
-        logs: HashMap::new(),
+        races: Races::new(),
         launch: None,
         stats: Stats::default(),
         opts: opts.clone(),
@@ -192,8 +248,8 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
 struct Machine<'p, 'o> {
     program: &'p ir::Program,
     buffers: Vec<Buffer>,
-    /// Access logs of the current launch, per buffer.
-    logs: HashMap<usize, Vec<Cell>>,
+    /// The race detector's record of the current launch.
+    races: Races,
     launch: Option<Launch>,
     stats: Stats,
     opts: Options,
@@ -266,7 +322,7 @@ impl Machine<'_, '_> {
 
     fn stmt_inner(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
-            Stmt::Let { local, init, .. } => {
+            Stmt::Let { local, init, span } => {
                 let mut v = match init {
                     Some(e) => self.eval(e, f, who)?,
                     None => Value::Uninit,
@@ -282,9 +338,10 @@ impl Machine<'_, '_> {
                 {
                     // A fresh allocation of tuples: laid out flat, like all memory.
                     if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
-                        let mut data = Vec::new();
-                        for x in std::mem::take(&mut self.buffers[*buf].data) {
-                            Self::flatten(x, ir::leaf(t), &mut data);
+                        let old = std::mem::take(&mut self.buffers[*buf].data);
+                        let mut data = Arr::with_capacity(old.len() as u64);
+                        for x in old.iter() {
+                            Self::flatten(x, ir::leaf(t), &mut data).map_err(|e| oom(e, *span, "an array"))?;
                         }
                         self.buffers[*buf].data = data;
                     }
@@ -360,7 +417,7 @@ impl Machine<'_, '_> {
                 // Later uses of the buffer (none in checked code) are use-after-free errors.
                 if let Some(Value::Owned { buf }) = f.locals.get(*local) {
                     self.buffers[*buf].freed = true;
-                    self.buffers[*buf].data = Vec::new();
+                    self.buffers[*buf].data = Arr::new();
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
@@ -445,7 +502,7 @@ impl Machine<'_, '_> {
             returned: Default::default(),
             thread_locals: HashMap::new(),
         });
-        self.logs.clear();
+        self.races.clear();
         let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
         if self.opts.random_seed.is_some() {
             self.shuffle(&mut order);
@@ -454,13 +511,18 @@ impl Machine<'_, '_> {
             let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
             let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone() };
             for (p, v) in func.params.iter().zip(&arg_values) {
-                frame.locals[*p] = v.clone();
+                frame.locals[*p] = v.try_clone().map_err(|e| oom(e, span, "an argument of the kernel"))?;
             }
             // Shared memory: fresh and uninitialised for every block.
             let mut shared_bufs = Vec::new();
-            for (local, _, len) in shared {
+            for (local, ty, len) in shared {
                 let n = self.iexpr(len, &frame, HOST)?;
-                let id = self.alloc(vec![Value::Uninit; n as usize], Space::Shared, func.locals[*local].name.clone());
+                let name = &func.locals[*local].name;
+                let data = Arr::uninit(*ty, n).map_err(|e| {
+                    let block = format!("block {}", coords(bidx));
+                    oom(e, span, &format!("shared memory `{name}` of {block}"))
+                })?;
+                let id = self.alloc(data, Space::Shared, name.clone());
                 self.buffers[id].named = true;
                 frame.locals[*local] = Value::Ref { buf: id, off: 0 };
                 shared_bufs.push(id);
@@ -476,11 +538,12 @@ impl Machine<'_, '_> {
             self.settle_uninit()?;
             for id in shared_bufs {
                 self.buffers[id].freed = true;
-                self.logs.remove(&id);
+                self.buffers[id].data = Arr::new();
+                self.races.forget(id);
             }
         }
         self.launch = None;
-        self.logs.clear();
+        self.races.clear();
         Ok(())
     }
 
@@ -526,19 +589,23 @@ impl Machine<'_, '_> {
         let thread_level: Vec<usize> =
             (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
         let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
-        let mut states: Vec<(Who, usize, Vec<Value>)> = members
-            .iter()
-            .map(|w| {
-                let mut locals = f.locals.clone();
-                if let Some(mine) = saved.get(&w.thread_lin) {
-                    for (i, v) in thread_level.iter().zip(mine) {
-                        locals[*i] = v.clone();
-                    }
-                }
-                (*w, 0usize, locals)
-            })
-            .collect();
         let mut saved = saved;
+        let mut slot_of = vec![None; f.locals.len()];
+        for (k, i) in thread_level.iter().enumerate() {
+            slot_of[*i] = Some(k);
+        }
+        let mut states: Vec<(Who, usize, Vec<Value>)> = Vec::with_capacity(members.len());
+        for w in &members {
+            // A thread's own copy of the frame, with its thread-level locals as it left them.
+            let mine = saved.remove(&w.thread_lin);
+            let mut locals = Vec::with_capacity(f.locals.len());
+            for (i, v) in f.locals.iter().enumerate() {
+                let own = mine.as_ref().zip(slot_of[i]).and_then(|(m, k)| m.get(k));
+                let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
+                locals.push(own.unwrap_or(v).try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+            }
+            states.push((*w, 0usize, locals));
+        }
         loop {
             let mut order: Vec<usize> = (0..states.len()).collect();
             if self.opts.random_seed.is_some() {
@@ -682,8 +749,8 @@ impl Machine<'_, '_> {
         }
         // Block-level locals written inside the region are not visible outside (lowering makes
         // a block-level local that thread code writes thread-level); thread-level locals live on.
-        for (w, _, locals) in &states {
-            saved.insert(w.thread_lin, thread_level.iter().map(|i| locals[*i].clone()).collect());
+        for (w, _, mut locals) in states {
+            saved.insert(w.thread_lin, thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect());
         }
         if let Some(l) = self.launch.as_mut() {
             l.thread_locals = saved;
@@ -848,22 +915,20 @@ impl Machine<'_, '_> {
                 Value::Tuple(vs)
             }
             Expr::ArrayList(xs) => {
-                let mut vs = Vec::new();
+                let mut vs = Arr::with_capacity(xs.len() as u64);
                 for x in xs {
                     match self.eval(x, f, who)? {
-                        Value::Array(inner) => vs.extend(inner),
+                        Value::Array(inner) => vs.extend(&inner, 0, inner.len()),
                         v => vs.push(v),
                     }
+                    .map_err(|e| oom(e, Span::DUMMY, "an array"))?;
                 }
-                Value::Array(vs)
+                Value::Array(Box::new(vs))
             }
             Expr::ArrayRepeat(x, n) => {
                 let v = self.eval(x, f, who)?;
-                let n = self.iexpr(n, f, who)? as usize;
-                match v {
-                    Value::Array(inner) => Value::Array(inner.iter().cloned().cycle().take(inner.len() * n).collect()),
-                    v => Value::Array(vec![v; n]),
-                }
+                let n = self.iexpr(n, f, who)?;
+                Value::Array(Box::new(Arr::repeat(&v, n).map_err(|e| oom(e, Span::DUMMY, "an array"))?))
             }
             Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, f, who)?,
             Expr::Call { func, nats, args, span } => {
@@ -889,33 +954,52 @@ impl Machine<'_, '_> {
     fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
         let mut vs = Vec::new();
         for a in args {
-            vs.push(self.eval(a, f, who)?);
+            // An argument that does not fit in memory (`CpuHeap::new([0; N])`) is this call's
+            // allocation.
+            vs.push(self.eval(a, f, who).map_err(|mut d| {
+                if d.primary.span == Span::DUMMY && is_oom(&d) {
+                    d.primary.span = span;
+                }
+                d
+            })?);
         }
         let arg = |i: usize| vs.get(i).cloned().unwrap_or(Value::Unit);
         Ok(match b {
             Builtin::HeapNew => {
-                let data = match arg(0) {
-                    Value::Array(v) => v,
-                    v => vec![v],
+                let data = match vs.pop() {
+                    Some(Value::Array(v)) => *v,
+                    v => Arr::from_values(v).map_err(|e| oom(e, span, "a heap allocation"))?,
                 };
                 Value::Owned { buf: self.alloc(data, Space::Cpu, "a heap allocation".to_string()) }
             }
             Builtin::GlobalAllocCopy => {
                 let (src, off) = self.pointer(&arg(0), span)?;
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
-                let data = self.buffers[src].data[off as usize..].to_vec();
                 let name = format!("GPU copy of {}", self.buffers[src].name);
+                let from = &self.buffers[src].data;
+                let data = from.slice(off as usize, from.len()).map_err(|e| oom(e, span, &format!("the {name}")))?;
                 Value::Owned { buf: self.alloc(data, Space::Global, name) }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
                 let (src, so) = self.pointer(&src_v, span)?;
                 let (dst, doff) = self.pointer(&dst_v, span)?;
-                let n = (self.buffers[src].data.len() - so as usize).min(self.buffers[dst].data.len() - doff as usize);
-                for i in 0..n {
-                    let v = self.buffers[src].data[so as usize + i].clone();
-                    self.buffers[dst].data[doff as usize + i] = v;
-                }
+                let (so, doff) = (so as usize, doff as usize);
+                let n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
+                let copied = if src == dst {
+                    let part = self.buffers[src].data.slice(so, so + n);
+                    part.and_then(|part| self.buffers[dst].data.copy_from(doff, &part, 0, n))
+                } else {
+                    let (a, b) = if src < dst {
+                        let (l, r) = self.buffers.split_at_mut(dst);
+                        (&l[src], &mut r[0])
+                    } else {
+                        let (l, r) = self.buffers.split_at_mut(src);
+                        (&r[0], &mut l[dst])
+                    };
+                    b.data.copy_from(doff, &a.data, so, n)
+                };
+                copied.map_err(|e| oom(e, span, "a copy"))?;
                 Value::Unit
             }
             Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
@@ -954,16 +1038,7 @@ impl Machine<'_, '_> {
             Builtin::FillRandom => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let mut state = arg(1).as_u64().unwrap_or(0);
-                for slot in &mut self.buffers[buf].data[off as usize..] {
-                    let x = splitmix64(&mut state);
-                    *slot = match slot.scalar() {
-                        Some(ScalarTy::F32) => Value::F32(((x >> 11) as f64 / (1u64 << 53) as f64) as f32),
-                        Some(ScalarTy::F64) => Value::F64((x >> 11) as f64 / (1u64 << 53) as f64),
-                        Some(ScalarTy::Bool) => Value::Bool(x & 1 == 1),
-                        Some(t) => Value::U64(x % 100).cast(t),
-                        None => Value::U64(x % 100).cast(ScalarTy::I32),
-                    };
-                }
+                self.buffers[buf].data.fill_random(off as usize, &mut state);
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline if vs.len() > 1 => {
@@ -980,10 +1055,11 @@ impl Machine<'_, '_> {
                     self.check_space(buf, Space::Cpu, who, span, "printed")?;
                 }
                 let data = &self.buffers[buf].data;
-                let end = (off + total).min(data.len() as u64);
-                let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
-                let end = if b == Builtin::Print { "\n" } else { "" };
-                let _ = write!(self.out, "{}{end}", nest(&flat, &dims));
+                let end = off.saturating_add(total).min(data.len() as u64);
+                let _ = write_nested(self.out, data, off as usize, (end as usize).max(off as usize), &dims);
+                if b == Builtin::Print {
+                    let _ = writeln!(self.out);
+                }
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
@@ -1028,29 +1104,36 @@ impl Machine<'_, '_> {
                     Value::Ref { off, .. } => *off,
                     _ => 0,
                 };
-                let data = &self.buffers[*buf].data;
                 match &**inner {
                     ir::Ty::Array { .. } => {
                         let n = self.flat_len(inner, f, who)?;
                         let data = &self.buffers[*buf].data;
                         let end = (off.saturating_add(n) as usize).min(data.len());
-                        Value::Array(data.get(off as usize..end).unwrap_or(&[]).to_vec())
+                        let part = data.slice(off as usize, end).map_err(|e| oom(e, span, "printing"))?;
+                        Value::Array(Box::new(part))
                     }
                     t => {
-                        let x = data.get(off as usize).cloned().unwrap_or(Value::Uninit);
+                        let x = self.buffers[*buf].data.get(off as usize);
                         self.deep(&x, Some(t), f, who, span)?
                     }
                 }
             }
-            (Value::Owned { buf } | Value::Ref { buf, off: 0 }, _) => Value::Array(self.buffers[*buf].data.clone()),
-            (Value::Ref { buf, off }, _) => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            (Value::Owned { buf } | Value::Ref { buf, .. }, _) => {
+                let off = match v {
+                    Value::Ref { off, .. } => *off as usize,
+                    _ => 0,
+                };
+                let data = &self.buffers[*buf].data;
+                Value::Array(Box::new(data.slice(off, data.len()).map_err(|e| oom(e, span, "printing"))?))
+            }
             // An array of references prints what each refers to.
             (Value::Array(vs), Some(t @ ir::Ty::Array { .. })) if !matches!(ir::leaf(t), ir::Ty::Scalar(_)) => {
-                let mut out = Vec::new();
-                for x in vs {
-                    out.push(self.deep(x, Some(ir::leaf(t)), f, who, span)?);
+                let mut out = Arr::with_capacity(vs.len() as u64);
+                for x in vs.iter() {
+                    let x = self.deep(&x, Some(ir::leaf(t)), f, who, span)?;
+                    out.push(x).map_err(|e| oom(e, span, "printing"))?;
                 }
-                Value::Array(out)
+                Value::Array(Box::new(out))
             }
             (Value::Tuple(vs), ty) => {
                 let mut out = Vec::new();
@@ -1102,8 +1185,10 @@ impl Machine<'_, '_> {
     fn box_local(&mut self, root: usize, path: &[LocalStep], span: Span, f: &mut Frame, who: Who) -> R<Value> {
         let prog = self.program;
         let mut t = prog.functions[f.func].locals.get(root).map_or(ir::Ty::Nat, |l| l.ty.clone());
-        let mut data = Vec::new();
-        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data);
+        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
+        let mut data = Arr::new();
+        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data)
+            .map_err(|e| oom(e, span, &format!("`{name}`, moved to memory because of a reference to it")))?;
         let mut off = 0;
         for step in path {
             match (step, &t) {
@@ -1121,7 +1206,6 @@ impl Machine<'_, '_> {
             }
         }
         let space = if who.gpu { Space::Local } else { Space::Cpu };
-        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
         let buf = self.alloc(data, space, name);
         self.buffers[buf].named = true;
         f.locals[root] = Value::Boxed { buf };
@@ -1136,7 +1220,7 @@ impl Machine<'_, '_> {
         })
     }
 
-    fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
+    fn alloc(&mut self, data: Arr, space: Space, name: String) -> usize {
         self.buffers.push(Buffer { data, space, name, named: false, freed: false });
         self.buffers.len() - 1
     }
@@ -1246,26 +1330,35 @@ impl Machine<'_, '_> {
         })
     }
 
-    /// A value of type `t` as the slots memory holds it.
-    fn flatten(v: Value, t: &ir::Ty, out: &mut Vec<Value>) {
+    /// A value of type `t` as the slots memory holds it, appended to `out`.
+    fn flatten(v: Value, t: &ir::Ty, out: &mut Arr) -> Result<(), Oom> {
         match (v, t) {
-            (Value::Array(vs), ir::Ty::Array { .. }) => vs.into_iter().for_each(|x| Self::flatten(x, ir::leaf(t), out)),
-            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).for_each(|(x, t)| Self::flatten(x, t, out)),
+            (Value::Array(vs), ir::Ty::Array { .. }) if vs.scalar().is_some() => {
+                if out.is_empty() {
+                    *out = *vs; // flat already
+                    Ok(())
+                } else {
+                    out.extend(&vs, 0, vs.len())
+                }
+            }
+            (Value::Array(vs), ir::Ty::Array { .. }) => vs.iter().try_for_each(|x| Self::flatten(x, ir::leaf(t), out)),
+            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).try_for_each(|(x, t)| Self::flatten(x, t, out)),
             (v, _) => out.push(v),
         }
     }
 
     /// The value of type `t` in `slots` (as [`Machine::flatten`] wrote it).
-    fn unflatten(&mut self, slots: &mut std::vec::IntoIter<Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
+    fn unflatten(&mut self, slots: &mut impl Iterator<Item = Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
         Ok(match t {
             ir::Ty::Array { .. } => {
                 let leaf = ir::leaf(t);
                 let n = self.slots(t, f, who)? / self.slots(leaf, f, who)?.max(1);
-                let mut vs = Vec::new();
+                let mut vs = Arr::with_capacity(n);
                 for _ in 0..n {
-                    vs.push(self.unflatten(slots, leaf, f, who)?);
+                    let v = self.unflatten(slots, leaf, f, who)?;
+                    vs.push(v).map_err(|e| oom(e, Span::DUMMY, "an array"))?;
                 }
-                Value::Array(vs)
+                Value::Array(Box::new(vs))
             }
             ir::Ty::Tuple(ts) => {
                 let mut vs = Vec::new();
@@ -1279,15 +1372,16 @@ impl Machine<'_, '_> {
     }
 
     fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
-        let mut v = &f.locals[root];
-        for s in path {
-            v = match (v, s) {
-                (Value::Tuple(vs), LocalStep::Field(i)) => vs.get(*i).unwrap_or(&Value::Uninit),
-                (Value::Array(vs), LocalStep::Elem(i)) => vs.get(*i as usize).unwrap_or(&Value::Uninit),
-                _ => &Value::Uninit,
-            };
+        fn at(v: &Value, path: &[LocalStep]) -> Value {
+            match (v, path.split_first()) {
+                (v, None) => v.clone(),
+                (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) => vs.get(*i).map_or(Value::Uninit, |x| at(x, rest)),
+                (Value::Array(vs), Some((LocalStep::Elem(i), []))) => vs.get(*i as usize),
+                (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => at(&vs.get(*i as usize), rest),
+                _ => Value::Uninit,
+            }
         }
-        v.clone()
+        at(&f.locals[root], path)
     }
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
@@ -1298,11 +1392,16 @@ impl Machine<'_, '_> {
             {
                 let t = self.program.functions[f.func].place_ty(p);
                 let n = self.slots(&t, f, who)?;
-                let mut vs = Vec::new();
+                let mut vs = Arr::with_capacity(n);
                 for k in 0..n {
-                    vs.push(self.read_raw(buf, off + k, who, p.span, false)?);
+                    let v = self.read_raw(buf, off + k, who, p.span, false)?;
+                    vs.push(v).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 }
-                self.unflatten(&mut vs.into_iter(), &t, f, who)
+                if matches!(t, ir::Ty::Array { .. }) && matches!(ir::leaf(&t), ir::Ty::Scalar(_)) && vs.scalar().is_some() {
+                    return Ok(Value::Array(Box::new(vs))); // an array of scalars: flat already
+                }
+                let v = self.unflatten(&mut vs.iter(), &t, f, who);
+                v
             }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
@@ -1318,31 +1417,47 @@ impl Machine<'_, '_> {
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
             Loc::Buf(buf, off) => {
-                let mut slots = Vec::new();
-                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots);
-                for (k, x) in slots.into_iter().enumerate() {
-                    self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
+                if let Value::Array(a) = &v {
+                    if a.scalar().is_some() {
+                        // An array of scalars: flat already.
+                        for k in 0..a.len() {
+                            self.write_raw(buf, off + k as u64, a.get(k), who, p.span, false)?;
+                        }
+                        return Ok(());
+                    }
+                }
+                let mut slots = Arr::new();
+                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots)
+                    .map_err(|e| oom(e, p.span, "a copy of this value"))?;
+                for k in 0..slots.len() {
+                    self.write_raw(buf, off + k as u64, slots.get(k), who, p.span, false)?;
                 }
                 Ok(())
             }
             Loc::Local(root, path) => {
-                let mut slot = &mut f.locals[root];
-                for s in &path {
-                    slot = match (slot, s) {
-                        (Value::Tuple(vs), LocalStep::Field(i)) if *i < vs.len() => &mut vs[*i],
-                        (Value::Array(vs), LocalStep::Elem(i)) if (*i as usize) < vs.len() => &mut vs[*i as usize],
-                        _ => {
-                            return Err(fail(
-                                codes::RUN_OUT_OF_BOUNDS,
-                                "store out of bounds of a local array",
-                                p.span,
-                                "this store",
-                            ))
+                /// Stores `v` at `path` in `slot`; `Ok(false)`: the path leaves the value.
+                fn put(slot: &mut Value, path: &[LocalStep], v: Value) -> Result<bool, Oom> {
+                    match (slot, path.split_first()) {
+                        (slot, None) => {
+                            *slot = convert_like(slot, v);
+                            Ok(true)
                         }
-                    };
+                        (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) if *i < vs.len() => put(&mut vs[*i], rest, v),
+                        (Value::Array(vs), Some((LocalStep::Elem(i), []))) if (*i as usize) < vs.len() => {
+                            vs.set(*i as usize, v).map(|()| true)
+                        }
+                        (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => match vs.get_mut_value(*i as usize) {
+                            Some(x) => put(x, rest, v),
+                            None => Ok(false),
+                        },
+                        _ => Ok(false),
+                    }
                 }
-                *slot = convert_like(slot, v);
-                Ok(())
+                if put(&mut f.locals[root], &path, v).map_err(|e| oom(e, p.span, "a variable"))? {
+                    Ok(())
+                } else {
+                    Err(fail(codes::RUN_OUT_OF_BOUNDS, "store out of bounds of a local array", p.span, "this store"))
+                }
             }
         }
     }
@@ -1404,7 +1519,7 @@ impl Machine<'_, '_> {
 
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
         self.access_checks(buf, off, who, span)?;
-        let v = self.buffers[buf].data[off as usize].clone();
+        let v = self.buffers[buf].data.get(off as usize);
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
             self.pending_uninit.push((buf, off, acc));
@@ -1442,9 +1557,7 @@ impl Machine<'_, '_> {
         if who.gpu && !atomic {
             self.log(buf, off, who, span, true)?;
         }
-        let slot = &mut self.buffers[buf].data[off as usize];
-        *slot = convert_like(slot, v);
-        Ok(())
+        self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
     }
 
     fn acc(&self, who: Who, span: Span) -> Acc {
@@ -1476,7 +1589,7 @@ impl Machine<'_, '_> {
     /// Judges the pending reads of never-written elements at the end of a barrier interval.
     fn settle_uninit(&mut self) -> R<()> {
         for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
-            if self.buffers[buf].data[off as usize] == Value::Uninit {
+            if !self.buffers[buf].data.is_init(off as usize) {
                 return Err(self.uninit_error(buf, off, &acc));
             }
         }
@@ -1489,29 +1602,19 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let cells = self.logs.entry(buf).or_insert_with(|| vec![Cell::default(); len]);
-        let cell = &mut cells[off as usize];
-        let concurrent = |a: &Acc| a.concurrent(&acc);
-        let conflict = if write {
-            cell.write
-                .filter(concurrent)
-                .map(|a| (a, true))
-                .or_else(|| cell.reads.iter().find(|a| concurrent(a)).map(|a| (*a, false)))
-        } else {
-            cell.write.filter(concurrent).map(|a| (a, true))
-        };
-        if let Some((other, other_write)) = conflict {
-            return Err(Box::new(self.race(buf, off, acc, write, other, other_write)));
-        }
-        if write {
-            cell.write = Some(acc);
-            cell.reads.clear();
-        } else if !cell
-            .reads
-            .iter()
-            .any(|a| a.thread == acc.thread && a.block == acc.block && a.epoch == acc.epoch && a.wepoch == acc.wepoch)
-        {
-            cell.reads.push(acc);
+        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| {
+            let what = format!("the race detector's record of `{}`", self.buffers[buf].name);
+            oom(e, span, &what)
+        })?;
+        if let Some(c) = found {
+            let other = Acc {
+                block: c.seg.block,
+                thread: c.seg.thread,
+                epoch: c.seg.epoch,
+                wepoch: c.seg.wepoch,
+                span: c.span,
+            };
+            return Err(Box::new(self.race(buf, off, acc, write, other, c.write)));
         }
         Ok(())
     }

@@ -1,0 +1,415 @@
+//! The race detector's shadow memory: for each element of GPU memory touched during a launch,
+//! the last write and the reads since, compactly.
+//!
+//! An access is identified by its *segment* (block, thread, block epoch, warp epoch: what
+//! decides whether two accesses are ordered) and its source position, each interned as a `u32`,
+//! so a logged access takes 8 bytes. A shadow cell (20 bytes) holds the last write, the first
+//! read since and, where needed, an index into a side table of up to four more reads. Cells are
+//! allocated in pages of [`PAGE`] elements on the first access to a page, and everything is
+//! dropped at the end of the launch. Every allocation is charged to the memory budget.
+//!
+//! **Which reads are kept.** A write races with the *first* read, in the order they happened,
+//! that is concurrent with it; a read is kept only if it can be that read for some later write.
+//! Blocks run one after another and a block's epochs and warp epochs only grow, so:
+//! a read by an earlier block than the first read's is concurrent with every later write
+//! (nothing after it matters); reads from an older epoch of the first read's block are
+//! concurrent only with other blocks' writes, like the first read itself; within the current
+//! epoch, once reads from two warps are kept every write is concurrent with one of them; within
+//! one warp, two reads by different threads at the current warp epoch cover every thread, and a
+//! read at an older warp epoch is covered by an earlier read of its warp. So at most four reads
+//! besides the first are ever needed, and the detector reports exactly what a full log of every
+//! read would (`tests::agrees_with_a_full_log` checks this on random access sequences).
+
+use crate::mem::{self, Oom};
+use std::collections::HashMap;
+use strata_diag::Span;
+
+/// Elements per page of shadow cells.
+pub const PAGE: usize = 1024;
+
+/// What orders an access: its block and thread (linear numbers), the barriers its block had
+/// passed, and the warp barriers its warp had passed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seg {
+    pub block: u32,
+    pub thread: u32,
+    pub epoch: u32,
+    pub wepoch: u32,
+}
+
+impl Seg {
+    /// Nothing orders `self` and `other`: different blocks, or different threads of one block
+    /// between the same barriers (of the block, and of the warp when both are in one warp).
+    pub fn concurrent(&self, other: &Seg) -> bool {
+        if self.block != other.block {
+            return true;
+        }
+        if self.thread == other.thread || self.epoch != other.epoch {
+            return false;
+        }
+        let same_warp = self.thread / 32 == other.thread / 32;
+        !(same_warp && self.wepoch != other.wepoch)
+    }
+}
+
+/// A logged access: interned segment and span (`seg == 0`: none).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Ent {
+    seg: u32,
+    span: u32,
+}
+
+/// The shadow state of one element.
+#[derive(Copy, Clone, Debug, Default)]
+struct Cell {
+    write: Ent,
+    first: Ent,
+    /// 1 + index into `Races::more`, or 0.
+    more: u32,
+}
+
+/// The reads kept after the first.
+#[derive(Copy, Clone, Debug, Default)]
+struct More {
+    n: u32,
+    e: [Ent; 4],
+}
+
+/// An earlier access that races with the current one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub seg: Seg,
+    pub span: Span,
+    pub write: bool,
+}
+
+#[derive(Default)]
+pub struct Races {
+    pages: HashMap<usize, Vec<Option<Box<[Cell]>>>>,
+    /// Interned segments; index 0 is unused.
+    segs: Vec<Seg>,
+    /// Each thread's latest segment (by linear thread number).
+    thread_seg: Vec<u32>,
+    spans: Vec<Span>,
+    span_ids: HashMap<Span, u32>,
+    span_cache: Vec<(Span, u32)>,
+    more: Vec<More>,
+    free_more: Vec<u32>,
+    /// Bytes charged to the budget.
+    charged: u64,
+}
+
+impl Drop for Races {
+    fn drop(&mut self) {
+        mem::release(self.charged);
+    }
+}
+
+/// Room for one more item in `v`, charged.
+fn grow<T>(v: &mut Vec<T>, charged: &mut u64) -> Result<(), Oom> {
+    let before = mem::bytes_of(v);
+    mem::reserve_one(v)?;
+    *charged += mem::bytes_of(v) - before;
+    Ok(())
+}
+
+impl Races {
+    pub fn new() -> Races {
+        Races::default()
+    }
+
+    /// Forgets everything (the end of a launch).
+    pub fn clear(&mut self) {
+        mem::release(self.charged);
+        *self = Races::default();
+    }
+
+    /// Bytes held now.
+    #[cfg(test)]
+    pub fn bytes(&self) -> u64 {
+        self.charged
+    }
+
+    /// Forgets the accesses to buffer `buf` (shared memory at the end of its block).
+    pub fn forget(&mut self, buf: usize) {
+        if let Some(pages) = self.pages.remove(&buf) {
+            let cells = pages.iter().flatten().count() * PAGE * std::mem::size_of::<Cell>();
+            let bytes = cells as u64 + mem::bytes_of(&pages);
+            self.charged -= bytes;
+            mem::release(bytes);
+        }
+    }
+
+    fn seg_id(&mut self, me: Seg) -> Result<u32, Oom> {
+        let t = me.thread as usize;
+        if let Some(&id) = self.thread_seg.get(t) {
+            if id != 0 && self.segs[id as usize] == me {
+                return Ok(id);
+            }
+        }
+        if self.segs.is_empty() {
+            grow(&mut self.segs, &mut self.charged)?;
+            self.segs.push(Seg::default());
+        }
+        grow(&mut self.segs, &mut self.charged)?;
+        self.segs.push(me);
+        let id = (self.segs.len() - 1) as u32;
+        while self.thread_seg.len() <= t {
+            grow(&mut self.thread_seg, &mut self.charged)?;
+            self.thread_seg.push(0);
+        }
+        self.thread_seg[t] = id;
+        Ok(id)
+    }
+
+    fn span_id(&mut self, span: Span) -> u32 {
+        if self.span_cache.is_empty() {
+            self.span_cache = vec![(Span::DUMMY, u32::MAX); 64];
+        }
+        let slot = (span.lo ^ span.hi.rotate_left(7) ^ span.file.0) as usize % 64;
+        let (s, id) = self.span_cache[slot];
+        if s == span && id != u32::MAX {
+            return id;
+        }
+        let id = match self.span_ids.get(&span) {
+            Some(&id) => id,
+            None => {
+                // Spans are positions in the program text: few, and not charged.
+                self.spans.push(span);
+                let id = (self.spans.len() - 1) as u32;
+                self.span_ids.insert(span, id);
+                id
+            }
+        };
+        self.span_cache[slot] = (span, id);
+        id
+    }
+
+    /// Logs an access by `me` at `span` to element `off` of buffer `buf` (of `len` elements);
+    /// returns the earlier access it races with, if any.
+    pub fn access(
+        &mut self,
+        buf: usize,
+        len: usize,
+        off: usize,
+        me: Seg,
+        span: Span,
+        write: bool,
+    ) -> Result<Option<Conflict>, Oom> {
+        let seg = self.seg_id(me)?;
+        let span = self.span_id(span);
+        let now = Ent { seg, span };
+        let Races { pages, segs, spans, more, free_more, charged, .. } = self;
+        let pages = match pages.get_mut(&buf) {
+            Some(p) => p,
+            None => {
+                let p = mem::try_vec(len.div_ceil(PAGE) as u64, None)?;
+                *charged += mem::bytes_of(&p);
+                pages.entry(buf).or_insert(p)
+            }
+        };
+        let page = &mut pages[off / PAGE];
+        if page.is_none() {
+            let cells = mem::try_vec(PAGE as u64, Cell::default())?;
+            *charged += mem::bytes_of(&cells);
+            *page = Some(cells.into_boxed_slice());
+        }
+        let cell = match page {
+            Some(p) => &mut p[off % PAGE],
+            None => unreachable!("the page was just allocated"),
+        };
+        let found = |e: Ent, write: bool| {
+            (e.seg != 0 && segs[e.seg as usize].concurrent(&me)).then(|| Conflict {
+                seg: segs[e.seg as usize],
+                span: spans[e.span as usize],
+                write,
+            })
+        };
+        if let Some(c) = found(cell.write, true) {
+            return Ok(Some(c));
+        }
+        let extra = |cell: &Cell, more: &Vec<More>| match cell.more {
+            0 => More::default(),
+            i => more[i as usize - 1],
+        };
+        if write {
+            let kept = extra(cell, more);
+            for e in std::iter::once(cell.first).chain(kept.e[..kept.n as usize].iter().copied()) {
+                if let Some(c) = found(e, false) {
+                    return Ok(Some(c));
+                }
+            }
+            cell.write = now;
+            cell.first = Ent::default();
+            if cell.more != 0 {
+                free_more.push(cell.more - 1);
+                cell.more = 0;
+            }
+            return Ok(None);
+        }
+        // A read: keep it if it can be the first read a later write races with.
+        if cell.first.seg == 0 {
+            cell.first = now;
+            return Ok(None);
+        }
+        let first = segs[cell.first.seg as usize];
+        if cell.first.seg == seg || first.block != me.block {
+            return Ok(None);
+        }
+        let mut kept = extra(cell, more);
+        if kept.e[..kept.n as usize].iter().any(|e| e.seg == seg) {
+            return Ok(None);
+        }
+        let warp = |s: &Seg| s.thread / 32;
+        // The reads of the current epoch, in order (the first read too, if it is one of them).
+        let mut current: Vec<Seg> = Vec::with_capacity(5);
+        if first.epoch == me.epoch {
+            current.push(first);
+        }
+        let mut pruned = More::default();
+        for e in &kept.e[..kept.n as usize] {
+            let s = segs[e.seg as usize];
+            let stale_in_my_warp = warp(&s) == warp(&me)
+                && s.wepoch < me.wepoch
+                && current.iter().any(|c| warp(c) == warp(&me));
+            if s.epoch == me.epoch && !stale_in_my_warp {
+                current.push(s);
+                pruned.e[pruned.n as usize] = *e;
+                pruned.n += 1;
+            }
+        }
+        kept = pruned;
+        let mut warps: Vec<u32> = current.iter().map(warp).collect();
+        warps.dedup();
+        warps.sort_unstable();
+        warps.dedup();
+        let covered = match warps[..] {
+            [_, _, ..] => true,
+            [w] if w == warp(&me) => {
+                let mut threads: Vec<u32> =
+                    current.iter().filter(|s| s.wepoch == me.wepoch).map(|s| s.thread).collect();
+                threads.sort_unstable();
+                threads.dedup();
+                threads.len() >= 2
+            }
+            _ => false,
+        };
+        if !covered {
+            debug_assert!(kept.n < 4, "at most four reads besides the first are needed");
+            if (kept.n as usize) < kept.e.len() {
+                kept.e[kept.n as usize] = now;
+                kept.n += 1;
+            }
+        }
+        match (cell.more, kept.n) {
+            (0, 0) => {}
+            (i, 0) => {
+                free_more.push(i - 1);
+                cell.more = 0;
+            }
+            (0, _) => {
+                let i = match free_more.pop() {
+                    Some(i) => i,
+                    None => {
+                        grow(more, charged)?;
+                        more.push(More::default());
+                        (more.len() - 1) as u32
+                    }
+                };
+                more[i as usize] = kept;
+                cell.more = i + 1;
+            }
+            (i, _) => more[i as usize - 1] = kept,
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_diag::FileId;
+
+    /// The reference: every read since the last write, in order.
+    #[derive(Default)]
+    struct Full {
+        cells: HashMap<usize, (Option<(Seg, Span)>, Vec<(Seg, Span)>)>,
+    }
+
+    impl Full {
+        fn access(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
+            let (w, reads) = self.cells.entry(off).or_default();
+            if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
+                return Some(Conflict { seg: s, span: sp, write: true });
+            }
+            if write {
+                if let Some((s, sp)) = reads.iter().find(|(s, _)| s.concurrent(&me)) {
+                    return Some(Conflict { seg: *s, span: *sp, write: false });
+                }
+                *w = Some((me, span));
+                reads.clear();
+            } else if !reads.iter().any(|(s, _)| *s == me) {
+                reads.push((me, span));
+            }
+            None
+        }
+    }
+
+    fn splitmix(s: &mut u64) -> u64 {
+        crate::splitmix64(s)
+    }
+
+    /// Random launches (blocks in turn, threads interleaved, block and warp barriers, reads and
+    /// writes of a few elements): the compact log reports exactly what the full one does.
+    #[test]
+    fn agrees_with_a_full_log() {
+        let _s = mem::Session::start(u64::MAX);
+        for seed in 0..3000u64 {
+            let mut rng = seed;
+            let mut races = Races::new();
+            let mut full = Full::default();
+            let blocks = 1 + splitmix(&mut rng) % 3;
+            let threads = 1 + splitmix(&mut rng) % 70;
+            let elems = 1 + (splitmix(&mut rng) % 4) as usize;
+            let write_odds = 1 + splitmix(&mut rng) % 6;
+            'launch: for block in 0..blocks as u32 {
+                let mut epoch = 0;
+                let mut wepochs = vec![0u32; 3];
+                for _ in 0..splitmix(&mut rng) % 60 {
+                    let r = splitmix(&mut rng);
+                    match r % 20 {
+                        0 => epoch += 1,
+                        1 | 2 => wepochs[(r / 20 % 3) as usize] += 1,
+                        _ => {
+                            let thread = ((r >> 8) % threads) as u32;
+                            let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32] };
+                            let off = (r >> 20) as usize % elems;
+                            let span = Span { file: FileId(0), lo: (r >> 30) as u32 % 5, hi: 9 };
+                            let write = (r >> 40) % write_odds == 0;
+                            let a = races.access(0, elems, off, me, span, write).unwrap();
+                            let b = full.access(off, me, span, write);
+                            assert_eq!(a, b, "seed {seed}");
+                            if a.is_some() {
+                                break 'launch;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cell_is_small_and_charged() {
+        assert_eq!(std::mem::size_of::<Cell>(), 20);
+        let _s = mem::Session::start(u64::MAX);
+        let mut races = Races::new();
+        let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0 };
+        races.access(3, 5000, 4321, me, Span::DUMMY, true).unwrap();
+        assert_eq!(mem::used(), races.bytes());
+        assert!(races.bytes() >= (PAGE * 20) as u64);
+        races.forget(3);
+        races.clear();
+        assert_eq!(mem::used(), 0);
+    }
+}
