@@ -146,7 +146,7 @@ const OUT_OF_MEMORY: &str = "out of memory";
 fn oom(e: Oom, span: Span, what: &str) -> Fail {
     fail(codes::RUN_OUT_OF_BOUNDS, format!("{OUT_OF_MEMORY}: {} bytes requested for {what}", e.bytes), span, "this allocation")
         .with_note(format!(
-            "the sim device keeps the program's memory and the state of its checks within a budget: 3/4 of \
+            "the sim device keeps the program's memory and the state of its checks within a budget: half \
              the memory available when it starts, or the bytes set in `{}`",
             mem::BUDGET_VAR
         ))
@@ -977,7 +977,9 @@ impl Machine<'_, '_> {
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
                 let name = format!("GPU copy of {}", self.buffers[src].name);
                 let from = &self.buffers[src].data;
-                let data = from.slice(off as usize, from.len()).map_err(|e| oom(e, span, &format!("the {name}")))?;
+                let data = from.slice(off as usize, from.len()).map_err(|e| {
+                    oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name))
+                })?;
                 Value::Owned { buf: self.alloc(data, Space::Global, name) }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
@@ -1607,13 +1609,7 @@ impl Machine<'_, '_> {
             oom(e, span, &what)
         })?;
         if let Some(c) = found {
-            let other = Acc {
-                block: c.seg.block,
-                thread: c.seg.thread,
-                epoch: c.seg.epoch,
-                wepoch: c.seg.wepoch,
-                span: c.span,
-            };
+            let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
             return Err(Box::new(self.race(buf, off, acc, write, other, c.write)));
         }
         Ok(())

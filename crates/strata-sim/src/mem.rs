@@ -9,8 +9,8 @@
 //! never refuse.
 //!
 //! The budget is `STRATA_SIM_MEMORY` bytes when that variable is set (a number, optionally
-//! followed by `K`, `M`, `G` or `T` for binary multiples), else three quarters of the memory the
-//! system has available when the run starts (`MemAvailable` in `/proc/meminfo`), else
+//! followed by `K`, `M`, `G` or `T` for binary multiples), else half the memory the system has
+//! available when the run starts (`MemAvailable` in `/proc/meminfo`), else
 //! [`FALLBACK_BUDGET`]. The accounts are per thread: one run of the simulator uses one thread.
 
 use std::cell::Cell;
@@ -101,12 +101,12 @@ pub fn budget_from_env() -> Result<u64, String> {
     }
 }
 
-/// Three quarters of `MemAvailable`, else [`FALLBACK_BUDGET`].
+/// Half of `MemAvailable` (the simulator shares the machine), else [`FALLBACK_BUDGET`].
 pub fn default_budget() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| mem_available(&text))
-        .map_or(FALLBACK_BUDGET, |avail| avail / 4 * 3)
+        .map_or(FALLBACK_BUDGET, |avail| avail / 2)
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.

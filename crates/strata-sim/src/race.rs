@@ -1,12 +1,14 @@
 //! The race detector's shadow memory: for each element of GPU memory touched during a launch,
 //! the last write and the reads since, compactly.
 //!
-//! An access is identified by its *segment* (block, thread, block epoch, warp epoch: what
-//! decides whether two accesses are ordered) and its source position, each interned as a `u32`,
-//! so a logged access takes 8 bytes. A shadow cell (20 bytes) holds the last write, the first
-//! read since and, where needed, an index into a side table of up to four more reads. Cells are
-//! allocated in pages of [`PAGE`] elements on the first access to a page, and everything is
-//! dropped at the end of the launch. Every allocation is charged to the memory budget.
+//! A logged access takes 16 bytes: its *stamp* (a number for its block and block epoch, counted
+//! up through the launch: blocks run one after another, so the stamps of the current block are
+//! those from its first on), its thread in the block, its warp epoch, and its source position
+//! (interned). A shadow cell (36 bytes) holds the last write, the first read since and, where
+//! needed, an index into a side table of up to four more reads. Cells are allocated in pages of
+//! [`PAGE`] elements on the first access to a page, and everything is dropped at the end of the
+//! launch. Every allocation is charged to the memory budget; besides the cells, only a table of
+//! the block of each stamp grows (4 bytes per block epoch).
 //!
 //! **Which reads are kept.** A write races with the *first* read, in the order they happened,
 //! that is concurrent with it; a read is kept only if it can be that read for some later write.
@@ -37,6 +39,7 @@ pub struct Seg {
     pub wepoch: u32,
 }
 
+#[cfg(test)]
 impl Seg {
     /// Nothing orders `self` and `other`: different blocks, or different threads of one block
     /// between the same barriers (of the block, and of the warp when both are in one warp).
@@ -52,11 +55,53 @@ impl Seg {
     }
 }
 
-/// A logged access: interned segment and span (`seg == 0`: none).
+/// A logged access (`stamp == 0`: none).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct Ent {
-    seg: u32,
+    /// The block and block epoch.
+    stamp: u32,
+    thread: u32,
+    wepoch: u32,
     span: u32,
+}
+
+impl Ent {
+    fn warp(&self) -> u32 {
+        self.thread / 32
+    }
+}
+
+/// The current access, as the log compares others with it.
+#[derive(Copy, Clone)]
+struct Now {
+    ent: Ent,
+    /// The first stamp of the current block.
+    block_start: u32,
+}
+
+impl Now {
+    /// Nothing orders `e` and the current access (see [`Seg::concurrent`]).
+    fn concurrent(&self, e: &Ent) -> bool {
+        if e.stamp == 0 {
+            return false;
+        }
+        if e.stamp < self.block_start {
+            return true; // another block
+        }
+        if e.thread == self.ent.thread || e.stamp != self.ent.stamp {
+            return false;
+        }
+        !(e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch)
+    }
+
+    /// The same block and epoch as the current access.
+    fn same_interval(&self, e: &Ent) -> bool {
+        e.stamp == self.ent.stamp
+    }
+
+    fn same_block(&self, e: &Ent) -> bool {
+        e.stamp >= self.block_start
+    }
 }
 
 /// The shadow state of one element.
@@ -75,10 +120,12 @@ struct More {
     e: [Ent; 4],
 }
 
-/// An earlier access that races with the current one.
+/// An earlier access that races with the current one: its block and thread (linear numbers),
+/// position, and whether it wrote.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Conflict {
-    pub seg: Seg,
+    pub block: u32,
+    pub thread: u32,
     pub span: Span,
     pub write: bool,
 }
@@ -86,10 +133,11 @@ pub struct Conflict {
 #[derive(Default)]
 pub struct Races {
     pages: HashMap<usize, Vec<Option<Box<[Cell]>>>>,
-    /// Interned segments; index 0 is unused.
-    segs: Vec<Seg>,
-    /// Each thread's latest segment (by linear thread number).
-    thread_seg: Vec<u32>,
+    /// The block of each stamp (index 0 is unused).
+    stamp_block: Vec<u32>,
+    /// The current stamp's block and epoch.
+    current: Option<(u32, u32)>,
+    block_start: u32,
     spans: Vec<Span>,
     span_ids: HashMap<Span, u32>,
     span_cache: Vec<(Span, u32)>,
@@ -140,26 +188,22 @@ impl Races {
         }
     }
 
-    fn seg_id(&mut self, me: Seg) -> Result<u32, Oom> {
-        let t = me.thread as usize;
-        if let Some(&id) = self.thread_seg.get(t) {
-            if id != 0 && self.segs[id as usize] == me {
-                return Ok(id);
+    /// The stamp of an access by `me` (a new one when its block or epoch is not the last one's).
+    fn stamp(&mut self, me: Seg) -> Result<u32, Oom> {
+        if self.current != Some((me.block, me.epoch)) {
+            if self.stamp_block.is_empty() {
+                grow(&mut self.stamp_block, &mut self.charged)?;
+                self.stamp_block.push(u32::MAX);
             }
+            grow(&mut self.stamp_block, &mut self.charged)?;
+            self.stamp_block.push(me.block);
+            let stamp = (self.stamp_block.len() - 1) as u32;
+            if self.current.is_none_or(|(b, _)| b != me.block) {
+                self.block_start = stamp;
+            }
+            self.current = Some((me.block, me.epoch));
         }
-        if self.segs.is_empty() {
-            grow(&mut self.segs, &mut self.charged)?;
-            self.segs.push(Seg::default());
-        }
-        grow(&mut self.segs, &mut self.charged)?;
-        self.segs.push(me);
-        let id = (self.segs.len() - 1) as u32;
-        while self.thread_seg.len() <= t {
-            grow(&mut self.thread_seg, &mut self.charged)?;
-            self.thread_seg.push(0);
-        }
-        self.thread_seg[t] = id;
-        Ok(id)
+        Ok((self.stamp_block.len() - 1) as u32)
     }
 
     fn span_id(&mut self, span: Span) -> u32 {
@@ -196,10 +240,10 @@ impl Races {
         span: Span,
         write: bool,
     ) -> Result<Option<Conflict>, Oom> {
-        let seg = self.seg_id(me)?;
+        let stamp = self.stamp(me)?;
         let span = self.span_id(span);
-        let now = Ent { seg, span };
-        let Races { pages, segs, spans, more, free_more, charged, .. } = self;
+        let now = Now { ent: Ent { stamp, thread: me.thread, wepoch: me.wepoch, span }, block_start: self.block_start };
+        let Races { pages, stamp_block, spans, more, free_more, charged, .. } = self;
         let pages = match pages.get_mut(&buf) {
             Some(p) => p,
             None => {
@@ -219,8 +263,9 @@ impl Races {
             None => unreachable!("the page was just allocated"),
         };
         let found = |e: Ent, write: bool| {
-            (e.seg != 0 && segs[e.seg as usize].concurrent(&me)).then(|| Conflict {
-                seg: segs[e.seg as usize],
+            now.concurrent(&e).then(|| Conflict {
+                block: stamp_block[e.stamp as usize],
+                thread: e.thread,
                 span: spans[e.span as usize],
                 write,
             })
@@ -239,7 +284,7 @@ impl Races {
                     return Ok(Some(c));
                 }
             }
-            cell.write = now;
+            cell.write = now.ent;
             cell.first = Ent::default();
             if cell.more != 0 {
                 free_more.push(cell.more - 1);
@@ -248,56 +293,53 @@ impl Races {
             return Ok(None);
         }
         // A read: keep it if it can be the first read a later write races with.
-        if cell.first.seg == 0 {
-            cell.first = now;
+        let me = now.ent;
+        let same = |a: &Ent, b: &Ent| a.stamp == b.stamp && a.thread == b.thread && a.wepoch == b.wepoch;
+        if cell.first.stamp == 0 {
+            cell.first = me;
             return Ok(None);
         }
-        let first = segs[cell.first.seg as usize];
-        if cell.first.seg == seg || first.block != me.block {
+        if same(&cell.first, &me) || !now.same_block(&cell.first) {
             return Ok(None);
         }
         let mut kept = extra(cell, more);
-        if kept.e[..kept.n as usize].iter().any(|e| e.seg == seg) {
+        if kept.e[..kept.n as usize].iter().any(|e| same(e, &me)) {
             return Ok(None);
         }
-        let warp = |s: &Seg| s.thread / 32;
         // The reads of the current epoch, in order (the first read too, if it is one of them).
-        let mut current: Vec<Seg> = Vec::with_capacity(5);
-        if first.epoch == me.epoch {
-            current.push(first);
+        let mut current = [Ent::default(); 5];
+        let mut n = 0;
+        if now.same_interval(&cell.first) {
+            current[0] = cell.first;
+            n = 1;
         }
         let mut pruned = More::default();
         for e in &kept.e[..kept.n as usize] {
-            let s = segs[e.seg as usize];
-            let stale_in_my_warp = warp(&s) == warp(&me)
-                && s.wepoch < me.wepoch
-                && current.iter().any(|c| warp(c) == warp(&me));
-            if s.epoch == me.epoch && !stale_in_my_warp {
-                current.push(s);
+            let stale_in_my_warp =
+                e.warp() == me.warp() && e.wepoch < me.wepoch && current[..n].iter().any(|c| c.warp() == me.warp());
+            if now.same_interval(e) && !stale_in_my_warp {
+                current[n] = *e;
+                n += 1;
                 pruned.e[pruned.n as usize] = *e;
                 pruned.n += 1;
             }
         }
         kept = pruned;
-        let mut warps: Vec<u32> = current.iter().map(warp).collect();
-        warps.dedup();
-        warps.sort_unstable();
-        warps.dedup();
-        let covered = match warps[..] {
-            [_, _, ..] => true,
-            [w] if w == warp(&me) => {
-                let mut threads: Vec<u32> =
-                    current.iter().filter(|s| s.wepoch == me.wepoch).map(|s| s.thread).collect();
-                threads.sort_unstable();
-                threads.dedup();
-                threads.len() >= 2
-            }
-            _ => false,
+        let current = &current[..n];
+        let two_warps = current.iter().any(|c| c.warp() != current[0].warp());
+        let covered = if two_warps {
+            true
+        } else if current.first().is_some_and(|c| c.warp() == me.warp()) {
+            // Two threads at my warp epoch.
+            let mut at_mine = current.iter().filter(|c| c.wepoch == me.wepoch);
+            at_mine.next().is_some_and(|a| at_mine.any(|b| b.thread != a.thread))
+        } else {
+            false
         };
         if !covered {
             debug_assert!(kept.n < 4, "at most four reads besides the first are needed");
             if (kept.n as usize) < kept.e.len() {
-                kept.e[kept.n as usize] = now;
+                kept.e[kept.n as usize] = me;
                 kept.n += 1;
             }
         }
@@ -340,11 +382,11 @@ mod tests {
         fn access(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
             let (w, reads) = self.cells.entry(off).or_default();
             if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
-                return Some(Conflict { seg: s, span: sp, write: true });
+                return Some(Conflict { block: s.block, thread: s.thread, span: sp, write: true });
             }
             if write {
                 if let Some((s, sp)) = reads.iter().find(|(s, _)| s.concurrent(&me)) {
-                    return Some(Conflict { seg: *s, span: *sp, write: false });
+                    return Some(Conflict { block: s.block, thread: s.thread, span: *sp, write: false });
                 }
                 *w = Some((me, span));
                 reads.clear();
@@ -364,7 +406,7 @@ mod tests {
     #[test]
     fn agrees_with_a_full_log() {
         let _s = mem::Session::start(u64::MAX);
-        for seed in 0..3000u64 {
+        for seed in 0..(std::env::var("RACE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(3000u64)) {
             let mut rng = seed;
             let mut races = Races::new();
             let mut full = Full::default();
@@ -375,7 +417,7 @@ mod tests {
             'launch: for block in 0..blocks as u32 {
                 let mut epoch = 0;
                 let mut wepochs = vec![0u32; 3];
-                for _ in 0..splitmix(&mut rng) % 60 {
+                for _ in 0..splitmix(&mut rng) % 150 {
                     let r = splitmix(&mut rng);
                     match r % 20 {
                         0 => epoch += 1,
@@ -401,13 +443,13 @@ mod tests {
 
     #[test]
     fn a_cell_is_small_and_charged() {
-        assert_eq!(std::mem::size_of::<Cell>(), 20);
+        assert_eq!(std::mem::size_of::<Cell>(), 36);
         let _s = mem::Session::start(u64::MAX);
         let mut races = Races::new();
         let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0 };
         races.access(3, 5000, 4321, me, Span::DUMMY, true).unwrap();
         assert_eq!(mem::used(), races.bytes());
-        assert!(races.bytes() >= (PAGE * 20) as u64);
+        assert!(races.bytes() >= (PAGE * 36) as u64);
         races.forget(3);
         races.clear();
         assert_eq!(mem::used(), 0);
