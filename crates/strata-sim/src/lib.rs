@@ -310,10 +310,12 @@ impl Machine<'_, '_> {
             if d.primary.span == Span::DUMMY {
                 let span = s.span();
                 d.primary.span = span;
-                d.primary.message = if who.gpu {
-                    format!("in thread {} of block {}", coords(who.thread), coords(who.block))
-                } else {
-                    "in this statement".to_string()
+                let what = if is_oom(&d) { "this allocation" } else { "" };
+                d.primary.message = match (who.gpu, what) {
+                    (true, "") => format!("in thread {} of block {}", coords(who.thread), coords(who.block)),
+                    (true, what) => format!("{what}, by thread {} of block {}", coords(who.thread), coords(who.block)),
+                    (false, "") => "in this statement".to_string(),
+                    (false, what) => what.to_string(),
                 };
             }
             d
@@ -928,7 +930,12 @@ impl Machine<'_, '_> {
             Expr::ArrayRepeat(x, n) => {
                 let v = self.eval(x, f, who)?;
                 let n = self.iexpr(n, f, who)?;
-                Value::Array(Box::new(Arr::repeat(&v, n).map_err(|e| oom(e, Span::DUMMY, "an array"))?))
+                let what = || match (&v, v.scalar()) {
+                    (_, Some(t)) => format!("an array of {n} `{}`", t.name()),
+                    (Value::Array(a), _) => format!("an array of {n} times {} elements", a.len()),
+                    _ => format!("an array of {n} elements"),
+                };
+                Value::Array(Box::new(Arr::repeat(&v, n).map_err(|e| oom(e, Span::DUMMY, &what()))?))
             }
             Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, f, who)?,
             Expr::Call { func, nats, args, span } => {
@@ -1259,17 +1266,17 @@ impl Machine<'_, '_> {
         }
         // Memory holds values flat: an array's elements, a tuple's fields one after another.
         let prog = self.program;
-        let mut t = prog.functions[f.func].locals.get(p.root).map_or(ir::Ty::Nat, |l| l.ty.clone());
+        let mut t: &ir::Ty = prog.functions[f.func].locals.get(p.root).map_or(&NAT, |l| &l.ty);
         let mut loc = match f.locals.get(p.root) {
             Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
             _ => Loc::Local(p.root, Vec::new()),
         };
         for step in &p.path {
-            let next = match (step, &t) {
-                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => (**x).clone(),
-                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(ir::Ty::Nat),
-                (PathStep::Elem(_), arr) => ir::leaf(arr).clone(),
-                (_, other) => other.clone(),
+            let next: &ir::Ty = match (step, t) {
+                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
+                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
+                (PathStep::Elem(_), arr) => ir::leaf(arr),
+                (_, other) => other,
             };
             loc = match (loc, step) {
                 // A pointer stored in memory (in a local that was moved into a buffer).
@@ -1298,11 +1305,11 @@ impl Machine<'_, '_> {
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;
-                    let size = self.slots(&next, f, who)?;
+                    let size = self.slots(next, f, who)?;
                     Loc::Buf(buf, off + o * size)
                 }
                 (Loc::Buf(buf, off), PathStep::Field(i)) => {
-                    let ir::Ty::Tuple(ts) = &t else {
+                    let ir::Ty::Tuple(ts) = t else {
                         return Err(fail(codes::UNSUPPORTED, "a field of a non-tuple", p.span, ""));
                     };
                     let mut o = 0;
@@ -1390,20 +1397,21 @@ impl Machine<'_, '_> {
         match self.locate(p, f, who)? {
             // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
             Loc::Buf(buf, off)
-                if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
+                if matches!(place_ty(&self.program.functions[f.func], p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
             {
-                let t = self.program.functions[f.func].place_ty(p);
-                let n = self.slots(&t, f, who)?;
+                let prog = self.program;
+                let t = place_ty(&prog.functions[f.func], p);
+                let n = self.slots(t, f, who)?;
                 let mut vs = Arr::with_capacity(n);
                 for k in 0..n {
                     let v = self.read_raw(buf, off + k, who, p.span, false)?;
                     vs.push(v).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 }
-                if matches!(t, ir::Ty::Array { .. }) && matches!(ir::leaf(&t), ir::Ty::Scalar(_)) && vs.scalar().is_some() {
+                if matches!(t, ir::Ty::Array { .. }) && matches!(ir::leaf(t), ir::Ty::Scalar(_)) && vs.scalar().is_some() {
                     return Ok(Value::Array(Box::new(vs))); // an array of scalars: flat already
                 }
-                let v = self.unflatten(&mut vs.iter(), &t, f, who);
-                v
+                let mut slots = vs.iter();
+                self.unflatten(&mut slots, t, f, who)
             }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
@@ -1419,17 +1427,20 @@ impl Machine<'_, '_> {
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
             Loc::Buf(buf, off) => {
-                if let Value::Array(a) = &v {
-                    if a.scalar().is_some() {
+                match &v {
+                    Value::Array(a) if a.scalar().is_some() => {
                         // An array of scalars: flat already.
                         for k in 0..a.len() {
                             self.write_raw(buf, off + k as u64, a.get(k), who, p.span, false)?;
                         }
                         return Ok(());
                     }
+                    Value::Array(_) | Value::Tuple(_) => {}
+                    _ => return self.write_raw(buf, off, v, who, p.span, false),
                 }
                 let mut slots = Arr::new();
-                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots)
+                let prog = self.program;
+                Self::flatten(v, place_ty(&prog.functions[f.func], p), &mut slots)
                     .map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 for k in 0..slots.len() {
                     self.write_raw(buf, off + k as u64, slots.get(k), who, p.span, false)?;
@@ -1839,6 +1850,23 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
             other => ops.push(Op::Stmt(other)),
         }
     }
+}
+
+/// The type of a natural number, for places whose type is not known.
+static NAT: ir::Ty = ir::Ty::Nat;
+
+/// [`ir::Function::place_ty`], without copying the type.
+fn place_ty<'a>(func: &'a ir::Function, p: &Place) -> &'a ir::Ty {
+    let mut t: &ir::Ty = func.locals.get(p.root).map_or(&NAT, |l| &l.ty);
+    for step in &p.path {
+        t = match (step, t) {
+            (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
+            (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
+            (PathStep::Elem(_), arr @ ir::Ty::Array { .. }) => ir::leaf(arr),
+            (_, other) => other,
+        };
+    }
+    t
 }
 
 /// The level of a local, for diagnostics.
