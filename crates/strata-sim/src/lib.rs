@@ -518,7 +518,7 @@ impl Machine<'_, '_> {
             // Shared memory: fresh and uninitialised for every block.
             let mut shared_bufs = Vec::new();
             for (local, ty, len) in shared {
-                let n = self.iexpr(len, &frame, HOST)?;
+                let n = self.iexpr(len, &mut frame, HOST)?;
                 let name = &func.locals[*local].name;
                 let data = Arr::uninit(*ty, n).map_err(|e| {
                     let block = format!("block {}", coords(bidx));
@@ -632,24 +632,20 @@ impl Machine<'_, '_> {
             // A warp barrier concerns only its warp: warps whose lanes all wait at the same warp
             // barrier go on, while the threads at another barrier (a block barrier the other
             // warps reach first) wait for them.
-            let key_of = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
-            let mixed = stops.iter().any(|s| key_of(s) != key_of(&stops[0]));
+            // Whether all threads of each warp stopped at the same place (by warp, with the
+            // index of its first thread).
+            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
+            for (i, (w, _, _)) in states.iter().enumerate() {
+                let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
+                *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
+            }
+            let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
             if mixed {
-                let mut ready: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
-                for (s, (w, _, _)) in stops.iter().zip(&states) {
-                    let warp_no = w.thread_lin / 32;
-                    if !matches!(s, Some((_, true, _, _))) || ready.contains(&warp_no) {
-                        continue;
-                    }
-                    let whole = stops
-                        .iter()
-                        .zip(&states)
-                        .filter(|(_, (w2, _, _))| w2.thread_lin / 32 == warp_no)
-                        .all(|(s2, _)| key_of(s2) == key_of(s));
-                    if whole {
-                        ready.insert(warp_no);
-                    }
-                }
+                let ready: std::collections::BTreeSet<u32> = warps
+                    .iter()
+                    .filter(|(_, (first, uniform))| *uniform && matches!(stops[*first], Some((_, true, _, _))))
+                    .map(|(w, _)| *w)
+                    .collect();
                 if !ready.is_empty() {
                     if let Some(l) = self.launch.as_mut() {
                         for w in &ready {
@@ -669,22 +665,22 @@ impl Machine<'_, '_> {
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
             let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
             // The dynamic barrier: the same barrier in the same iteration of the loops around it.
-            let key = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
-            let want = Some((op, instance.clone()));
+            let at_first = stops[first].clone();
+            let differs = |s: &Option<Stop>| !same_stop(s, &at_first);
             // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
             let gone = self.launch.as_ref().map(|l| l.returned.clone()).unwrap_or_default();
             let divergent = if warp {
-                stops.iter().zip(&states).any(|(s, (w, _, _))| {
-                    let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
-                    stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && key(s2) != key(s))
-                        || (s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
-                })
+                warps.values().any(|(_, uniform)| !uniform)
+                    || stops
+                        .iter()
+                        .zip(&states)
+                        .any(|(s, (w, _, _))| s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
             } else {
-                stops.iter().any(|s| key(s) != want) || (members.len() as u64) < total
+                stops.iter().any(differs) || (members.len() as u64) < total
             };
             if divergent {
                 let waiting = states[first].0;
-                let other = stops.iter().position(|s| key(s) != want).map(|i| (states[i].0, stops[i].clone()));
+                let other = stops.iter().position(differs).map(|i| (states[i].0, stops[i].clone()));
                 let mut d = Diagnostic::error(
                     codes::RUN_BARRIER_DIVERGENCE,
                     "barrier divergence: not every thread reaches this barrier",
@@ -811,14 +807,14 @@ impl Machine<'_, '_> {
     // --------------------------------------------------------------------------------------------
     // Expressions
 
-    fn iexpr(&mut self, e: &IExpr, f: &Frame, who: Who) -> R<u64> {
+    fn iexpr(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<u64> {
         let l = self.launch.as_ref();
         let dims = |i: ir::DimName| match i {
             ir::DimName::X => 0,
             ir::DimName::Y => 1,
             ir::DimName::Z => 2,
         };
-        let bin =
+        let mut bin =
             |me: &mut Self, a: &IExpr, b: &IExpr| -> R<(u64, u64)> { Ok((me.iexpr(a, f, who)?, me.iexpr(b, f, who)?)) };
         let over = || fail(codes::RUN_OUT_OF_BOUNDS, "size arithmetic overflowed or went below zero", Span::DUMMY, "");
         Ok(match e {
@@ -850,8 +846,7 @@ impl Machine<'_, '_> {
                 result.ok_or_else(over)?
             }
             IExpr::Value(v) => {
-                let mut fr = Frame { func: f.func, locals: f.locals.clone(), nats: f.nats.clone() };
-                let v = self.eval(v, &mut fr, who)?;
+                let v = self.eval(v, f, who)?;
                 match v.as_u64() {
                     Some(x) => x,
                     None => {
@@ -1100,7 +1095,7 @@ impl Machine<'_, '_> {
     /// `v` (of type `ty`, where known) with pointers replaced by what they point to, for
     /// printing by `who`: a pointer to a scalar by the scalar, to an array by its elements (with
     /// an unknown type: the rest of the buffer). Host code cannot read GPU memory (E0905).
-    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &Frame, who: Who, span: Span) -> R<Value> {
+    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &mut Frame, who: Who, span: Span) -> R<Value> {
         if let Value::Owned { .. } | Value::Ref { .. } = v {
             let (buf, _) = self.pointer(v, span)?;
             if !who.gpu {
@@ -1222,7 +1217,7 @@ impl Machine<'_, '_> {
     }
 
     /// The number of scalars of a value of type `t` (1 for anything but an array).
-    fn flat_len(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+    fn flat_len(&mut self, t: &ir::Ty, f: &mut Frame, who: Who) -> R<u64> {
         Ok(match t {
             ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.flat_len(elem, f, who)?),
             _ => 1,
@@ -1325,7 +1320,7 @@ impl Machine<'_, '_> {
     }
 
     /// How many slots of a buffer a value of type `t` takes (its scalars and pointers).
-    fn slots(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+    fn slots(&mut self, t: &ir::Ty, f: &mut Frame, who: Who) -> R<u64> {
         Ok(match t {
             ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.slots(elem, f, who)?),
             ir::Ty::Tuple(ts) => {
@@ -1357,7 +1352,7 @@ impl Machine<'_, '_> {
     }
 
     /// The value of type `t` in `slots` (as [`Machine::flatten`] wrote it).
-    fn unflatten(&mut self, slots: &mut impl Iterator<Item = Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
+    fn unflatten(&mut self, slots: &mut impl Iterator<Item = Value>, t: &ir::Ty, f: &mut Frame, who: Who) -> R<Value> {
         Ok(match t {
             ir::Ty::Array { .. } => {
                 let leaf = ir::leaf(t);
@@ -1849,6 +1844,15 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
             Stmt::Threads { body, .. } => emit(body, ops, loops),
             other => ops.push(Op::Stmt(other)),
         }
+    }
+}
+
+/// Whether two threads stopped at the same dynamic barrier (or both ran to the end).
+fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x.0 == y.0 && x.3 == y.3,
+        _ => false,
     }
 }
 
