@@ -151,12 +151,7 @@ impl Arr {
             ScalarTy::F32 => Data::F32(mem::try_vec(n, 0.0).map_err(|_| whole(4))?),
             ScalarTy::F64 => Data::F64(mem::try_vec(n, 0.0).map_err(|_| whole(8))?),
             ScalarTy::Unit => {
-                return Ok(Arr {
-                    data: Data::Any(mem::try_vec(n, Value::Uninit)?),
-                    init: None,
-                    missing: 0,
-                    hint: 0,
-                })
+                return Ok(Arr { data: Data::Any(mem::try_vec(n, Value::Uninit)?), init: None, missing: 0, hint: 0 })
             }
         };
         let mut a = Arr { data, init: None, missing: 0, hint: 0 };
@@ -309,7 +304,7 @@ impl Arr {
             Ok(())
         } else {
             // Not a number: the array holds values from now on.
-            self.to_values()?;
+            self.make_values()?;
             self.set(i, v)
         }
     }
@@ -317,7 +312,7 @@ impl Arr {
     /// Appends `v` as it is (a value of another type than the array's elements turns it into an
     /// array of values).
     pub fn push(&mut self, v: Value) -> Result<(), Oom> {
-        if self.len() == 0 && matches!(&self.data, Data::Any(a) if a.capacity() == 0) {
+        if self.is_empty() && matches!(&self.data, Data::Any(a) if a.capacity() == 0) {
             // The first element decides the type.
             if let Some(t) = v.scalar() {
                 self.data = empty(t);
@@ -326,7 +321,7 @@ impl Arr {
             each!(&mut self.data, d => mem::reserve(d, hint)?, a => mem::reserve(a, hint)?);
         }
         if v != Value::Uninit && !self.holds(&v) {
-            self.to_values()?;
+            self.make_values()?;
         }
         if self.init.is_none() {
             // A number into an array whose elements are all written (or any value into values).
@@ -355,14 +350,8 @@ impl Arr {
             a.push(Value::Uninit)
         });
         let marked = match &mut self.init {
-            Some(bits) => {
-                if bits.len() * 64 <= n {
-                    mem::reserve_one(bits).map(|()| bits.push(0))
-                } else {
-                    Ok(())
-                }
-                .map(|()| self.missing += 1)
-            }
+            Some(bits) => if bits.len() * 64 <= n { mem::reserve_one(bits).map(|()| bits.push(0)) } else { Ok(()) }
+                .map(|()| self.missing += 1),
             None => self.clear_bit(n),
         };
         if let Err(e) = marked {
@@ -397,7 +386,7 @@ impl Arr {
     pub fn extend(&mut self, src: &Arr, lo: usize, hi: usize) -> Result<(), Oom> {
         let hi = hi.min(src.len());
         let lo = lo.min(hi);
-        if self.len() == 0 && matches!(&self.data, Data::Any(a) if a.capacity() == 0) {
+        if self.is_empty() && matches!(&self.data, Data::Any(a) if a.capacity() == 0) {
             // Starts with `src`'s type, so the fast path below applies.
             if let Some(t) = src.scalar() {
                 self.data = empty(t);
@@ -510,7 +499,7 @@ impl Arr {
     }
 
     /// Turns a typed array into one of values (for a value that is not a number).
-    fn to_values(&mut self) -> Result<(), Oom> {
+    fn make_values(&mut self) -> Result<(), Oom> {
         if matches!(self.data, Data::Any(_)) {
             return Ok(());
         }
@@ -642,8 +631,8 @@ mod tests {
         assert_eq!(b.iter().collect::<Vec<_>>(), vec![Value::F32(1.0), Value::Uninit, Value::F32(3.0)]);
         let t = Arr::from_values([Value::Tuple(vec![Value::I32(1)]), Value::Nat(2)]).unwrap();
         assert_eq!(t.get(1), Value::Nat(2));
-        let r = Arr::repeat(&Value::Array(Box::new(Arr::from_values([Value::I64(1), Value::I64(2)]).unwrap())), 3)
-            .unwrap();
+        let r =
+            Arr::repeat(&Value::Array(Box::new(Arr::from_values([Value::I64(1), Value::I64(2)]).unwrap())), 3).unwrap();
         assert_eq!(r.len(), 6);
         assert_eq!(r.get(5), Value::I64(2));
     }

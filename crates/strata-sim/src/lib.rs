@@ -144,13 +144,18 @@ const OUT_OF_MEMORY: &str = "out of memory";
 
 /// An allocation of `what` that did not fit, at `span` (`Span::DUMMY`: the statement's).
 fn oom(e: Oom, span: Span, what: &str) -> Fail {
-    fail(codes::RUN_OUT_OF_BOUNDS, format!("{OUT_OF_MEMORY}: {} bytes requested for {what}", e.bytes), span, "this allocation")
-        .with_note(format!(
-            "the sim device keeps the program's memory and the state of its checks within a budget: half \
+    fail(
+        codes::RUN_OUT_OF_BOUNDS,
+        format!("{OUT_OF_MEMORY}: {} bytes requested for {what}", e.bytes),
+        span,
+        "this allocation",
+    )
+    .with_note(format!(
+        "the sim device keeps the program's memory and the state of its checks within a budget: half \
              the memory available when it starts, or the bytes set in `{}`",
-            mem::BUDGET_VAR
-        ))
-        .into()
+        mem::BUDGET_VAR
+    ))
+    .into()
 }
 
 fn is_oom(d: &Diagnostic) -> bool {
@@ -505,11 +510,20 @@ impl Machine<'_, '_> {
             thread_locals: HashMap::new(),
         });
         self.races.clear();
-        let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
-        if self.opts.random_seed.is_some() {
-            self.shuffle(&mut order);
-        }
-        for lin in order {
+        let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
+        // Blocks run in order, or in a random order that is made (and charged) first.
+        let mut random_order = Vec::new();
+        let _order_charge = if self.opts.random_seed.is_some() {
+            mem::reserve(&mut random_order, blocks)
+                .map_err(|e| oom(e, span, &format!("the random order of the launch's {blocks} blocks")))?;
+            random_order.extend(0..blocks);
+            self.shuffle(&mut random_order);
+            Some(mem::Hold::adopt(mem::bytes_of(&random_order)))
+        } else {
+            None
+        };
+        for k in 0..blocks {
+            let lin = random_order.get(k as usize).copied().unwrap_or(k);
             let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
             let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone() };
             for (p, v) in func.params.iter().zip(&arg_values) {
@@ -565,6 +579,7 @@ impl Machine<'_, '_> {
         let total = bd[0] * bd[1] * bd[2];
         let returned = l.returned.clone();
         let mut members = Vec::new();
+        let threads = |e| oom(e, Span::DUMMY, &format!("the {total} threads of block {}", coords(who.block)));
         for lin in 0..total {
             // A thread that returned has left the kernel.
             if returned.contains(&(lin as u32)) {
@@ -581,9 +596,17 @@ impl Machine<'_, '_> {
                 }
             }
             if inside {
+                mem::reserve_one(&mut members).map_err(threads)?;
                 members.push(tw);
             }
         }
+        // What the simulator keeps for each thread of the region, charged while it runs.
+        let _members_charge = mem::Hold::adopt(mem::bytes_of(&members));
+        let per_thread = std::mem::size_of::<(Who, usize, Vec<Value>)>()
+            + std::mem::size_of::<Option<Stop>>()
+            + 2 * std::mem::size_of::<u64>()
+            + f.locals.len() * std::mem::size_of::<Value>();
+        let _state_charge = mem::Hold::charge(members.len() as u64 * per_thread as u64).map_err(threads)?;
         let ops = compile(body);
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
@@ -748,7 +771,10 @@ impl Machine<'_, '_> {
         // Block-level locals written inside the region are not visible outside (lowering makes
         // a block-level local that thread code writes thread-level); thread-level locals live on.
         for (w, _, mut locals) in states {
-            saved.insert(w.thread_lin, thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect());
+            saved.insert(
+                w.thread_lin,
+                thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect(),
+            );
         }
         if let Some(l) = self.launch.as_mut() {
             l.thread_locals = saved;
@@ -979,9 +1005,9 @@ impl Machine<'_, '_> {
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
                 let name = format!("GPU copy of {}", self.buffers[src].name);
                 let from = &self.buffers[src].data;
-                let data = from.slice(off as usize, from.len()).map_err(|e| {
-                    oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name))
-                })?;
+                let data = from
+                    .slice(off as usize, from.len())
+                    .map_err(|e| oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name)))?;
                 Value::Owned { buf: self.alloc(data, Space::Global, name) }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
@@ -1346,7 +1372,9 @@ impl Machine<'_, '_> {
                 }
             }
             (Value::Array(vs), ir::Ty::Array { .. }) => vs.iter().try_for_each(|x| Self::flatten(x, ir::leaf(t), out)),
-            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).try_for_each(|(x, t)| Self::flatten(x, t, out)),
+            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => {
+                vs.into_iter().zip(ts).try_for_each(|(x, t)| Self::flatten(x, t, out))
+            }
             (v, _) => out.push(v),
         }
     }
@@ -1379,7 +1407,9 @@ impl Machine<'_, '_> {
         fn at(v: &Value, path: &[LocalStep]) -> Value {
             match (v, path.split_first()) {
                 (v, None) => v.clone(),
-                (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) => vs.get(*i).map_or(Value::Uninit, |x| at(x, rest)),
+                (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) => {
+                    vs.get(*i).map_or(Value::Uninit, |x| at(x, rest))
+                }
                 (Value::Array(vs), Some((LocalStep::Elem(i), []))) => vs.get(*i as usize),
                 (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => at(&vs.get(*i as usize), rest),
                 _ => Value::Uninit,
@@ -1402,7 +1432,10 @@ impl Machine<'_, '_> {
                     let v = self.read_raw(buf, off + k, who, p.span, false)?;
                     vs.push(v).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 }
-                if matches!(t, ir::Ty::Array { .. }) && matches!(ir::leaf(t), ir::Ty::Scalar(_)) && vs.scalar().is_some() {
+                if matches!(t, ir::Ty::Array { .. })
+                    && matches!(ir::leaf(t), ir::Ty::Scalar(_))
+                    && vs.scalar().is_some()
+                {
                     return Ok(Value::Array(Box::new(vs))); // an array of scalars: flat already
                 }
                 let mut slots = vs.iter();
@@ -1450,7 +1483,9 @@ impl Machine<'_, '_> {
                             *slot = convert_like(slot, v);
                             Ok(true)
                         }
-                        (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) if *i < vs.len() => put(&mut vs[*i], rest, v),
+                        (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) if *i < vs.len() => {
+                            put(&mut vs[*i], rest, v)
+                        }
                         (Value::Array(vs), Some((LocalStep::Elem(i), []))) if (*i as usize) < vs.len() => {
                             vs.set(*i as usize, v).map(|()| true)
                         }

@@ -92,6 +92,29 @@ impl Drop for Session {
     }
 }
 
+/// Bytes charged for memory the simulator holds outside arrays (the threads of a block, the order
+/// of a launch's blocks), given back when dropped.
+pub struct Hold(u64);
+
+impl Hold {
+    /// Charges `bytes`, or fails without charging.
+    pub fn charge(bytes: u64) -> Result<Hold, Oom> {
+        charge(bytes)?;
+        Ok(Hold(bytes))
+    }
+
+    /// Takes over `bytes` charged already (by [`reserve`]).
+    pub fn adopt(bytes: u64) -> Hold {
+        Hold(bytes)
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        release(self.0);
+    }
+}
+
 /// The budget of a run: `STRATA_SIM_MEMORY`, or a fraction of the available memory. An error
 /// names a value of the variable that is not a size.
 pub fn budget_from_env() -> Result<u64, String> {

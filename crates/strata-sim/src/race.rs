@@ -372,10 +372,12 @@ mod tests {
     use super::*;
     use strata_diag::FileId;
 
-    /// The reference: every read since the last write, in order.
+    type Logged = (Seg, Span);
+
+    /// The reference: the last write and every read since, in order.
     #[derive(Default)]
     struct Full {
-        cells: HashMap<usize, (Option<(Seg, Span)>, Vec<(Seg, Span)>)>,
+        cells: HashMap<usize, (Option<Logged>, Vec<Logged>)>,
     }
 
     impl Full {
@@ -416,7 +418,7 @@ mod tests {
             let write_odds = 1 + splitmix(&mut rng) % 6;
             'launch: for block in 0..blocks as u32 {
                 let mut epoch = 0;
-                let mut wepochs = vec![0u32; 3];
+                let mut wepochs = [0u32; 3];
                 for _ in 0..splitmix(&mut rng) % 150 {
                     let r = splitmix(&mut rng);
                     match r % 20 {
@@ -427,7 +429,7 @@ mod tests {
                             let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32] };
                             let off = (r >> 20) as usize % elems;
                             let span = Span { file: FileId(0), lo: (r >> 30) as u32 % 5, hi: 9 };
-                            let write = (r >> 40) % write_odds == 0;
+                            let write = (r >> 40).is_multiple_of(write_odds);
                             let a = races.access(0, elems, off, me, span, write).unwrap();
                             let b = full.access(off, me, span, write);
                             assert_eq!(a, b, "seed {seed}");
