@@ -1093,10 +1093,20 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
-                let ty = args.first().and_then(|a| self.expr_ty(a, f));
-                let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
                 let end = if b == Builtin::Print { "\n" } else { "" };
-                let _ = write!(self.out, "{v}{end}");
+                // Numbers, text and arrays of numbers print as they are (without a copy).
+                let plain = match vs.first() {
+                    Some(Value::Array(a)) => a.scalar().is_some(),
+                    Some(v) => v.scalar().is_some() || matches!(v, Value::Nat(_) | Value::Str(_) | Value::Unit),
+                    None => false,
+                };
+                if plain {
+                    let _ = write!(self.out, "{}{end}", vs[0]);
+                } else {
+                    let ty = args.first().and_then(|a| self.expr_ty(a, f));
+                    let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
+                    let _ = write!(self.out, "{v}{end}");
+                }
                 Value::Unit
             }
             Builtin::Sqrt(_) => match arg(0) {
@@ -1308,7 +1318,10 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
                 },
-                (Loc::Local(root, path), PathStep::Deref) => match self.local_value(f, root, &path) {
+                (Loc::Local(root, path), PathStep::Deref) => match self
+                    .local_value(f, root, &path)
+                    .unwrap_or(Value::Uninit)
+                {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
                     _ => {
@@ -1403,16 +1416,17 @@ impl Machine<'_, '_> {
         })
     }
 
-    fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
-        fn at(v: &Value, path: &[LocalStep]) -> Value {
+    /// The value at `path` in local `root` (a copy of a whole array is charged).
+    fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Result<Value, Oom> {
+        fn at(v: &Value, path: &[LocalStep]) -> Result<Value, Oom> {
             match (v, path.split_first()) {
-                (v, None) => v.clone(),
+                (v, None) => v.try_clone(),
                 (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) => {
-                    vs.get(*i).map_or(Value::Uninit, |x| at(x, rest))
+                    vs.get(*i).map_or(Ok(Value::Uninit), |x| at(x, rest))
                 }
-                (Value::Array(vs), Some((LocalStep::Elem(i), []))) => vs.get(*i as usize),
+                (Value::Array(vs), Some((LocalStep::Elem(i), []))) => Ok(vs.get(*i as usize)),
                 (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => at(&vs.get(*i as usize), rest),
-                _ => Value::Uninit,
+                _ => Ok(Value::Uninit),
             }
         }
         at(&f.locals[root], path)
@@ -1443,7 +1457,7 @@ impl Machine<'_, '_> {
             }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
-                let v = self.local_value(f, root, &path);
+                let v = self.local_value(f, root, &path).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 if v == Value::Uninit && !path.is_empty() {
                     return Err(fail(codes::RUN_UNINIT, "read of uninitialised memory", p.span, "never written"));
                 }
