@@ -306,3 +306,72 @@ fn usage_errors_exit_with_2() {
     let out = s.run(&["explain", "E9999"]);
     expect(&out, 2, &["E9999", "not a Strata diagnostic code"], "explain E9999");
 }
+
+/// A program that is fine at its own size, run at sizes that cannot fit or do not exist.
+const SIZED: &str = "const N: nat = 1024;
+
+fn add_one(v: &uniq gpu.global [i32; N]) -[grid: gpu.grid<X<N / 256>, X<256>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = v[[thread]] + 1;
+    }
+}
+
+fn main() -[t: cpu.thread]-> () {
+    let mut h = CpuHeap::new([0; N]);
+    let mut d = GpuGlobal::alloc_copy(&shrd h);
+    add_one::<<<X<N / 256>, X<256>>>>(&uniq d);
+    copy_mem_to_host(&shrd d, &uniq h);
+    println(h[N - 1]);
+}
+";
+
+/// Host memory only: a size the checker accepts that no machine has.
+const HOST_ONLY: &str = "const N: nat = 1024;
+
+fn main() -[t: cpu.thread]-> () {
+    let mut h = CpuHeap::new([0; N]);
+    h[N - 1] = 7;
+    println(h[N - 1]);
+}
+";
+
+#[test]
+fn huge_sizes_on_every_device() {
+    let s = Scratch::new("huge");
+    let sized = s.file("sized.strata", SIZED);
+    let host = s.file("host.strata", HOST_ONLY);
+    let (sized, host) = (sized.to_str().unwrap(), host.to_str().unwrap());
+    // The grid would have more blocks than a GPU allows: refused before anything runs.
+    for cmd in [
+        vec!["check"],
+        vec!["run", "--device", "sim"],
+        vec!["run", "--device", "cpu"],
+        vec!["emit", "--target", "cuda"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["-D", "N=1099511627776", sized]);
+        let out = s.run(&args);
+        expect(&out, 1, &["error[E0704]", "sized.strata:3:"], &args.join(" "));
+    }
+    // 4 TiB of host memory: out of memory at the allocation, on both devices.
+    for device in ["sim", "cpu"] {
+        let out = s.run(&["run", "--device", device, "-D", "N=1099511627776", host]);
+        expect(&out, 1, &["error[E0903]", "out of memory"], device);
+    }
+    // The largest size that is still a natural number.
+    let out = s.run(&["check", "-D", "N=18446744073709551615", sized]);
+    assert_eq!(out.code, Some(1), "N = 2^64 - 1: {}", out.stderr);
+}
+
+#[test]
+fn zero_sizes() {
+    let s = Scratch::new("zero");
+    let sized = s.file("sized.strata", SIZED);
+    // N = 0 makes a grid of zero blocks: a launch configuration no GPU accepts.
+    let out = s.run(&["check", "-D", "N=0", sized.to_str().unwrap()]);
+    expect(&out, 1, &["error[E0705]"], "N=0");
+    let host = s.file("host.strata", HOST_ONLY);
+    // An empty host array is fine, but `N - 1` is not a natural number at N = 0.
+    let out = s.run(&["check", "-D", "N=0", host.to_str().unwrap()]);
+    assert_eq!(out.code, Some(1), "N=0 host: {}", out.stderr);
+}

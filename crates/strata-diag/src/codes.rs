@@ -123,7 +123,7 @@ registry! {
     // --- run time (the sim device) ---
     RUN_DATA_RACE = "E0901", Run, "data race";
     RUN_BARRIER_DIVERGENCE = "E0902", Run, "barrier divergence";
-    RUN_OUT_OF_BOUNDS = "E0903", Run, "out-of-bounds access";
+    RUN_OUT_OF_BOUNDS = "E0903", Run, "out-of-bounds access or out of memory";
     RUN_UNINIT = "E0904", Run, "read of uninitialised memory";
     RUN_MEMORY_SPACE = "E0905", Run, "access to memory of the wrong device";
     RUN_USE_AFTER_FREE = "E0906", Run, "use after free";

@@ -9,14 +9,21 @@
 //! a block in the same epoch. Atomics are not logged. The log does not depend on the order in
 //! which threads run, so a race is found under every schedule.
 
+mod arr;
+pub mod mem;
+mod race;
 mod value;
 
+pub use arr::Arr;
 pub use value::Value;
+
+use mem::Oom;
+use race::{Races, Seg};
 
 use std::collections::HashMap;
 use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
-use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, ScalarTy, Stmt, UnOp};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -67,7 +74,7 @@ impl Space {
 }
 
 struct Buffer {
-    data: Vec<Value>,
+    data: Arr,
     space: Space,
     name: String,
     /// Named after the variable that owns it (otherwise after what allocated it).
@@ -87,24 +94,9 @@ struct Acc {
 }
 
 impl Acc {
-    /// Nothing orders `self` and `other`: different blocks, or different threads of one block
-    /// between the same barriers (of the block, and of the warp when both are in one warp).
-    fn concurrent(&self, other: &Acc) -> bool {
-        if self.block != other.block {
-            return true;
-        }
-        if self.thread == other.thread || self.epoch != other.epoch {
-            return false;
-        }
-        let same_warp = self.thread / 32 == other.thread / 32;
-        !(same_warp && self.wepoch != other.wepoch)
+    fn seg(&self) -> Seg {
+        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch }
     }
-}
-
-#[derive(Clone, Default)]
-struct Cell {
-    write: Option<Acc>,
-    reads: Vec<Acc>,
 }
 
 /// Who is executing: the host, or a GPU thread (block-level code runs as the block's thread 0
@@ -149,24 +141,93 @@ fn fail(code: Code, message: impl Into<String>, span: Span, label: impl Into<Str
     Box::new(Diagnostic::error(code, message, span, label))
 }
 
+/// The headline of every out-of-memory error (the `cpu` device's words too).
+const OUT_OF_MEMORY: &str = "out of memory";
+
+/// An allocation of `what` that did not fit, at `span` (`Span::DUMMY`: the statement's).
+fn oom(e: Oom, span: Span, what: &str) -> Fail {
+    fail(
+        codes::RUN_OUT_OF_BOUNDS,
+        format!("{OUT_OF_MEMORY}: {} bytes requested for {what}", e.bytes),
+        span,
+        "this allocation",
+    )
+    .with_note(format!(
+        "the sim device keeps the program's memory and the state of its checks within a budget: half \
+             the memory available when it starts, or the bytes set in `{}`",
+        mem::BUDGET_VAR
+    ))
+    .into()
+}
+
+fn is_oom(d: &Diagnostic) -> bool {
+    d.code == codes::RUN_OUT_OF_BOUNDS && d.message.starts_with(OUT_OF_MEMORY)
+}
+
 enum Flow {
     Normal,
     Return(Value),
 }
 
-/// `flat` (row-major) as nested arrays with dimensions `dims`, outermost first.
-fn nest(flat: &[Value], dims: &[u64]) -> Value {
+/// Elements `lo..hi` of `data` (row-major) as nested lists with dimensions `dims`, outermost
+/// first: `[[1, 2], [3, 4]]`.
+fn write_nested(out: &mut dyn Write, data: &Arr, lo: usize, hi: usize, dims: &[u64]) -> std::io::Result<()> {
+    write!(out, "[")?;
     match dims {
-        [] | [_] => Value::Array(flat.to_vec()),
+        [] | [_] => {
+            for i in lo..hi {
+                if i > lo {
+                    write!(out, ", ")?;
+                }
+                write!(out, "{}", data.get(i))?;
+            }
+        }
         [_, inner @ ..] => {
             let step = inner.iter().product::<u64>().max(1) as usize;
-            Value::Array(flat.chunks(step).map(|c| nest(c, inner)).collect())
+            let mut at = lo;
+            while at < hi {
+                if at > lo {
+                    write!(out, ", ")?;
+                }
+                write_nested(out, data, at, hi.min(at.saturating_add(step)), inner)?;
+                at = at.saturating_add(step);
+            }
         }
     }
+    write!(out, "]")
 }
 
-/// Runs `program` from `main`, printing to `out`.
+/// Runs `program` from `main`, printing to `out`, within the memory budget of [`mem`] (set by
+/// `STRATA_SIM_MEMORY`, else a fraction of the memory available).
 pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result<Stats, Box<Diagnostic>> {
+    let budget = match mem::budget_from_env() {
+        Ok(b) => b,
+        Err(text) => {
+            let span = program.entry.map_or(Span::DUMMY, |e| program.functions[e].span);
+            return Err(fail(
+                codes::RUN_OUT_OF_BOUNDS,
+                format!("`{}` is not a memory size: `{text}`", mem::BUDGET_VAR),
+                span,
+                "the program was not started",
+            )
+            .with_note(format!(
+                "set `{}` to a number of bytes, optionally followed by K, M, G or T (binary multiples): `8000000000`, `512M`, `8G`",
+                mem::BUDGET_VAR
+            ))
+            .into());
+        }
+    };
+    run_with_budget(program, opts, out, budget)
+}
+
+/// [`run`] with a memory budget of `budget` bytes.
+pub fn run_with_budget(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+    budget: u64,
+) -> Result<Stats, Box<Diagnostic>> {
+    let _accounts = mem::Session::start(budget);
     let Some(entry) = program.entry else {
         return Err(fail(codes::NO_MAIN, "the program has no `main` function", Span::DUMMY, "nothing to run"));
     };
@@ -177,7 +238,7 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
     let mut m = Machine {
         program,
         buffers: Vec::new(),
-        logs: HashMap::new(),
+        races: Races::new(),
         launch: None,
         stats: Stats::default(),
         opts: opts.clone(),
@@ -194,8 +255,8 @@ pub fn run(program: &ir::Program, opts: &Options, out: &mut dyn Write) -> Result
 struct Machine<'p, 'o> {
     program: &'p ir::Program,
     buffers: Vec<Buffer>,
-    /// Access logs of the current launch, per buffer.
-    logs: HashMap<usize, Vec<Cell>>,
+    /// The race detector's record of the current launch.
+    races: Races,
     launch: Option<Launch>,
     stats: Stats,
     opts: Options,
@@ -269,10 +330,12 @@ impl Machine<'_, '_> {
             if d.primary.span == Span::DUMMY {
                 let span = s.span();
                 d.primary.span = span;
-                d.primary.message = if who.gpu {
-                    format!("in thread {} of block {}", coords(who.thread), coords(who.block))
-                } else {
-                    "in this statement".to_string()
+                let what = if is_oom(&d) { "this allocation" } else { "" };
+                d.primary.message = match (who.gpu, what) {
+                    (true, "") => format!("in thread {} of block {}", coords(who.thread), coords(who.block)),
+                    (true, what) => format!("{what}, by thread {} of block {}", coords(who.thread), coords(who.block)),
+                    (false, "") => "in this statement".to_string(),
+                    (false, what) => what.to_string(),
                 };
             }
             d
@@ -281,7 +344,7 @@ impl Machine<'_, '_> {
 
     fn stmt_inner(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
-            Stmt::Let { local, init, .. } => {
+            Stmt::Let { local, init, span } => {
                 let mut v = match init {
                     Some(e) => self.eval(e, f, who)?,
                     None => Value::Uninit,
@@ -297,9 +360,10 @@ impl Machine<'_, '_> {
                 {
                     // A fresh allocation of tuples: laid out flat, like all memory.
                     if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
-                        let mut data = Vec::new();
-                        for x in std::mem::take(&mut self.buffers[*buf].data) {
-                            Self::flatten(x, ir::leaf(t), &mut data);
+                        let old = std::mem::take(&mut self.buffers[*buf].data);
+                        let mut data = Arr::with_capacity(old.len() as u64);
+                        for x in old.iter() {
+                            Self::flatten(x, ir::leaf(t), &mut data).map_err(|e| oom(e, *span, "an array"))?;
                         }
                         self.buffers[*buf].data = data;
                     }
@@ -375,7 +439,7 @@ impl Machine<'_, '_> {
                 // Later uses of the buffer (none in checked code) are use-after-free errors.
                 if let Some(Value::Owned { buf }) = f.locals.get(*local) {
                     self.buffers[*buf].freed = true;
-                    self.buffers[*buf].data = Vec::new();
+                    self.buffers[*buf].data = Arr::new();
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
@@ -460,22 +524,36 @@ impl Machine<'_, '_> {
             returned: Default::default(),
             thread_locals: HashMap::new(),
         });
-        self.logs.clear();
-        let mut order: Vec<u64> = (0..g[0] * g[1] * g[2]).collect();
-        if self.opts.random_seed.is_some() {
-            self.shuffle(&mut order);
-        }
-        for lin in order {
+        self.races.clear();
+        let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
+        // Blocks run in order, or in a random order that is made (and charged) first.
+        let mut random_order = Vec::new();
+        let _order_charge = if self.opts.random_seed.is_some() {
+            mem::reserve(&mut random_order, blocks)
+                .map_err(|e| oom(e, span, &format!("the random order of the launch's {blocks} blocks")))?;
+            random_order.extend(0..blocks);
+            self.shuffle(&mut random_order);
+            Some(mem::Hold::adopt(mem::bytes_of(&random_order)))
+        } else {
+            None
+        };
+        for k in 0..blocks {
+            let lin = random_order.get(k as usize).copied().unwrap_or(k);
             let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
             let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone() };
             for (p, v) in func.params.iter().zip(&arg_values) {
-                frame.locals[*p] = v.clone();
+                frame.locals[*p] = v.try_clone().map_err(|e| oom(e, span, "an argument of the kernel"))?;
             }
             // Shared memory: fresh and uninitialised for every block.
             let mut shared_bufs = Vec::new();
-            for (local, _, len) in shared {
-                let n = self.iexpr(len, &frame, HOST)?;
-                let id = self.alloc(vec![Value::Uninit; n as usize], Space::Shared, func.locals[*local].name.clone());
+            for (local, ty, len) in shared {
+                let n = self.iexpr(len, &mut frame, HOST)?;
+                let name = &func.locals[*local].name;
+                let data = Arr::uninit(*ty, n).map_err(|e| {
+                    let block = format!("block {}", coords(bidx));
+                    oom(e, span, &format!("shared memory `{name}` of {block}"))
+                })?;
+                let id = self.alloc(data, Space::Shared, name.clone());
                 self.buffers[id].named = true;
                 frame.locals[*local] = Value::Ref { buf: id, off: 0 };
                 shared_bufs.push(id);
@@ -491,11 +569,12 @@ impl Machine<'_, '_> {
             self.settle_uninit()?;
             for id in shared_bufs {
                 self.buffers[id].freed = true;
-                self.logs.remove(&id);
+                self.buffers[id].data = Arr::new();
+                self.races.forget(id);
             }
         }
         self.launch = None;
-        self.logs.clear();
+        self.races.clear();
         Ok(())
     }
 
@@ -515,6 +594,7 @@ impl Machine<'_, '_> {
         let total = bd[0] * bd[1] * bd[2];
         let returned = l.returned.clone();
         let mut members = Vec::new();
+        let threads = |e| oom(e, Span::DUMMY, &format!("the {total} threads of block {}", coords(who.block)));
         for lin in 0..total {
             // A thread that returned has left the kernel.
             if returned.contains(&(lin as u32)) {
@@ -531,9 +611,17 @@ impl Machine<'_, '_> {
                 }
             }
             if inside {
+                mem::reserve_one(&mut members).map_err(threads)?;
                 members.push(tw);
             }
         }
+        // What the simulator keeps for each thread of the region, charged while it runs.
+        let _members_charge = mem::Hold::adopt(mem::bytes_of(&members));
+        let per_thread = std::mem::size_of::<(Who, usize, Vec<Value>)>()
+            + std::mem::size_of::<Option<Stop>>()
+            + 2 * std::mem::size_of::<u64>()
+            + f.locals.len() * std::mem::size_of::<Value>();
+        let _state_charge = mem::Hold::charge(members.len() as u64 * per_thread as u64).map_err(threads)?;
         let ops = compile(body);
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
@@ -541,19 +629,23 @@ impl Machine<'_, '_> {
         let thread_level: Vec<usize> =
             (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
         let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
-        let mut states: Vec<(Who, usize, Vec<Value>)> = members
-            .iter()
-            .map(|w| {
-                let mut locals = f.locals.clone();
-                if let Some(mine) = saved.get(&w.thread_lin) {
-                    for (i, v) in thread_level.iter().zip(mine) {
-                        locals[*i] = v.clone();
-                    }
-                }
-                (*w, 0usize, locals)
-            })
-            .collect();
         let mut saved = saved;
+        let mut slot_of = vec![None; f.locals.len()];
+        for (k, i) in thread_level.iter().enumerate() {
+            slot_of[*i] = Some(k);
+        }
+        let mut states: Vec<(Who, usize, Vec<Value>)> = Vec::with_capacity(members.len());
+        for w in &members {
+            // A thread's own copy of the frame, with its thread-level locals as it left them.
+            let mine = saved.remove(&w.thread_lin);
+            let mut locals = Vec::with_capacity(f.locals.len());
+            for (i, v) in f.locals.iter().enumerate() {
+                let own = mine.as_ref().zip(slot_of[i]).and_then(|(m, k)| m.get(k));
+                let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
+                locals.push(own.unwrap_or(v).try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+            }
+            states.push((*w, 0usize, locals));
+        }
         loop {
             let mut order: Vec<usize> = (0..states.len()).collect();
             if self.opts.random_seed.is_some() {
@@ -578,24 +670,20 @@ impl Machine<'_, '_> {
             // A warp barrier concerns only its warp: warps whose lanes all wait at the same warp
             // barrier go on, while the threads at another barrier (a block barrier the other
             // warps reach first) wait for them.
-            let key_of = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
-            let mixed = stops.iter().any(|s| key_of(s) != key_of(&stops[0]));
+            // Whether all threads of each warp stopped at the same place (by warp, with the
+            // index of its first thread).
+            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
+            for (i, (w, _, _)) in states.iter().enumerate() {
+                let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
+                *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
+            }
+            let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
             if mixed {
-                let mut ready: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
-                for (s, (w, _, _)) in stops.iter().zip(&states) {
-                    let warp_no = w.thread_lin / 32;
-                    if !matches!(s, Some((_, true, _, _))) || ready.contains(&warp_no) {
-                        continue;
-                    }
-                    let whole = stops
-                        .iter()
-                        .zip(&states)
-                        .filter(|(_, (w2, _, _))| w2.thread_lin / 32 == warp_no)
-                        .all(|(s2, _)| key_of(s2) == key_of(s));
-                    if whole {
-                        ready.insert(warp_no);
-                    }
-                }
+                let ready: std::collections::BTreeSet<u32> = warps
+                    .iter()
+                    .filter(|(_, (first, uniform))| *uniform && matches!(stops[*first], Some((_, true, _, _))))
+                    .map(|(w, _)| *w)
+                    .collect();
                 if !ready.is_empty() {
                     if let Some(l) = self.launch.as_mut() {
                         for w in &ready {
@@ -615,22 +703,22 @@ impl Machine<'_, '_> {
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
             let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
             // The dynamic barrier: the same barrier in the same iteration of the loops around it.
-            let key = |s: &Option<Stop>| s.as_ref().map(|x| (x.0, x.3.clone()));
-            let want = Some((op, instance.clone()));
+            let at_first = stops[first].clone();
+            let differs = |s: &Option<Stop>| !same_stop(s, &at_first);
             // A block barrier needs every thread of the block; a warp barrier every lane of each warp present.
             let gone = self.launch.as_ref().map(|l| l.returned.clone()).unwrap_or_default();
             let divergent = if warp {
-                stops.iter().zip(&states).any(|(s, (w, _, _))| {
-                    let same_warp = |o: &Who| o.thread_lin / 32 == w.thread_lin / 32;
-                    stops.iter().zip(&states).any(|(s2, (w2, _, _))| same_warp(w2) && key(s2) != key(s))
-                        || (s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
-                })
+                warps.values().any(|(_, uniform)| !uniform)
+                    || stops
+                        .iter()
+                        .zip(&states)
+                        .any(|(s, (w, _, _))| s.is_some() && gone.iter().any(|g| g / 32 == w.thread_lin / 32))
             } else {
-                stops.iter().any(|s| key(s) != want) || (members.len() as u64) < total
+                stops.iter().any(differs) || (members.len() as u64) < total
             };
             if divergent {
                 let waiting = states[first].0;
-                let other = stops.iter().position(|s| key(s) != want).map(|i| (states[i].0, stops[i].clone()));
+                let other = stops.iter().position(differs).map(|i| (states[i].0, stops[i].clone()));
                 let mut d = Diagnostic::error(
                     codes::RUN_BARRIER_DIVERGENCE,
                     "barrier divergence: not every thread reaches this barrier",
@@ -697,8 +785,11 @@ impl Machine<'_, '_> {
         }
         // Block-level locals written inside the region are not visible outside (lowering makes
         // a block-level local that thread code writes thread-level); thread-level locals live on.
-        for (w, _, locals) in &states {
-            saved.insert(w.thread_lin, thread_level.iter().map(|i| locals[*i].clone()).collect());
+        for (w, _, mut locals) in states {
+            saved.insert(
+                w.thread_lin,
+                thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect(),
+            );
         }
         if let Some(l) = self.launch.as_mut() {
             l.thread_locals = saved;
@@ -757,14 +848,14 @@ impl Machine<'_, '_> {
     // --------------------------------------------------------------------------------------------
     // Expressions
 
-    fn iexpr(&mut self, e: &IExpr, f: &Frame, who: Who) -> R<u64> {
+    fn iexpr(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<u64> {
         let l = self.launch.as_ref();
         let dims = |i: ir::DimName| match i {
             ir::DimName::X => 0,
             ir::DimName::Y => 1,
             ir::DimName::Z => 2,
         };
-        let bin =
+        let mut bin =
             |me: &mut Self, a: &IExpr, b: &IExpr| -> R<(u64, u64)> { Ok((me.iexpr(a, f, who)?, me.iexpr(b, f, who)?)) };
         let over = || fail(codes::RUN_OUT_OF_BOUNDS, "size arithmetic overflowed or went below zero", Span::DUMMY, "");
         Ok(match e {
@@ -796,8 +887,7 @@ impl Machine<'_, '_> {
                 result.ok_or_else(over)?
             }
             IExpr::Value(v) => {
-                let mut fr = Frame { func: f.func, locals: f.locals.clone(), nats: f.nats.clone() };
-                let v = self.eval(v, &mut fr, who)?;
+                let v = self.eval(v, f, who)?;
                 match v.as_u64() {
                     Some(x) => x,
                     None => {
@@ -863,22 +953,25 @@ impl Machine<'_, '_> {
                 Value::Tuple(vs)
             }
             Expr::ArrayList(xs) => {
-                let mut vs = Vec::new();
+                let mut vs = Arr::with_capacity(xs.len() as u64);
                 for x in xs {
                     match self.eval(x, f, who)? {
-                        Value::Array(inner) => vs.extend(inner),
+                        Value::Array(inner) => vs.extend(&inner, 0, inner.len()),
                         v => vs.push(v),
                     }
+                    .map_err(|e| oom(e, Span::DUMMY, "an array"))?;
                 }
-                Value::Array(vs)
+                Value::Array(Box::new(vs))
             }
             Expr::ArrayRepeat(x, n) => {
                 let v = self.eval(x, f, who)?;
-                let n = self.iexpr(n, f, who)? as usize;
-                match v {
-                    Value::Array(inner) => Value::Array(inner.iter().cloned().cycle().take(inner.len() * n).collect()),
-                    v => Value::Array(vec![v; n]),
-                }
+                let n = self.iexpr(n, f, who)?;
+                let what = || match (&v, v.scalar()) {
+                    (_, Some(t)) => format!("an array of {n} `{}`", t.name()),
+                    (Value::Array(a), _) => format!("an array of {n} times {} elements", a.len()),
+                    _ => format!("an array of {n} elements"),
+                };
+                Value::Array(Box::new(Arr::repeat(&v, n).map_err(|e| oom(e, Span::DUMMY, &what()))?))
             }
             Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, f, who)?,
             Expr::Call { func, nats, args, span } => {
@@ -904,33 +997,54 @@ impl Machine<'_, '_> {
     fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
         let mut vs = Vec::new();
         for a in args {
-            vs.push(self.eval(a, f, who)?);
+            // An argument that does not fit in memory (`CpuHeap::new([0; N])`) is this call's
+            // allocation.
+            vs.push(self.eval(a, f, who).map_err(|mut d| {
+                if d.primary.span == Span::DUMMY && is_oom(&d) {
+                    d.primary.span = span;
+                }
+                d
+            })?);
         }
         let arg = |i: usize| vs.get(i).cloned().unwrap_or(Value::Unit);
         Ok(match b {
             Builtin::HeapNew => {
-                let data = match arg(0) {
-                    Value::Array(v) => v,
-                    v => vec![v],
+                let data = match vs.pop() {
+                    Some(Value::Array(v)) => *v,
+                    v => Arr::from_values(v).map_err(|e| oom(e, span, "a heap allocation"))?,
                 };
                 Value::Owned { buf: self.alloc(data, Space::Cpu, "a heap allocation".to_string()) }
             }
             Builtin::GlobalAllocCopy => {
                 let (src, off) = self.pointer(&arg(0), span)?;
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
-                let data = self.buffers[src].data[off as usize..].to_vec();
                 let name = format!("GPU copy of {}", self.buffers[src].name);
+                let from = &self.buffers[src].data;
+                let data = from
+                    .slice(off as usize, from.len())
+                    .map_err(|e| oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name)))?;
                 Value::Owned { buf: self.alloc(data, Space::Global, name) }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
                 let (src, so) = self.pointer(&src_v, span)?;
                 let (dst, doff) = self.pointer(&dst_v, span)?;
-                let n = (self.buffers[src].data.len() - so as usize).min(self.buffers[dst].data.len() - doff as usize);
-                for i in 0..n {
-                    let v = self.buffers[src].data[so as usize + i].clone();
-                    self.buffers[dst].data[doff as usize + i] = v;
-                }
+                let (so, doff) = (so as usize, doff as usize);
+                let n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
+                let copied = if src == dst {
+                    let part = self.buffers[src].data.slice(so, so + n);
+                    part.and_then(|part| self.buffers[dst].data.copy_from(doff, &part, 0, n))
+                } else {
+                    let (a, b) = if src < dst {
+                        let (l, r) = self.buffers.split_at_mut(dst);
+                        (&l[src], &mut r[0])
+                    } else {
+                        let (l, r) = self.buffers.split_at_mut(src);
+                        (&r[0], &mut l[dst])
+                    };
+                    b.data.copy_from(doff, &a.data, so, n)
+                };
+                copied.map_err(|e| oom(e, span, "a copy"))?;
                 Value::Unit
             }
             Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
@@ -969,16 +1083,7 @@ impl Machine<'_, '_> {
             Builtin::FillRandom => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let mut state = arg(1).as_u64().unwrap_or(0);
-                for slot in &mut self.buffers[buf].data[off as usize..] {
-                    let x = splitmix64(&mut state);
-                    *slot = match slot.scalar() {
-                        Some(ScalarTy::F32) => Value::F32(((x >> 11) as f64 / (1u64 << 53) as f64) as f32),
-                        Some(ScalarTy::F64) => Value::F64((x >> 11) as f64 / (1u64 << 53) as f64),
-                        Some(ScalarTy::Bool) => Value::Bool(x & 1 == 1),
-                        Some(t) => Value::U64(x % 100).cast(t),
-                        None => Value::U64(x % 100).cast(ScalarTy::I32),
-                    };
-                }
+                self.buffers[buf].data.fill_random(off as usize, &mut state);
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline if vs.len() > 1 => {
@@ -995,17 +1100,28 @@ impl Machine<'_, '_> {
                     self.check_space(buf, Space::Cpu, who, span, "printed")?;
                 }
                 let data = &self.buffers[buf].data;
-                let end = (off + total).min(data.len() as u64);
-                let flat = data.get(off as usize..end as usize).unwrap_or(&[]).to_vec();
-                let end = if b == Builtin::Print { "\n" } else { "" };
-                let _ = write!(self.out, "{}{end}", nest(&flat, &dims));
+                let end = off.saturating_add(total).min(data.len() as u64);
+                let _ = write_nested(self.out, data, off as usize, (end as usize).max(off as usize), &dims);
+                if b == Builtin::Print {
+                    let _ = writeln!(self.out);
+                }
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline => {
-                let ty = args.first().and_then(|a| self.expr_ty(a, f));
-                let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
                 let end = if b == Builtin::Print { "\n" } else { "" };
-                let _ = write!(self.out, "{v}{end}");
+                // Numbers, text and arrays of numbers print as they are (without a copy).
+                let plain = match vs.first() {
+                    Some(Value::Array(a)) => a.scalar().is_some(),
+                    Some(v) => v.scalar().is_some() || matches!(v, Value::Nat(_) | Value::Str(_) | Value::Unit),
+                    None => false,
+                };
+                if plain {
+                    let _ = write!(self.out, "{}{end}", vs[0]);
+                } else {
+                    let ty = args.first().and_then(|a| self.expr_ty(a, f));
+                    let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
+                    let _ = write!(self.out, "{v}{end}");
+                }
                 Value::Unit
             }
             Builtin::Sqrt(_) => match arg(0) {
@@ -1030,7 +1146,7 @@ impl Machine<'_, '_> {
     /// `v` (of type `ty`, where known) with pointers replaced by what they point to, for
     /// printing by `who`: a pointer to a scalar by the scalar, to an array by its elements (with
     /// an unknown type: the rest of the buffer). Host code cannot read GPU memory (E0905).
-    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &Frame, who: Who, span: Span) -> R<Value> {
+    fn deep(&mut self, v: &Value, ty: Option<&ir::Ty>, f: &mut Frame, who: Who, span: Span) -> R<Value> {
         if let Value::Owned { .. } | Value::Ref { .. } = v {
             let (buf, _) = self.pointer(v, span)?;
             if !who.gpu {
@@ -1043,29 +1159,36 @@ impl Machine<'_, '_> {
                     Value::Ref { off, .. } => *off,
                     _ => 0,
                 };
-                let data = &self.buffers[*buf].data;
                 match &**inner {
                     ir::Ty::Array { .. } => {
                         let n = self.flat_len(inner, f, who)?;
                         let data = &self.buffers[*buf].data;
                         let end = (off.saturating_add(n) as usize).min(data.len());
-                        Value::Array(data.get(off as usize..end).unwrap_or(&[]).to_vec())
+                        let part = data.slice(off as usize, end).map_err(|e| oom(e, span, "printing"))?;
+                        Value::Array(Box::new(part))
                     }
                     t => {
-                        let x = data.get(off as usize).cloned().unwrap_or(Value::Uninit);
+                        let x = self.buffers[*buf].data.get(off as usize);
                         self.deep(&x, Some(t), f, who, span)?
                     }
                 }
             }
-            (Value::Owned { buf } | Value::Ref { buf, off: 0 }, _) => Value::Array(self.buffers[*buf].data.clone()),
-            (Value::Ref { buf, off }, _) => Value::Array(self.buffers[*buf].data[*off as usize..].to_vec()),
+            (Value::Owned { buf } | Value::Ref { buf, .. }, _) => {
+                let off = match v {
+                    Value::Ref { off, .. } => *off as usize,
+                    _ => 0,
+                };
+                let data = &self.buffers[*buf].data;
+                Value::Array(Box::new(data.slice(off, data.len()).map_err(|e| oom(e, span, "printing"))?))
+            }
             // An array of references prints what each refers to.
             (Value::Array(vs), Some(t @ ir::Ty::Array { .. })) if !matches!(ir::leaf(t), ir::Ty::Scalar(_)) => {
-                let mut out = Vec::new();
-                for x in vs {
-                    out.push(self.deep(x, Some(ir::leaf(t)), f, who, span)?);
+                let mut out = Arr::with_capacity(vs.len() as u64);
+                for x in vs.iter() {
+                    let x = self.deep(&x, Some(ir::leaf(t)), f, who, span)?;
+                    out.push(x).map_err(|e| oom(e, span, "printing"))?;
                 }
-                Value::Array(out)
+                Value::Array(Box::new(out))
             }
             (Value::Tuple(vs), ty) => {
                 let mut out = Vec::new();
@@ -1117,8 +1240,10 @@ impl Machine<'_, '_> {
     fn box_local(&mut self, root: usize, path: &[LocalStep], span: Span, f: &mut Frame, who: Who) -> R<Value> {
         let prog = self.program;
         let mut t = prog.functions[f.func].locals.get(root).map_or(ir::Ty::Nat, |l| l.ty.clone());
-        let mut data = Vec::new();
-        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data);
+        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
+        let mut data = Arr::new();
+        Self::flatten(std::mem::replace(&mut f.locals[root], Value::Uninit), &t, &mut data)
+            .map_err(|e| oom(e, span, &format!("`{name}`, moved to memory because of a reference to it")))?;
         let mut off = 0;
         for step in path {
             match (step, &t) {
@@ -1136,7 +1261,6 @@ impl Machine<'_, '_> {
             }
         }
         let space = if who.gpu { Space::Local } else { Space::Cpu };
-        let name = self.program.functions[f.func].locals.get(root).map_or(String::new(), |l| l.name.clone());
         let buf = self.alloc(data, space, name);
         self.buffers[buf].named = true;
         f.locals[root] = Value::Boxed { buf };
@@ -1144,14 +1268,14 @@ impl Machine<'_, '_> {
     }
 
     /// The number of scalars of a value of type `t` (1 for anything but an array).
-    fn flat_len(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+    fn flat_len(&mut self, t: &ir::Ty, f: &mut Frame, who: Who) -> R<u64> {
         Ok(match t {
             ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.flat_len(elem, f, who)?),
             _ => 1,
         })
     }
 
-    fn alloc(&mut self, data: Vec<Value>, space: Space, name: String) -> usize {
+    fn alloc(&mut self, data: Arr, space: Space, name: String) -> usize {
         self.buffers.push(Buffer { data, space, name, named: false, freed: false });
         self.buffers.len() - 1
     }
@@ -1188,17 +1312,17 @@ impl Machine<'_, '_> {
         }
         // Memory holds values flat: an array's elements, a tuple's fields one after another.
         let prog = self.program;
-        let mut t = prog.functions[f.func].locals.get(p.root).map_or(ir::Ty::Nat, |l| l.ty.clone());
+        let mut t: &ir::Ty = prog.functions[f.func].locals.get(p.root).map_or(&NAT, |l| &l.ty);
         let mut loc = match f.locals.get(p.root) {
             Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
             _ => Loc::Local(p.root, Vec::new()),
         };
         for step in &p.path {
-            let next = match (step, &t) {
-                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => (**x).clone(),
-                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).cloned().unwrap_or(ir::Ty::Nat),
-                (PathStep::Elem(_), arr) => ir::leaf(arr).clone(),
-                (_, other) => other.clone(),
+            let next: &ir::Ty = match (step, t) {
+                (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
+                (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
+                (PathStep::Elem(_), arr) => ir::leaf(arr),
+                (_, other) => other,
             };
             loc = match (loc, step) {
                 // A pointer stored in memory (in a local that was moved into a buffer).
@@ -1209,7 +1333,10 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
                 },
-                (Loc::Local(root, path), PathStep::Deref) => match self.local_value(f, root, &path) {
+                (Loc::Local(root, path), PathStep::Deref) => match self
+                    .local_value(f, root, &path)
+                    .unwrap_or(Value::Uninit)
+                {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
                     _ => {
@@ -1227,11 +1354,11 @@ impl Machine<'_, '_> {
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;
-                    let size = self.slots(&next, f, who)?;
+                    let size = self.slots(next, f, who)?;
                     Loc::Buf(buf, off + o * size)
                 }
                 (Loc::Buf(buf, off), PathStep::Field(i)) => {
-                    let ir::Ty::Tuple(ts) = &t else {
+                    let ir::Ty::Tuple(ts) = t else {
                         return Err(fail(codes::UNSUPPORTED, "a field of a non-tuple", p.span, ""));
                     };
                     let mut o = 0;
@@ -1247,7 +1374,7 @@ impl Machine<'_, '_> {
     }
 
     /// How many slots of a buffer a value of type `t` takes (its scalars and pointers).
-    fn slots(&mut self, t: &ir::Ty, f: &Frame, who: Who) -> R<u64> {
+    fn slots(&mut self, t: &ir::Ty, f: &mut Frame, who: Who) -> R<u64> {
         Ok(match t {
             ir::Ty::Array { elem, len } => self.iexpr(len, f, who)?.saturating_mul(self.slots(elem, f, who)?),
             ir::Ty::Tuple(ts) => {
@@ -1261,26 +1388,37 @@ impl Machine<'_, '_> {
         })
     }
 
-    /// A value of type `t` as the slots memory holds it.
-    fn flatten(v: Value, t: &ir::Ty, out: &mut Vec<Value>) {
+    /// A value of type `t` as the slots memory holds it, appended to `out`.
+    fn flatten(v: Value, t: &ir::Ty, out: &mut Arr) -> Result<(), Oom> {
         match (v, t) {
-            (Value::Array(vs), ir::Ty::Array { .. }) => vs.into_iter().for_each(|x| Self::flatten(x, ir::leaf(t), out)),
-            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => vs.into_iter().zip(ts).for_each(|(x, t)| Self::flatten(x, t, out)),
+            (Value::Array(vs), ir::Ty::Array { .. }) if vs.scalar().is_some() => {
+                if out.is_empty() {
+                    *out = *vs; // flat already
+                    Ok(())
+                } else {
+                    out.extend(&vs, 0, vs.len())
+                }
+            }
+            (Value::Array(vs), ir::Ty::Array { .. }) => vs.iter().try_for_each(|x| Self::flatten(x, ir::leaf(t), out)),
+            (Value::Tuple(vs), ir::Ty::Tuple(ts)) => {
+                vs.into_iter().zip(ts).try_for_each(|(x, t)| Self::flatten(x, t, out))
+            }
             (v, _) => out.push(v),
         }
     }
 
     /// The value of type `t` in `slots` (as [`Machine::flatten`] wrote it).
-    fn unflatten(&mut self, slots: &mut std::vec::IntoIter<Value>, t: &ir::Ty, f: &Frame, who: Who) -> R<Value> {
+    fn unflatten(&mut self, slots: &mut impl Iterator<Item = Value>, t: &ir::Ty, f: &mut Frame, who: Who) -> R<Value> {
         Ok(match t {
             ir::Ty::Array { .. } => {
                 let leaf = ir::leaf(t);
                 let n = self.slots(t, f, who)? / self.slots(leaf, f, who)?.max(1);
-                let mut vs = Vec::new();
+                let mut vs = Arr::with_capacity(n);
                 for _ in 0..n {
-                    vs.push(self.unflatten(slots, leaf, f, who)?);
+                    let v = self.unflatten(slots, leaf, f, who)?;
+                    vs.push(v).map_err(|e| oom(e, Span::DUMMY, "an array"))?;
                 }
-                Value::Array(vs)
+                Value::Array(Box::new(vs))
             }
             ir::Ty::Tuple(ts) => {
                 let mut vs = Vec::new();
@@ -1293,35 +1431,48 @@ impl Machine<'_, '_> {
         })
     }
 
-    fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Value {
-        let mut v = &f.locals[root];
-        for s in path {
-            v = match (v, s) {
-                (Value::Tuple(vs), LocalStep::Field(i)) => vs.get(*i).unwrap_or(&Value::Uninit),
-                (Value::Array(vs), LocalStep::Elem(i)) => vs.get(*i as usize).unwrap_or(&Value::Uninit),
-                _ => &Value::Uninit,
-            };
+    /// The value at `path` in local `root` (a copy of a whole array is charged).
+    fn local_value(&self, f: &Frame, root: usize, path: &[LocalStep]) -> Result<Value, Oom> {
+        fn at(v: &Value, path: &[LocalStep]) -> Result<Value, Oom> {
+            match (v, path.split_first()) {
+                (v, None) => v.try_clone(),
+                (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) => {
+                    vs.get(*i).map_or(Ok(Value::Uninit), |x| at(x, rest))
+                }
+                (Value::Array(vs), Some((LocalStep::Elem(i), []))) => Ok(vs.get(*i as usize)),
+                (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => at(&vs.get(*i as usize), rest),
+                _ => Ok(Value::Uninit),
+            }
         }
-        v.clone()
+        at(&f.locals[root], path)
     }
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
             // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
             Loc::Buf(buf, off)
-                if matches!(self.program.functions[f.func].place_ty(p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
+                if matches!(place_ty(&self.program.functions[f.func], p), ir::Ty::Array { .. } | ir::Ty::Tuple(_)) =>
             {
-                let t = self.program.functions[f.func].place_ty(p);
-                let n = self.slots(&t, f, who)?;
-                let mut vs = Vec::new();
+                let prog = self.program;
+                let t = place_ty(&prog.functions[f.func], p);
+                let n = self.slots(t, f, who)?;
+                let mut vs = Arr::with_capacity(n);
                 for k in 0..n {
-                    vs.push(self.read_raw(buf, off + k, who, p.span, false)?);
+                    let v = self.read_raw(buf, off + k, who, p.span, false)?;
+                    vs.push(v).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 }
-                self.unflatten(&mut vs.into_iter(), &t, f, who)
+                if matches!(t, ir::Ty::Array { .. })
+                    && matches!(ir::leaf(t), ir::Ty::Scalar(_))
+                    && vs.scalar().is_some()
+                {
+                    return Ok(Value::Array(Box::new(vs))); // an array of scalars: flat already
+                }
+                let mut slots = vs.iter();
+                self.unflatten(&mut slots, t, f, who)
             }
             Loc::Buf(buf, off) => self.read_raw(buf, off, who, p.span, false),
             Loc::Local(root, path) => {
-                let v = self.local_value(f, root, &path);
+                let v = self.local_value(f, root, &path).map_err(|e| oom(e, p.span, "a copy of this value"))?;
                 if v == Value::Uninit && !path.is_empty() {
                     return Err(fail(codes::RUN_UNINIT, "read of uninitialised memory", p.span, "never written"));
                 }
@@ -1333,31 +1484,52 @@ impl Machine<'_, '_> {
     fn store(&mut self, p: &Place, v: Value, f: &mut Frame, who: Who) -> R<()> {
         match self.locate(p, f, who)? {
             Loc::Buf(buf, off) => {
-                let mut slots = Vec::new();
-                Self::flatten(v, &self.program.functions[f.func].place_ty(p), &mut slots);
-                for (k, x) in slots.into_iter().enumerate() {
-                    self.write_raw(buf, off + k as u64, x, who, p.span, false)?;
+                match &v {
+                    Value::Array(a) if a.scalar().is_some() => {
+                        // An array of scalars: flat already.
+                        for k in 0..a.len() {
+                            self.write_raw(buf, off + k as u64, a.get(k), who, p.span, false)?;
+                        }
+                        return Ok(());
+                    }
+                    Value::Array(_) | Value::Tuple(_) => {}
+                    _ => return self.write_raw(buf, off, v, who, p.span, false),
+                }
+                let mut slots = Arr::new();
+                let prog = self.program;
+                Self::flatten(v, place_ty(&prog.functions[f.func], p), &mut slots)
+                    .map_err(|e| oom(e, p.span, "a copy of this value"))?;
+                for k in 0..slots.len() {
+                    self.write_raw(buf, off + k as u64, slots.get(k), who, p.span, false)?;
                 }
                 Ok(())
             }
             Loc::Local(root, path) => {
-                let mut slot = &mut f.locals[root];
-                for s in &path {
-                    slot = match (slot, s) {
-                        (Value::Tuple(vs), LocalStep::Field(i)) if *i < vs.len() => &mut vs[*i],
-                        (Value::Array(vs), LocalStep::Elem(i)) if (*i as usize) < vs.len() => &mut vs[*i as usize],
-                        _ => {
-                            return Err(fail(
-                                codes::RUN_OUT_OF_BOUNDS,
-                                "store out of bounds of a local array",
-                                p.span,
-                                "this store",
-                            ))
+                /// Stores `v` at `path` in `slot`; `Ok(false)`: the path leaves the value.
+                fn put(slot: &mut Value, path: &[LocalStep], v: Value) -> Result<bool, Oom> {
+                    match (slot, path.split_first()) {
+                        (slot, None) => {
+                            *slot = convert_like(slot, v);
+                            Ok(true)
                         }
-                    };
+                        (Value::Tuple(vs), Some((LocalStep::Field(i), rest))) if *i < vs.len() => {
+                            put(&mut vs[*i], rest, v)
+                        }
+                        (Value::Array(vs), Some((LocalStep::Elem(i), []))) if (*i as usize) < vs.len() => {
+                            vs.set(*i as usize, v).map(|()| true)
+                        }
+                        (Value::Array(vs), Some((LocalStep::Elem(i), rest))) => match vs.get_mut_value(*i as usize) {
+                            Some(x) => put(x, rest, v),
+                            None => Ok(false),
+                        },
+                        _ => Ok(false),
+                    }
                 }
-                *slot = convert_like(slot, v);
-                Ok(())
+                if put(&mut f.locals[root], &path, v).map_err(|e| oom(e, p.span, "a variable"))? {
+                    Ok(())
+                } else {
+                    Err(fail(codes::RUN_OUT_OF_BOUNDS, "store out of bounds of a local array", p.span, "this store"))
+                }
             }
         }
     }
@@ -1419,7 +1591,7 @@ impl Machine<'_, '_> {
 
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
         self.access_checks(buf, off, who, span)?;
-        let v = self.buffers[buf].data[off as usize].clone();
+        let v = self.buffers[buf].data.get(off as usize);
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
             self.pending_uninit.push((buf, off, acc));
@@ -1457,9 +1629,7 @@ impl Machine<'_, '_> {
         if who.gpu && !atomic {
             self.log(buf, off, who, span, true)?;
         }
-        let slot = &mut self.buffers[buf].data[off as usize];
-        *slot = convert_like(slot, v);
-        Ok(())
+        self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
     }
 
     fn acc(&self, who: Who, span: Span) -> Acc {
@@ -1491,7 +1661,7 @@ impl Machine<'_, '_> {
     /// Judges the pending reads of never-written elements at the end of a barrier interval.
     fn settle_uninit(&mut self) -> R<()> {
         for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
-            if self.buffers[buf].data[off as usize] == Value::Uninit {
+            if !self.buffers[buf].data.is_init(off as usize) {
                 return Err(self.uninit_error(buf, off, &acc));
             }
         }
@@ -1504,29 +1674,13 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let cells = self.logs.entry(buf).or_insert_with(|| vec![Cell::default(); len]);
-        let cell = &mut cells[off as usize];
-        let concurrent = |a: &Acc| a.concurrent(&acc);
-        let conflict = if write {
-            cell.write
-                .filter(concurrent)
-                .map(|a| (a, true))
-                .or_else(|| cell.reads.iter().find(|a| concurrent(a)).map(|a| (*a, false)))
-        } else {
-            cell.write.filter(concurrent).map(|a| (a, true))
-        };
-        if let Some((other, other_write)) = conflict {
-            return Err(Box::new(self.race(buf, off, acc, write, other, other_write)));
-        }
-        if write {
-            cell.write = Some(acc);
-            cell.reads.clear();
-        } else if !cell
-            .reads
-            .iter()
-            .any(|a| a.thread == acc.thread && a.block == acc.block && a.epoch == acc.epoch && a.wepoch == acc.wepoch)
-        {
-            cell.reads.push(acc);
+        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| {
+            let what = format!("the race detector's record of `{}`", self.buffers[buf].name);
+            oom(e, span, &what)
+        })?;
+        if let Some(c) = found {
+            let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
+            return Err(Box::new(self.race(buf, off, acc, write, other, c.write)));
         }
         Ok(())
     }
@@ -1755,6 +1909,32 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
             other => ops.push(Op::Stmt(other)),
         }
     }
+}
+
+/// Whether two threads stopped at the same dynamic barrier (or both ran to the end).
+fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x.0 == y.0 && x.3 == y.3,
+        _ => false,
+    }
+}
+
+/// The type of a natural number, for places whose type is not known.
+static NAT: ir::Ty = ir::Ty::Nat;
+
+/// [`ir::Function::place_ty`], without copying the type.
+fn place_ty<'a>(func: &'a ir::Function, p: &Place) -> &'a ir::Ty {
+    let mut t: &ir::Ty = func.locals.get(p.root).map_or(&NAT, |l| &l.ty);
+    for step in &p.path {
+        t = match (step, t) {
+            (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
+            (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
+            (PathStep::Elem(_), arr @ ir::Ty::Array { .. }) => ir::leaf(arr),
+            (_, other) => other,
+        };
+    }
+    t
 }
 
 /// The level of a local, for diagnostics.

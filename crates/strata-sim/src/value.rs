@@ -1,5 +1,6 @@
 //! Run-time values and their printing.
 
+use crate::arr::Arr;
 use std::fmt;
 use strata_ir::ir::ScalarTy;
 
@@ -16,8 +17,8 @@ pub enum Value {
     /// A natural number used as a value; adopts the type of what it meets.
     Nat(u64),
     Tuple(Vec<Value>),
-    /// A by-value array, flattened to its scalars.
-    Array(Vec<Value>),
+    /// A by-value array, flattened to its scalars (stored unboxed, see [`Arr`]).
+    Array(Box<Arr>),
     /// A reference to element `off` of buffer `buf`.
     Ref {
         buf: usize,
@@ -39,6 +40,15 @@ pub enum Value {
 }
 
 impl Value {
+    /// A copy that fails rather than exceed the memory budget (arrays are the large values).
+    pub fn try_clone(&self) -> Result<Value, crate::mem::Oom> {
+        Ok(match self {
+            Value::Array(a) => Value::Array(Box::new(a.try_clone()?)),
+            Value::Tuple(vs) => Value::Tuple(vs.iter().map(Value::try_clone).collect::<Result<_, _>>()?),
+            v => v.clone(),
+        })
+    }
+
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
             Value::I32(v) => u64::try_from(v).ok(),

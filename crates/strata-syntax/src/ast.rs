@@ -59,6 +59,9 @@ pub struct FnDecl {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstDecl {
     pub name: Ident,
+    /// Written with its kind, `const N: nat = …`, rather than the short form `const N = …`; the
+    /// formatter keeps the form.
+    pub annotated: bool,
     pub value: Nat,
     pub span: Span,
 }
@@ -252,6 +255,11 @@ pub enum ExecStep {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExecTy {
     pub kind: ExecTyKind,
+    /// Whether the name after `cpu.`/`gpu.` was written capitalised, as the paper does
+    /// (`gpu.Grid`, `cpu.Thread`), rather than in the prototype's lower case (`gpu.grid`,
+    /// `cpu.thread`); the formatter keeps the spelling. Always true for the kinds that have only
+    /// a capitalised name (`BlockGrp`, `ThreadGrp`, `WarpGrp`, `Any`).
+    pub capitalised: bool,
     pub span: Span,
 }
 
@@ -588,6 +596,9 @@ pub enum ExprKind {
     Borrow {
         prv: Option<Prv>,
         own: Ownership,
+        /// Written without `shrd` (`&p`, `&'a p`): the paper's short form of a shared borrow,
+        /// which the formatter keeps. Only with `own == Ownership::Shrd`.
+        short: bool,
         place: Box<Expr>,
     },
     Assign(Box<Expr>, Box<Expr>),

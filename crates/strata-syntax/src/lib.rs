@@ -7,11 +7,12 @@
 //! ```
 
 pub mod ast;
+mod doc;
 pub mod format;
 pub mod lexer;
 mod parser;
 
-pub use format::{format_module, format_source};
+pub use format::{format_module, format_module_with_width, format_source};
 pub use lexer::{Comment, CommentKind};
 pub use parser::{is_place, MAX_DEPTH};
 use strata_diag::{Diagnostic, FileId};

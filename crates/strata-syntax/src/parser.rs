@@ -394,13 +394,14 @@ impl<'a> Parser<'a> {
     fn const_decl(&mut self) -> PResult<ConstDecl> {
         let lo = self.expect(Tok::Const)?.span;
         let name = self.expect_ident("a constant name")?;
-        if self.eat(Tok::Colon) {
+        let annotated = self.eat(Tok::Colon);
+        if annotated {
             self.expect_word("nat")?;
         }
         self.expect(Tok::Eq)?;
         let value = self.nat()?;
         self.expect(Tok::Semi)?;
-        Ok(ConstDecl { name, value, span: self.span_from(lo) })
+        Ok(ConstDecl { name, annotated, value, span: self.span_from(lo) })
     }
 
     fn view_decl(&mut self) -> PResult<ViewDecl> {
@@ -674,7 +675,7 @@ impl<'a> Parser<'a> {
         let lo = self.tok().span;
         if self.at_word("Any") {
             self.bump();
-            return Ok(ExecTy { kind: ExecTyKind::Any, span: self.span_from(lo) });
+            return Ok(ExecTy { kind: ExecTyKind::Any, capitalised: true, span: self.span_from(lo) });
         }
         let ns = self.expect(Tok::Ident)?;
         let ns_text = self.text_of(ns);
@@ -683,6 +684,7 @@ impl<'a> Parser<'a> {
         }
         self.expect(Tok::Dot)?;
         let t = self.expect(Tok::Ident)?;
+        let capitalised = self.text_of(t).starts_with(|c: char| c.is_ascii_uppercase());
         let kind = match (ns_text, self.text_of(t)) {
             ("cpu", "thread" | "Thread") => ExecTyKind::CpuThread,
             ("gpu", "grid" | "Grid") => {
@@ -705,7 +707,7 @@ impl<'a> Parser<'a> {
             ("gpu", "Thread" | "thread") => ExecTyKind::Thread,
             _ => return Err(self.unknown_exec_ty(t, lo)),
         };
-        Ok(ExecTy { kind, span: self.span_from(lo) })
+        Ok(ExecTy { kind, capitalised, span: self.span_from(lo) })
     }
 
     fn unknown_exec_ty(&mut self, t: Token, lo: Span) -> Fail {
@@ -1344,17 +1346,17 @@ impl<'a> Parser<'a> {
                     None
                 };
                 // The paper makes shared borrows the default: `&p` is `&shrd p`.
-                let own = if self.at_word("uniq") {
+                let (own, short) = if self.at_word("uniq") {
                     self.bump();
-                    Ownership::Uniq
+                    (Ownership::Uniq, false)
+                } else if self.at_word("shrd") {
+                    self.bump();
+                    (Ownership::Shrd, false)
                 } else {
-                    if self.at_word("shrd") {
-                        self.bump();
-                    }
-                    Ownership::Shrd
+                    (Ownership::Shrd, true)
                 };
                 let place = self.nested(|p| p.unary_expr())?;
-                ExprKind::Borrow { prv, own, place: Box::new(place) }
+                ExprKind::Borrow { prv, own, short, place: Box::new(place) }
             }
             Tok::Unsafe if self.nth(1).kind != Tok::LBrace => {
                 self.bump();

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use strata_diag::FileId;
 use strata_syntax::ast::*;
-use strata_syntax::{format_module, format_source, parse, parse_erased, CommentKind};
+use strata_syntax::{format_module, format_module_with_width, format_source, parse, parse_erased, CommentKind};
 
 // ------------------------------------------------------------------------------------------------
 // The repository's programs
@@ -38,7 +38,21 @@ fn comment_texts(src: &str) -> Vec<String> {
 
 /// Checks the three guarantees on one source text; returns a description of the first failure.
 fn check_source(src: &str) -> Result<(), String> {
-    let once = format_source(FileId(0), src).map_err(|d| format!("does not parse: {d:?}"))?;
+    check_source_at(src, strata_syntax::format::MAX_WIDTH)
+}
+
+/// Formats with the line width `width` (0 breaks every group).
+fn format_at(src: &str, width: usize) -> Result<String, String> {
+    let parsed = parse(FileId(0), src);
+    if !parsed.diagnostics.is_empty() {
+        return Err(format!("does not parse: {:?}", parsed.diagnostics));
+    }
+    Ok(format_module_with_width(&parsed.module, &parsed.comments, src, width))
+}
+
+/// [`check_source`] at the line width `width`.
+fn check_source_at(src: &str, width: usize) -> Result<(), String> {
+    let once = format_at(src, width)?;
     let reparsed = parse_erased(&once);
     if !reparsed.diagnostics.is_empty() {
         return Err(format!("formatted text has syntax errors {:?}:\n{once}", reparsed.diagnostics));
@@ -46,7 +60,7 @@ fn check_source(src: &str) -> Result<(), String> {
     if reparsed.module != parse_erased(src).module {
         return Err(format!("formatting changed the tree:\n{once}"));
     }
-    let twice = format_source(FileId(0), &once).map_err(|d| format!("{d:?}"))?;
+    let twice = format_at(&once, width)?;
     if twice != once {
         return Err(format!("not idempotent:\n--- once\n{once}\n--- twice\n{twice}"));
     }
@@ -72,8 +86,11 @@ fn every_repository_program_round_trips() {
             continue;
         }
         checked += 1;
-        if let Err(e) = check_source(&src) {
-            failures.push(format!("{}: {e}", path.display()));
+        // Also at narrow widths, where almost every group breaks.
+        for width in [strata_syntax::format::MAX_WIDTH, 40, 0] {
+            if let Err(e) = check_source_at(&src, width) {
+                failures.push(format!("{} (width {width}): {e}", path.display()));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -212,7 +229,7 @@ fn exec_expr() -> BoxedStrategy<ExecExpr> {
 }
 
 fn exec_ty() -> BoxedStrategy<ExecTy> {
-    prop_oneof![
+    let kind = prop_oneof![
         Just(ExecTyKind::CpuThread),
         (dim(), dim()).prop_map(|(a, b)| ExecTyKind::Grid(a, b)),
         (dim(), dim()).prop_map(|(a, b)| ExecTyKind::BlockGrp(a, b)),
@@ -222,9 +239,21 @@ fn exec_ty() -> BoxedStrategy<ExecTy> {
         Just(ExecTyKind::Warp),
         Just(ExecTyKind::Thread),
         Just(ExecTyKind::Any),
-    ]
-    .prop_map(|kind| ExecTy { kind, span: D })
-    .boxed()
+    ];
+    (kind, any::<bool>())
+        .prop_map(|(kind, capitalised)| {
+            // Only these have a lower-case spelling as well.
+            let two_spellings = matches!(
+                kind,
+                ExecTyKind::CpuThread
+                    | ExecTyKind::Grid(..)
+                    | ExecTyKind::Block(_)
+                    | ExecTyKind::Warp
+                    | ExecTyKind::Thread
+            );
+            ExecTy { kind, capitalised: capitalised || !two_spellings, span: D }
+        })
+        .boxed()
 }
 
 fn mem() -> BoxedStrategy<Mem> {
@@ -469,10 +498,12 @@ fn expr() -> BoxedStrategy<Expr> {
             (e.clone(), e.clone()).prop_map(|(x, i)| ExprKind::Index(bx(x), bx(i))),
             (e.clone(), exec_expr()).prop_map(|(x, s)| ExprKind::Select(bx(x), s)),
             (e.clone(), view_ref()).prop_map(|(x, v)| ExprKind::View(bx(x), v)),
-            (prop::option::of(region()), any::<bool>(), e.clone()).prop_map(|(prv, uniq, x)| {
+            // `&uniq p`, `&shrd p` and the short form `&p`.
+            (prop::option::of(region()), 0u8..3, e.clone()).prop_map(|(prv, form, x)| {
                 ExprKind::Borrow {
                     prv: prv.map(Prv::Region),
-                    own: if uniq { Ownership::Uniq } else { Ownership::Shrd },
+                    own: if form == 0 { Ownership::Uniq } else { Ownership::Shrd },
+                    short: form == 2,
                     place: bx(x),
                 }
             }),
@@ -537,7 +568,8 @@ fn item() -> BoxedStrategy<Item> {
             };
             Item::Fn(FnDecl { name, generics, params, exec, ret, where_clauses, body, span: D })
         });
-    let const_decl = (ident(), nat()).prop_map(|(name, value)| Item::Const(ConstDecl { name, value, span: D }));
+    let const_decl = (ident(), any::<bool>(), nat())
+        .prop_map(|(name, annotated, value)| Item::Const(ConstDecl { name, annotated, value, span: D }));
     let view_decl = (ident(), generic_params(), prop::collection::vec(view_ref(), 1..4))
         .prop_map(|(name, generics, body)| Item::View(ViewDecl { name, generics, body, span: D }));
     prop_oneof![4 => fn_decl, 1 => const_decl, 1 => view_decl].boxed()
@@ -619,7 +651,9 @@ fn norm(mut e: Expr, min: u8, open_ok: bool) -> Expr {
     let kind = match k {
         ExprKind::Unary(op, x) => ExprKind::Unary(op, bx(norm(*x, 11, open_ok))),
         ExprKind::Deref(x) => ExprKind::Deref(bx(norm(*x, 11, open_ok))),
-        ExprKind::Borrow { prv, own, place } => ExprKind::Borrow { prv, own, place: bx(norm(*place, 11, open_ok)) },
+        ExprKind::Borrow { prv, own, short, place } => {
+            ExprKind::Borrow { prv, own, short, place: bx(norm(*place, 11, open_ok)) }
+        }
         ExprKind::Unsafe(x) if plain_block(&x) => ExprKind::Unsafe(bx(norm(*x, 0, true))),
         ExprKind::Unsafe(x) => {
             let x = norm(*x, 11, open_ok);
@@ -757,8 +791,8 @@ fn normalize_module(m: &mut Module) {
     }
 }
 
-fn check_tree(m: &Module) -> Result<(), TestCaseError> {
-    let text = format_module(m, &[], "");
+fn check_tree(m: &Module, width: usize) -> Result<(), TestCaseError> {
+    let text = format_module_with_width(m, &[], "", width);
     let parsed = parse_erased(&text);
     prop_assert!(parsed.diagnostics.is_empty(), "syntax errors {:?} in\n{text}", parsed.diagnostics);
     if parsed.module != *m {
@@ -772,7 +806,7 @@ fn check_tree(m: &Module) -> Result<(), TestCaseError> {
             b.get(lo..(at + 300).min(b.len())).unwrap_or("")
         )));
     }
-    let again = format_module(&parsed.module, &[], &text);
+    let again = format_module_with_width(&parsed.module, &[], &text, width);
     prop_assert_eq!(&again, &text);
     Ok(())
 }
@@ -826,9 +860,11 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// At the normal width, at width 0 (every group broken: line breaks wherever the layout
+    /// allows them) and at narrow widths (some groups broken, some not).
     #[test]
-    fn random_trees_round_trip(m in module()) {
-        check_tree(&m)?;
+    fn random_trees_round_trip(m in module(), width in prop_oneof![Just(100usize), Just(0), 8usize..60]) {
+        check_tree(&m, width)?;
     }
 }
 
@@ -845,13 +881,14 @@ proptest! {
         m in module(),
         picks in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..12),
         one_line in any::<bool>(),
+        width in prop_oneof![Just(100usize), Just(0), 8usize..60],
     ) {
         let mut text = format_module(&m, &[], "");
         if one_line {
             text = squash(&text);
         }
         let text = with_comments(&text, &picks);
-        if let Err(e) = check_source(&text) {
+        if let Err(e) = check_source_at(&text, width) {
             return Err(TestCaseError::fail(format!("{e}\n--- input\n{text}")));
         }
     }

@@ -191,6 +191,34 @@ fn unsafe_prefix_on_an_expression() {
 }
 
 #[test]
+fn short_shared_borrows_are_recorded() {
+    for (src, own, short) in [
+        ("&h", Ownership::Shrd, true),
+        ("&'a h", Ownership::Shrd, true),
+        ("&shrd h", Ownership::Shrd, false),
+        ("&'a shrd h", Ownership::Shrd, false),
+        ("&uniq h", Ownership::Uniq, false),
+    ] {
+        let e = expr(src);
+        assert!(
+            matches!(&e.kind, ExprKind::Borrow { own: o, short: s, .. } if *o == own && *s == short),
+            "{src}: {e:?}"
+        );
+    }
+}
+
+#[test]
+fn exec_type_spelling_is_recorded() {
+    for (src, capitalised) in
+        [("cpu.thread", false), ("cpu.Thread", true), ("gpu.grid<X<1>, X<1>>", false), ("gpu.Block<X<32>>", true)]
+    {
+        let m = module(&format!("fn f() -[e: {src}]-> () {{}}"));
+        let Item::Fn(f) = &m.items[0] else { panic!() };
+        assert_eq!(f.exec.as_ref().map(|e| e.ty.capitalised), Some(capitalised), "{src}");
+    }
+}
+
+#[test]
 fn items_generics_where_and_declarations() {
     let m = module(
         "const N: nat = 1024;\nview group_by_row<n: nat, k: nat> = group::<n / k>.transpose.map(transpose);\n\
