@@ -350,7 +350,9 @@ fn explain(code: &str) -> u8 {
             if !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit()) {
                 let (first, last) = (codes::ALL[0].code, codes::ALL[codes::ALL.len() - 1].code);
                 let code = format!("E{digits:0>4}");
-                eprintln!("error: the diagnostic code `{code}` does not exist (codes run from {first} to {last})");
+                eprintln!(
+                    "error: `{code}` is not a Strata diagnostic code: it does not exist (codes run from {first} to {last})"
+                );
                 let near: Vec<&str> =
                     codes::ALL.iter().map(|i| i.code.as_str()).filter(|c| c[..3] == code[..3]).collect();
                 if !near.is_empty() {

@@ -195,7 +195,11 @@ fn sim_options_without_device_sim_are_refused() {
 fn explain_of_a_code_that_does_not_exist_says_so() {
     let out = strata().args(["explain", "E9999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("`E9999` does not exist"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("`E9999` is not a Strata diagnostic code: it does not exist"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = strata().args(["explain", "E0199"]).output().unwrap();
     assert!(text(&out.stderr).contains("the codes of E01xx are E0101"), "{}", text(&out.stderr));
     let out = strata().args(["explain", "banana"]).output().unwrap();
@@ -252,17 +256,17 @@ fn help_shows_files_as_required_and_every_emit_target() {
 #[test]
 fn bench_checks_its_output_paths_before_running() {
     let missing = std::env::temp_dir().join(format!("strata-no-such-dir-{}", std::process::id())).join("out.json");
-    for (flag, path) in [("--json", missing.clone()), ("--svg", missing.with_extension("svg")), ("--svg", std::env::temp_dir())]
+    for (flag, path) in
+        [("--json", missing.clone()), ("--svg", missing.with_extension("svg")), ("--svg", std::env::temp_dir())]
     {
-        let out = strata()
-            .args(["bench", "--runs", "1", flag])
-            .arg(&path)
-            .arg("examples/array_sum.strata")
-            .output()
-            .unwrap();
+        let out =
+            strata().args(["bench", "--runs", "1", flag]).arg(&path).arg("examples/array_sum.strata").output().unwrap();
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag} {}: {stderr}", path.display());
-        assert!(stderr.contains(flag) && (stderr.contains("does not exist") || stderr.contains("is a directory")), "{stderr}");
+        assert!(
+            stderr.contains(flag) && (stderr.contains("does not exist") || stderr.contains("is a directory")),
+            "{stderr}"
+        );
         // Nothing ran: no table was printed.
         assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
     }
