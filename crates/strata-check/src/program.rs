@@ -55,7 +55,15 @@ pub struct Program {
     pub fns: HashMap<String, Rc<FnSig>>,
     pub views: HashMap<String, Rc<ViewDef>>,
     pub consts: HashMap<String, u64>,
+    /// How many more unknown names may get a "did you mean" (each compares the name with every
+    /// name in scope): a bounded number per program, so that a program of n unknown names and n
+    /// definitions is not checked in time n².
+    pub suggestions_left: std::cell::Cell<usize>,
 }
+
+/// Unknown names of one program that get a "did you mean" (the first ones: the CLI shows 50
+/// errors by default).
+pub const MAX_SUGGESTIONS: usize = 100;
 
 /// Lowers AST types, nats and execution types under a set of generic parameters.
 pub struct Lower<'a> {
@@ -263,6 +271,7 @@ impl Program {
         diags: &mut Vec<Diagnostic>,
     ) -> Program {
         let mut prog = Program::default();
+        prog.suggestions_left.set(MAX_SUGGESTIONS);
         let mut seen: HashMap<String, Span> = HashMap::new();
         let item_name = |item: &ast::Item| match item {
             ast::Item::Fn(f) => f.name.name.clone(),

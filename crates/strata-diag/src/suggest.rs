@@ -43,7 +43,9 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     };
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        if c == name {
+        // A candidate of more than 4 bytes per character of `name` plus the limit has more
+        // characters than any match can: skipped without counting them.
+        if c == name || c.len() > 4 * (name.len() + limit) {
             continue;
         }
         // A difference of case only is the most likely slip of all.

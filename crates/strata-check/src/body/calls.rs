@@ -46,13 +46,7 @@ impl FnCx<'_> {
             return Ty::UNIT;
         }
         let Some(sig) = self.prog.fns.get(name).cloned() else {
-            let fns = self.functions_in_scope();
-            self.unknown_name(
-                fspan,
-                &path,
-                format!("cannot find function `{path}` in this scope"),
-                fns.iter().map(String::as_str),
-            );
+            self.unknown_name(fspan, &path, format!("cannot find function `{path}` in this scope"), NameKind::Function);
             for a in args {
                 self.expr(a, None);
             }

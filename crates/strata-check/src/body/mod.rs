@@ -98,6 +98,14 @@ struct Binder {
     key: Exec,
 }
 
+/// What an unknown name was looked up as, for "did you mean".
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum NameKind {
+    Value,
+    Function,
+    Resource,
+}
+
 #[derive(Clone, Debug)]
 enum Frame {
     Sched(usize),
@@ -205,6 +213,9 @@ pub struct FnCx<'p> {
     seen: HashSet<(Code, Span)>,
     vars: Vec<Var>,
     scopes: Vec<Vec<usize>>,
+    /// The variables in scope by name, innermost last (what `scopes` holds, indexed: a lookup
+    /// that scanned every variable made a body of n statements take time n²).
+    visible: HashMap<String, Vec<usize>>,
     binders: Vec<Binder>,
     frames: Vec<Frame>,
     current: Exec,
@@ -280,6 +291,7 @@ impl<'p> FnCx<'p> {
             seen: HashSet::new(),
             vars: Vec::new(),
             scopes: vec![Vec::new()],
+            visible: HashMap::new(),
             binders: vec![root_binder],
             frames: Vec::new(),
             current,
@@ -412,35 +424,43 @@ impl<'p> FnCx<'p> {
         self.report(Diagnostic::error(code, message, span, label));
     }
 
-    /// E0101 for `name`, with "did you mean" the most similar of `candidates`.
-    fn unknown_name<'c>(
-        &mut self,
-        span: Span,
-        name: &str,
-        message: String,
-        candidates: impl IntoIterator<Item = &'c str>,
-    ) {
+    /// E0101 for `name`, with "did you mean" the most similar name of its kind in scope.
+    fn unknown_name(&mut self, span: Span, name: &str, message: String, kind: NameKind) {
         let mut d = Diagnostic::error(codes::UNKNOWN_NAME, message, span, "not found in this scope");
-        if let Some(similar) = strata_diag::suggest(name, candidates) {
-            d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
+        let left = self.prog.suggestions_left.get();
+        if left > 0 {
+            self.prog.suggestions_left.set(left - 1);
+            if let Some(similar) = self.similar_name(name, kind) {
+                d = d.with_note(format!("help: a name in scope is similar: `{similar}`"));
+            }
         }
         self.report(d);
     }
 
-    /// The values in scope here: variables, then constants.
-    fn values_in_scope(&self) -> Vec<String> {
-        let vars = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).map(|&id| self.vars[id].name.clone());
-        let mut consts: Vec<String> = self.prog.consts.keys().cloned().collect();
-        consts.sort_unstable();
-        vars.chain(consts).collect()
-    }
-
-    /// The functions of the program and the prelude, sorted.
-    fn functions_in_scope(&self) -> Vec<String> {
-        let mut fns: Vec<String> = self.prog.fns.keys().cloned().collect();
-        fns.extend(crate::program::PATH_ALIASES.iter().map(|(path, _)| path.to_string()));
-        fns.sort_unstable();
-        fns
+    /// The name of `kind` in scope most similar to `name` (innermost variables first, then
+    /// constants, functions and paths in sorted order: ties are decided the same way every time).
+    fn similar_name(&self, name: &str, kind: NameKind) -> Option<String> {
+        let sorted = |mut names: Vec<&'p str>| {
+            names.sort_unstable();
+            names
+        };
+        let found = match kind {
+            NameKind::Value => {
+                let vars = self.scopes.iter().rev().flat_map(|s| s.iter().rev()).map(|&id| self.vars[id].name.as_str());
+                let consts = sorted(self.prog.consts.keys().map(String::as_str).collect());
+                strata_diag::suggest(name, vars.chain(consts))
+            }
+            NameKind::Function => {
+                let mut fns: Vec<&str> = self.prog.fns.keys().map(String::as_str).collect();
+                fns.extend(crate::program::PATH_ALIASES.iter().map(|(path, _)| *path));
+                strata_diag::suggest(name, sorted(fns))
+            }
+            NameKind::Resource => strata_diag::suggest(
+                name,
+                self.binders.iter().rev().filter(|b| self.binder_in_scope(b)).map(|b| b.name.as_str()),
+            ),
+        };
+        found.map(str::to_string)
     }
 
     fn mismatch(&mut self, span: Span, expected: &Ty, found: &Ty) {
@@ -513,15 +533,17 @@ impl<'p> FnCx<'p> {
 
     fn declare(&mut self, var: Var) -> usize {
         let id = self.vars.len();
-        self.vars.push(var);
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(id);
+            self.visible.entry(var.name.clone()).or_default().push(id);
         }
+        self.vars.push(var);
         id
     }
 
+    /// The innermost variable named `name` in scope.
     fn lookup(&self, name: &str) -> Option<usize> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).copied().find(|&id| self.vars[id].name == name)
+        self.visible.get(name).and_then(|ids| ids.last()).copied()
     }
 
     fn push_scope(&mut self) {
@@ -529,7 +551,13 @@ impl<'p> FnCx<'p> {
     }
 
     fn pop_scope(&mut self) {
-        self.scopes.pop();
+        if let Some(scope) = self.scopes.pop() {
+            for id in scope.into_iter().rev() {
+                if let Some(ids) = self.visible.get_mut(&self.vars[id].name) {
+                    ids.pop();
+                }
+            }
+        }
         let depth = self.scopes.len();
         self.live_borrows.retain(|b| b.3 <= depth);
     }
@@ -778,12 +806,11 @@ impl<'p> FnCx<'p> {
                     None => {
                         let what =
                             if self.prog.fns.contains_key(&name.name) { "a value (it is a function)" } else { "value" };
-                        let values = self.values_in_scope();
                         self.unknown_name(
                             name.span,
                             &name.name,
                             format!("cannot find {what} `{}` in this scope", name.name),
-                            values.iter().map(String::as_str),
+                            NameKind::Value,
                         );
                         Ty::Error
                     }

@@ -30,12 +30,11 @@ impl FnCx<'_> {
                 let id = match self.lookup(&segs[0].name) {
                     Some(id) => id,
                     None => {
-                        let values = self.values_in_scope();
                         self.unknown_name(
                             segs[0].span,
                             &segs[0].name,
                             format!("cannot find value `{}` in this scope", segs[0].name),
-                            values.iter().map(String::as_str),
+                            NameKind::Value,
                         );
                         return None;
                     }
@@ -179,13 +178,11 @@ impl FnCx<'_> {
             }
         };
         let Some(b) = self.binder_named(&name) else {
-            let binders: Vec<String> =
-                self.binders.iter().rev().filter(|b| self.binder_in_scope(b)).map(|b| b.name.clone()).collect();
             self.unknown_name(
                 ex.span,
                 &name,
                 format!("cannot find execution resource `{name}` in this scope"),
-                binders.iter().map(String::as_str),
+                NameKind::Resource,
             );
             return None;
         };

@@ -11,18 +11,11 @@ impl FnCx<'_> {
                 match self.binders.iter().rev().find(|b| b.name == id.name && self.binder_in_scope(b)) {
                     Some(b) => b.exec.clone(),
                     None => {
-                        let binders: Vec<String> = self
-                            .binders
-                            .iter()
-                            .rev()
-                            .filter(|b| self.binder_in_scope(b))
-                            .map(|b| b.name.clone())
-                            .collect();
                         self.unknown_name(
                             id.span,
                             &id.name,
                             format!("cannot find execution resource `{}` in this scope", id.name),
-                            binders.iter().map(String::as_str),
+                            NameKind::Resource,
                         );
                         return None;
                     }
