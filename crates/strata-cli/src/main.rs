@@ -327,7 +327,11 @@ fn compile(
     let prelude = strata_check::program::parse_prelude(prelude_id);
     let env = strata_check::program_env(&parsed.module, &prelude, defines);
     match strata_ir::lower(&parsed.module, &env, &checked.types) {
-        Ok(p) => Ok((sources, id, p)),
+        Ok(mut p) => {
+            // Run-time errors of the emitted C and CUDA name `file:line:col`.
+            p.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
+            Ok((sources, id, p))
+        }
         Err(diags) => {
             report(&diags, &sources, format);
             Err(EXIT_PROGRAM_ERRORS)

@@ -4,6 +4,7 @@
 //! `strata-cpu` compiles and runs the C, `strata-cuda` drives nvcc.
 
 mod emit;
+mod names;
 mod range;
 
 use strata_diag::Diagnostic;
