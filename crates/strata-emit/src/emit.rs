@@ -711,7 +711,7 @@ impl<'p> Emitter<'p> {
     /// launch's dynamic shared memory (whose size the `…_smem_bytes` helper computes on the
     /// host). Either way each buffer is named after its Strata parameter. A buffer the kernel
     /// never uses is not declared: nvcc would warn about it (and `strata build` makes warnings
-    /// errors), and no `(void)` cast silences that warning for a shared array.
+    /// errors).
     fn cuda_kernel_body(&mut self, cx: &mut Cx, i: usize, f: &Function) -> Result<(), E> {
         let bufs = self.shared_buffers(cx, f)?;
         let mut used = HashSet::new();
@@ -719,7 +719,8 @@ impl<'p> Emitter<'p> {
         if self.smem_fns[i].is_none() {
             for (local, t, len) in bufs.iter().filter(|b| used.contains(&b.0)) {
                 let name = &cx.names.locals[*local];
-                writeln!(self.out, "    __shared__ {t} {name}[{len}];").ok();
+                // A buffer the kernel only writes would be "set but never used" without this.
+                writeln!(self.out, "    __shared__ {t} {name}[{len}];\n    (void)&{name}[0];").ok();
             }
         } else {
             writeln!(self.out, "    extern __shared__ __align__(16) unsigned char strata_smem[];").ok();
@@ -2264,6 +2265,68 @@ mod tests {
             assert_eq!(body.matches("strata_fail(905").count(), 3, "{body}");
             assert!(!body.contains("d["), "{body}");
         }
+    }
+
+    #[test]
+    fn only_read_only_shared_references_are_const_and_atomics_are_not_restrict() {
+        // kernel(ro: &shrd [f32], atoms: &shrd [AtomicU32], out: &uniq [f32], copied: &shrd [f32]):
+        // out[0] = ro[0]; a local takes `copied` as a pointer (so it cannot be const).
+        let arr = |s: ScalarTy| {
+            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(s)), len: IExpr::Const(8) }), Mem::GpuGlobal)
+        };
+        let elem = |root: LocalId| Place {
+            root,
+            path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))],
+            checks: Vec::new(),
+            span: Span::DUMMY,
+        };
+        let local = |name: &str, ty: Ty| Local { name: name.into(), ty, level: Level::Block };
+        let kernel = Function {
+            name: "k".into(),
+            kind: FnKind::Kernel {
+                grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
+                block: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
+                shared: Vec::new(),
+            },
+            nat_params: Vec::new(),
+            params: vec![0, 1, 2, 3],
+            locals: vec![
+                local("ro", arr(ScalarTy::F32)),
+                local("atoms", arr(ScalarTy::AtomicU32)),
+                local("out", arr(ScalarTy::F32)),
+                local("copied", arr(ScalarTy::F32)),
+                local("alias", arr(ScalarTy::F32)),
+            ],
+            body: vec![Stmt::Threads {
+                set: Vec::new(),
+                body: vec![
+                    Stmt::Store { place: elem(2), value: Expr::Load(elem(0)) },
+                    Stmt::Let { local: 4, init: Some(Expr::Load(Place::local(3, Span::DUMMY))), span: Span::DUMMY },
+                ],
+            }],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: vec![0, 1, 3],
+        };
+        let main = Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: Vec::new(),
+            locals: Vec::new(),
+            body: Vec::new(),
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: Vec::new(),
+        };
+        let p = Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() };
+        let out = cuda(&p);
+        assert!(
+            out.contains(
+                "__global__ void k(const float* __restrict__ ro, uint32_t* atoms, float* __restrict__ out, float* __restrict__ copied)"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -99,7 +99,7 @@ STRATA_INLINE STRATA_HD void strata_fail_any(int code, strata_pos at, const char
    E0903 at the allocation. */
 STRATA_INLINE void *strata_alloc(uint64_t count, size_t size, strata_pos at) {
     if (size != 0 && count > (uint64_t)SIZE_MAX / size) strata_fail(903, at, "out of memory");
-    void *p = malloc(count * size ? (size_t)(count * size) : 1);
+    void *p = malloc(count * size != 0 ? (size_t)(count * size) : 1);
     if (p == NULL) strata_fail(903, at, "out of memory");
     return p;
 }
