@@ -1866,7 +1866,10 @@ fn shape_mangle(t: &Ty, span: Span) -> Result<String, E> {
             s.push('E');
             s
         }
-        scalar => tuple_name(&[scalar.clone()], span)?.trim_start_matches("strata_tuple_T").trim_end_matches('E').to_string(),
+        scalar => tuple_name(std::slice::from_ref(scalar), span)?
+            .trim_start_matches("strata_tuple_T")
+            .trim_end_matches('E')
+            .to_string(),
     })
 }
 
