@@ -1373,26 +1373,21 @@ impl<'p> Emitter<'p> {
             }
         }
         let name = self.show_helper(t, span)?;
-        let mut count = Vec::new();
-        self.count_lengths(t, &mut count);
         let mut args = vec![v.to_string()];
-        for _ in 0..count.len() {
+        for _ in 0..Self::count_lengths(t) {
             args.push(format!("n{}_", *lens));
             *lens += 1;
         }
         Ok(format!("{name}({})", args.join(", ")))
     }
 
-    /// One entry per array in `t`, as [`Emitter::array_lengths`] lists them.
-    fn count_lengths(&self, t: &Ty, out: &mut Vec<()>) {
+    /// The number of arrays in `t`, as [`Emitter::array_lengths`] lists them.
+    fn count_lengths(t: &Ty) -> usize {
         match t {
-            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => self.count_lengths(x, out),
-            Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => {
-                out.push(());
-                self.count_lengths(leaf(x), out)
-            }
-            Ty::Tuple(ts) => ts.iter().for_each(|x| self.count_lengths(x, out)),
-            Ty::Scalar(_) | Ty::Nat => {}
+            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => Self::count_lengths(x),
+            Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => 1 + Self::count_lengths(leaf(x)),
+            Ty::Tuple(ts) => ts.iter().map(Self::count_lengths).sum(),
+            Ty::Scalar(_) | Ty::Nat => 0,
         }
     }
 }
