@@ -11,12 +11,14 @@ pub mod nat;
 pub mod place;
 pub mod pow2;
 pub mod program;
+pub mod target;
 pub mod ty;
 
 use strata_diag::{Diagnostic, FileId};
 use strata_syntax::ast;
 
 pub use body::TypeTable;
+pub use target::TargetProfile;
 
 /// The result of checking a module.
 #[derive(Debug, Default)]
@@ -31,17 +33,39 @@ pub struct Checked {
 ///
 /// `prelude_file` is the [`FileId`] under which the caller registered [`program::PRELUDE`], so
 /// diagnostics that point into the prelude can be rendered. `defines` override `const` items.
+/// The GPU limits are those of [`target::DEFAULT_ARCH`]; see [`check_module_for`].
 pub fn check_module(module: &ast::Module, prelude_file: FileId, defines: &[(String, u64)]) -> Vec<Diagnostic> {
     check_program(module, prelude_file, defines).diagnostics
 }
 
 /// Like [`check_module`], also returning the inferred types.
 pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(String, u64)]) -> Checked {
+    check_program_for(module, prelude_file, defines, TargetProfile::default_profile())
+}
+
+/// [`check_module`] for the limits of the GPU architecture `profile` (`--arch`).
+pub fn check_module_for(
+    module: &ast::Module,
+    prelude_file: FileId,
+    defines: &[(String, u64)],
+    profile: &TargetProfile,
+) -> Vec<Diagnostic> {
+    check_program_for(module, prelude_file, defines, profile).diagnostics
+}
+
+/// [`check_program`] for the limits of the GPU architecture `profile` (`--arch`).
+pub fn check_program_for(
+    module: &ast::Module,
+    prelude_file: FileId,
+    defines: &[(String, u64)],
+    profile: &TargetProfile,
+) -> Checked {
     let prelude = program::parse_prelude(prelude_file);
     let mut diags = Vec::new();
     let prog = program::Program::collect(&prelude, module, defines, &mut diags);
     let mut types = TypeTable::default();
     let mut summaries = body::Summaries::new();
+    let mut shared_uses = target::SharedUses::new();
     let fns: Vec<&ast::FnDecl> = module
         .items
         .iter()
@@ -57,11 +81,15 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
             if sig.span != f.name.span {
                 continue; // a duplicate, already reported
             }
-            let (d, t, summary) = body::FnCx::new(&prog, sig, &summaries).check(f);
+            let (d, t, summary, shared) =
+                body::FnCx::new(&prog, sig, &summaries).for_target(profile, &shared_uses).check(f);
             if let Some(s) = summary {
                 summaries.insert(f.name.name.clone(), s);
             }
             diags.extend(d);
+            let found = body::check_signature_limits(profile, f, sig, &shared, &diags);
+            diags.extend(found);
+            shared_uses.insert(f.name.name.clone(), shared);
             types.lets.extend(t.lets);
             types.literals.extend(t.literals);
             types.call_nats.extend(t.call_nats);
@@ -69,6 +97,17 @@ pub fn check_program(module: &ast::Module, prelude_file: FileId, defines: &[(Str
             types.value_types.extend(t.value_types);
             types.selections.extend(t.selections);
             types.warp_syncs.extend(t.warp_syncs);
+        }
+    }
+    // Kernels declared without a body have a type too: their grids, blocks and shared-memory
+    // parameters are checked against the target all the same.
+    for item in &module.items {
+        if let ast::Item::Fn(f) = item {
+            if let Some(sig) = prog.fns.get(&f.name.name).filter(|s| s.span == f.name.span && f.body.is_none()) {
+                let shared = body::params_shared_use(sig);
+                let found = body::check_signature_limits(profile, f, sig, &shared, &diags);
+                diags.extend(found);
+            }
         }
     }
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.lo));

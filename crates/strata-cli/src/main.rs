@@ -24,6 +24,7 @@ mod fmt_cmd;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use strata_check::TargetProfile;
 use strata_diag::{codes, Diagnostic, SourceMap};
 
 #[derive(Parser)]
@@ -46,6 +47,11 @@ enum Command {
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// The `.strata` files to check.
         #[arg(required_unless_present = "phases")]
         files: Vec<PathBuf>,
@@ -83,6 +89,14 @@ enum Command {
         /// `sim` without race detection (bounds, barriers and memory spaces are still checked).
         #[arg(long)]
         no_race_check: bool,
+        /// Stop the program after this many seconds of wall-clock time (E0910); no limit by default.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit)]
+        time_limit: Option<std::time::Duration>,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -100,6 +114,18 @@ enum Command {
         /// Write to this file instead of standard output.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
+        /// The GPU architecture whose limits the program must respect (threads per block, grid
+        /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
+        /// `sm_100`, `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
+        /// Emit the kernels as a library (a launch function per kernel) even though the file has
+        /// `main` (left out, with all host code). A file without `main` is always a library.
+        #[arg(long)]
+        lib: bool,
+        /// For a kernel library: also write the header declaring its launch functions to this file.
+        #[arg(long, value_name = "FILE")]
+        header: Option<PathBuf>,
         /// The `.strata` file.
         file: PathBuf,
     },
@@ -109,9 +135,11 @@ enum Command {
         /// What to build for: `cuda` (NVIDIA GPUs).
         #[arg(long, value_enum, default_value_t = BuildTarget::Cuda)]
         target: BuildTarget,
-        /// The GPU architecture to compile for, as nvcc's `-arch` (e.g. `sm_80`, `sm_90`).
-        #[arg(long, default_value = "sm_80")]
-        arch: String,
+        /// The GPU architecture to compile for, as nvcc's `-arch`, whose limits the program must
+        /// also respect: `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`, `sm_100`,
+        /// `sm_120`.
+        #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
+        arch: &'static TargetProfile,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
@@ -207,6 +235,7 @@ fn main() -> ExitCode {
             return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
         }
     };
+    stop_children_on_signals();
     // Deeply nested (but legal) programs need more stack than the main thread may have.
     let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(cli));
     match worker.map(|h| h.join()) {
@@ -215,34 +244,51 @@ fn main() -> ExitCode {
     }
 }
 
+/// When `strata` is interrupted or terminated, the program it runs on the cpu device must stop
+/// too (it runs in its own process group, so the terminal's Ctrl-C does not reach it): kill it,
+/// then exit with the conventional status 128 + signal.
+fn stop_children_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            strata_cpu::kill_all();
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
 fn run(cli: Cli) -> u8 {
     match cli.command {
-        Command::Check { format, phases, define, files } => {
+        Command::Check { format, phases, define, arch, files } => {
             if phases {
                 outln!("syntax");
                 outln!("check");
                 outln!("run");
                 return 0;
             }
-            check(&files, format, &define)
+            check(&files, format, &define, arch)
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
-        Command::Emit { target, define, output, file } => emit(&file, target, &define, output.as_deref()),
+        Command::Emit { target, define, output, arch, lib, header, file } => {
+            emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
+        }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
             let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
-            build_cuda(&file, &arch, &define, &output)
+            build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, format, file } => {
+        Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
             let opts = strata_sim::Options {
                 max_steps,
                 random_seed: (schedule == Schedule::Random).then_some(seed),
                 check_races: !no_race_check,
+                deadline: None,
             };
-            run_file(&file, device, &define, &opts, format)
+            run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
 }
@@ -260,19 +306,50 @@ fn explain(code: &str) -> u8 {
     }
 }
 
-/// Reads every file; returns `None` (after reporting) if one cannot be read.
-fn load(files: &[PathBuf], sources: &mut SourceMap) -> Option<Vec<strata_diag::FileId>> {
+/// Reads every file. On failure reports it and returns the exit status: a file that cannot be
+/// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
+fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
     let mut ids = Vec::new();
     for path in files {
-        match std::fs::read_to_string(path) {
-            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(e) => {
                 eprintln!("error: cannot read `{}`: {e}", path.display());
-                return None;
+                return Err(EXIT_USAGE);
+            }
+        };
+        match String::from_utf8(bytes) {
+            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+            Err(e) => {
+                // The lossy text keeps the valid prefix, so the offset is the same in both.
+                let at = e.utf8_error().valid_up_to() as u32;
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let id = sources.add(path.display().to_string(), text);
+                let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
+                let d =
+                    Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
+                        .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
+                report(&[d], sources, format);
+                return Err(EXIT_PROGRAM_ERRORS);
             }
         }
     }
-    Some(ids)
+    Ok(ids)
+}
+
+/// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).
+fn parse_time_limit(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 1e9) {
+        return Err(format!("the time limit must be a positive number of seconds, found `{s}`"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// `--arch sm_80`: the target profile of a known architecture.
+fn parse_arch(s: &str) -> Result<&'static TargetProfile, String> {
+    TargetProfile::for_arch(s.trim())
+        .ok_or_else(|| format!("unknown GPU architecture `{s}`; the known ones are {}", TargetProfile::known_archs()))
 }
 
 /// `-D NAME=VALUE`
@@ -282,9 +359,12 @@ fn parse_define(s: &str) -> Result<(String, u64), String> {
     Ok((name.trim().to_string(), value))
 }
 
-fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
+fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &TargetProfile) -> u8 {
     let mut sources = SourceMap::new();
-    let Some(ids) = load(files, &mut sources) else { return EXIT_USAGE };
+    let ids = match load(files, &mut sources, format) {
+        Ok(ids) => ids,
+        Err(code) => return code,
+    };
     let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
     let mut all = Vec::new();
     for id in ids {
@@ -293,7 +373,7 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
         all.extend(parsed.diagnostics);
         // Type checking a tree with holes would only report consequences of the syntax errors.
         if syntax_ok {
-            all.extend(strata_check::check_module(&parsed.module, prelude, defines));
+            all.extend(strata_check::check_module_for(&parsed.module, prelude, defines, profile));
         }
     }
     report(&all, &sources, format);
@@ -304,14 +384,40 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)]) -> u8 {
     }
 }
 
-/// Parses, checks and lowers one file; on failure reports and returns the exit status.
+/// Parses, checks (for the default architecture) and lowers one file; on failure reports and
+/// returns the exit status.
 fn compile(
     file: &PathBuf,
     defines: &[(String, u64)],
     format: Format,
 ) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
+    compile_for(file, defines, format, TargetProfile::default_profile())
+}
+
+/// [`compile`] for the limits of the GPU architecture `profile`.
+fn compile_for(
+    file: &PathBuf,
+    defines: &[(String, u64)],
+    format: Format,
+    profile: &TargetProfile,
+) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
+    compile_with(file, defines, format, profile, |_, _, program| Ok(program))
+}
+
+/// [`compile_for`], then `then` on the lowered program, with the checker's environment and the file.
+fn compile_with<T>(
+    file: &PathBuf,
+    defines: &[(String, u64)],
+    format: Format,
+    profile: &TargetProfile,
+    then: impl FnOnce(
+        &strata_check::program::Program,
+        strata_diag::FileId,
+        strata_ir::ir::Program,
+    ) -> Result<T, Vec<Diagnostic>>,
+) -> Result<(SourceMap, strata_diag::FileId, T), u8> {
     let mut sources = SourceMap::new();
-    let Some(ids) = load(std::slice::from_ref(file), &mut sources) else { return Err(EXIT_USAGE) };
+    let ids = load(std::slice::from_ref(file), &mut sources, format)?;
     let id = ids[0];
     let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
     let parsed = strata_syntax::parse(id, sources.source(id));
@@ -319,19 +425,21 @@ fn compile(
         report(&parsed.diagnostics, &sources, format);
         return Err(EXIT_PROGRAM_ERRORS);
     }
-    let checked = strata_check::check_program(&parsed.module, prelude_id, defines);
+    let checked = strata_check::check_program_for(&parsed.module, prelude_id, defines, profile);
     if strata_diag::has_errors(&checked.diagnostics) {
         report(&checked.diagnostics, &sources, format);
         return Err(EXIT_PROGRAM_ERRORS);
     }
     let prelude = strata_check::program::parse_prelude(prelude_id);
     let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    match strata_ir::lower(&parsed.module, &env, &checked.types) {
-        Ok(mut p) => {
-            // Run-time errors of the emitted C and CUDA name `file:line:col`.
-            p.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
-            Ok((sources, id, p))
-        }
+    // Run-time errors of the emitted C and CUDA name `file:line:col` of this file.
+    let source = strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id));
+    let lowered = strata_ir::lower(&parsed.module, &env, &checked.types).map(|mut p| {
+        p.sources = vec![source];
+        p
+    });
+    match lowered.and_then(|p| then(&env, id, p)) {
+        Ok(p) => Ok((sources, id, p)),
         Err(diags) => {
             report(&diags, &sources, format);
             Err(EXIT_PROGRAM_ERRORS)
@@ -339,12 +447,43 @@ fn compile(
     }
 }
 
-/// `strata emit`: the C of the cpu device, or the IR.
-fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Option<&std::path::Path>) -> u8 {
-    let (sources, _, program) = match compile(file, defines, Format::Human) {
+/// `strata emit`: the C of the cpu device, the CUDA C++, or the IR; for a file without `main`
+/// (or with `--lib`) a kernel library ([`emit_library`]).
+fn emit(
+    file: &PathBuf,
+    target: Target,
+    defines: &[(String, u64)],
+    output: Option<&std::path::Path>,
+    profile: &TargetProfile,
+    lib: bool,
+    header: Option<&std::path::Path>,
+) -> u8 {
+    if target == Target::Ir && (lib || header.is_some()) {
+        eprintln!("error: `--lib` and `--header` are for `--target c` and `--target cuda`");
+        return EXIT_USAGE;
+    }
+    let compiled = compile_with(file, defines, Format::Human, profile, |env, id, program| {
+        if target != Target::Ir && (lib || program.entry.is_none()) {
+            strata_ir::library::library(&program, env, id).map(|l| (program, Some(l)))
+        } else {
+            Ok((program, None))
+        }
+    });
+    let (sources, _, (program, library)) = match compiled {
         Ok(x) => x,
         Err(code) => return code,
     };
+    if let Some(library) = library {
+        return emit_library(file, target, &library, &sources, output, header);
+    }
+    if header.is_some() {
+        eprintln!(
+            "error: `--header` is for kernel libraries, and `{}` is a program (it has `main`): add `--lib` to \
+             emit its kernels as a library",
+            file.display()
+        );
+        return EXIT_USAGE;
+    }
     let text = match target {
         Target::Ir => format!("{program:#?}\n"),
         Target::Cuda => match strata_cuda::emit_cuda(&program) {
@@ -378,8 +517,8 @@ fn emit(file: &PathBuf, target: Target, defines: &[(String, u64)], output: Optio
 }
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
-fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
-    let (sources, _, program) = match compile(file, defines, Format::Human) {
+fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    let (sources, _, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -390,7 +529,7 @@ fn build_cuda(file: &PathBuf, arch: &str, defines: &[(String, u64)], output: &st
             return EXIT_PROGRAM_ERRORS;
         }
     };
-    match strata_cuda::build(&cuda, arch, output) {
+    match strata_cuda::build(&cuda, profile.arch, output) {
         Ok(()) => 0,
         Err(e @ strata_cuda::BuildError::Rejected(_)) => {
             eprintln!("error: {e}");
@@ -409,17 +548,25 @@ fn run_file(
     device: Device,
     defines: &[(String, u64)],
     opts: &strata_sim::Options,
+    time_limit: Option<std::time::Duration>,
     format: Format,
+    profile: &TargetProfile,
 ) -> u8 {
-    let (sources, id, program) = match compile(file, defines, format) {
+    let (sources, id, program) = match compile_for(file, defines, format, profile) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The limit counts the program's run only, not checking or compiling it.
+    let opts =
+        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match device {
         Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
-        Device::Cpu => strata_cpu::run(&program, id, &mut out),
+        Device::Cpu => {
+            let run = strata_cpu::RunOptions { time_limit, main_span: main_name_span(&program, &sources) };
+            strata_cpu::run(&program, id, &mut out, &run)
+        }
     };
     match result {
         Ok(_) => 0,
@@ -430,6 +577,14 @@ fn run_file(
             EXIT_PROGRAM_ERRORS
         }
     }
+}
+
+/// The name in `fn main`'s signature, where a run-time error of the whole program points.
+fn main_name_span(program: &strata_ir::ir::Program, sources: &SourceMap) -> Option<strata_diag::Span> {
+    let span = program.functions.iter().find(|f| f.name == "main")?.span;
+    let text = sources.source(span.file).get(span.lo as usize..span.hi as usize)?;
+    let at = span.lo + text.find("main")? as u32;
+    Some(strata_diag::Span::new(span.file, at, at + 4))
 }
 
 fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
@@ -450,6 +605,50 @@ fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
                 };
                 eprintln!("{}:{line}:{col}: {sev}[{}]: {}", sources.name(file), d.code, d.message);
             }
+        }
+    }
+}
+
+/// `strata emit` of a kernel library: the source (to `-o` or stdout) and, with `--header`, the
+/// header. The include guard is named after the file (`saxpy.strata`: `STRATA_SAXPY_H`).
+fn emit_library(
+    file: &std::path::Path,
+    target: Target,
+    library: &strata_ir::library::Library,
+    sources: &SourceMap,
+    output: Option<&std::path::Path>,
+    header: Option<&std::path::Path>,
+) -> u8 {
+    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
+    let emitted = match target {
+        Target::Cuda => strata_emit::emit_cuda_library(library, &name),
+        _ => strata_emit::emit_c_library(library, &name),
+    };
+    let out = match emitted {
+        Ok(out) => out,
+        Err(d) => {
+            report(&[*d], sources, Format::Human);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    let write = |path: &std::path::Path, text: &str| match std::fs::write(path, text) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            false
+        }
+    };
+    if let Some(path) = header {
+        if !write(path, &out.header) {
+            return EXIT_USAGE;
+        }
+    }
+    match output {
+        Some(path) if !write(path, &out.source) => EXIT_USAGE,
+        Some(_) => 0,
+        None => {
+            out!("{}", out.source);
+            0
         }
     }
 }

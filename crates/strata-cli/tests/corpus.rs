@@ -580,18 +580,18 @@ fn check_file(ctx: &Ctx, rel: &str) -> Outcome {
     }
 }
 
-/// The part of `//@ args:` that `strata check` takes: the `-D NAME=VALUE` definitions (the rest,
-/// like `--schedule random`, is for `strata run`).
+/// The part of `//@ args:` that `strata check` takes: the `-D NAME=VALUE` definitions and the
+/// target architecture `--arch` (the rest, like `--schedule random`, is for `strata run`).
 fn check_args(args: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if a == "-D" {
+        if a == "-D" || a == "--arch" {
             out.push(a.as_str());
             if let Some(v) = it.next() {
                 out.push(v.as_str());
             }
-        } else if a.starts_with("-D") {
+        } else if a.starts_with("-D") || a.starts_with("--arch=") {
             out.push(a.as_str());
         }
     }

@@ -85,7 +85,7 @@ fn clashing_names_are_numbered_and_the_rest_kept() {
         "int32_t* strata_alloc_1 = ",
         "min_1<<<",
         // The label of the timing line is the Strata name.
-        "strata_cuda_launched(\"min\", t0_, ",
+        "strata_cuda_check_kernel(\"min\", t0_, ",
     ] {
         assert!(cuda.contains(expected), "no `{expected}` in\n{cuda}");
     }
@@ -142,7 +142,7 @@ fn launches_wait_and_time_only_with_strata_time_1() {
     let main = own.find("int main(void)").unwrap();
     assert!(!own[..main].contains("cudaDeviceSynchronize"), "{own}");
     assert!(own[main..].contains("cudaDeviceSynchronize"), "{own}");
-    assert_eq!(own.matches("strata_cuda_launched(\"sum\", t0_, ").count(), 2, "{own}");
+    assert_eq!(own.matches("strata_cuda_check_kernel(\"sum\", t0_, ").count(), 2, "{own}");
     // C: a `STRATA-TIME` line per launch only with STRATA_TIME=1.
     let dir = work_dir("timing");
     let exe = build_c(&emit("c", "examples/array_sum.strata", &[]), &dir, "array_sum");

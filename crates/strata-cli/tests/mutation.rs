@@ -416,8 +416,12 @@ fn check_and_run(seed: &Seed, text: &str) -> Outcome {
     let schedules = std::iter::once(None).chain(RANDOM_SEEDS.iter().map(|&s| Some(s)));
     let errors = schedules
         .filter_map(|random_seed| {
-            let opts =
-                strata_sim::Options { max_steps: seed.max_steps.unwrap_or(50_000_000), random_seed, check_races: true };
+            let opts = strata_sim::Options {
+                max_steps: seed.max_steps.unwrap_or(50_000_000),
+                random_seed,
+                check_races: true,
+                deadline: None,
+            };
             let mut out = Vec::new();
             strata_sim::run(&program, &opts, &mut out).err().map(|d| {
                 let sp = d.primary.span;

@@ -7,8 +7,12 @@ use std::hash::{Hash, Hasher};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 use strata_diag::{codes, Code, Diagnostic, FileId, Span};
 use strata_ir::ir::Program;
+
+mod child;
+pub use child::kill_all;
 
 pub use strata_emit::emit_c;
 
@@ -63,7 +67,13 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
             cmd.arg("-fopenmp");
         }
         cmd.arg("-o").arg(&tmp).arg(&src).arg("-lm");
-        cmd.output()
+        // Like the program, the compiler must not outlive `strata` (see `child`).
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let compiler = child::spawn(&mut cmd)?;
+        let pid = compiler.id();
+        let out = compiler.wait_with_output();
+        child::finished(pid);
+        out
     };
     let out = match attempt(true) {
         Ok(o) if o.status.success() => o,
@@ -93,17 +103,26 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     Ok(exe)
 }
 
+/// How a compiled program is run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Stop the program (E0910) when it runs longer than this.
+    pub time_limit: Option<Duration>,
+    /// Where a time-limit error points (the program's `main`).
+    pub main_span: Option<Span>,
+}
+
 /// Runs a compiled program, copying its standard output to `out`. `file` is the source the
 /// program's spans point into.
 pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<Diagnostic>> {
-    execute_with(exe, file, out, None)
+    execute_with(exe, file, out, None, &RunOptions::default())
 }
 
 /// Like [`execute`], and returns every kernel launch in order: the kernel's name and its wall
 /// time in seconds, measured around the launch only (no compilation, no host code).
 pub fn execute_timed(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
     let mut times = Vec::new();
-    execute_with(exe, file, out, Some(&mut times))?;
+    execute_with(exe, file, out, Some(&mut times), &RunOptions::default())?;
     Ok(times)
 }
 
@@ -112,6 +131,7 @@ fn execute_with(
     file: FileId,
     out: &mut dyn Write,
     mut times: Option<&mut Vec<(String, f64)>>,
+    opts: &RunOptions,
 ) -> Result<(), Box<Diagnostic>> {
     let mut cmd = Command::new(exe);
     // Run-time errors as `STRATA-ERROR E0903 lo hi message` (byte offsets), parsed below.
@@ -119,11 +139,22 @@ fn execute_with(
     if times.is_some() {
         cmd.env("STRATA_TIME", "1");
     }
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = child::spawn(&mut cmd)
         .map_err(|e| error(format!("cannot run the compiled program `{}`: {e}", exe.display()), ""))?;
+    let pid = child.id();
+    // The watchdog kills the program at the time limit; dropping `done` releases it earlier.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let timed_out = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = opts.time_limit.map(|limit| {
+        let timed_out = timed_out.clone();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                timed_out.store(true, std::sync::atomic::Ordering::SeqCst);
+                child::kill_group(pid);
+            }
+        })
+    });
     let mut stderr = child.stderr.take();
     let err_thread = std::thread::spawn(move || {
         let mut s = String::new();
@@ -143,7 +174,13 @@ fn execute_with(
             }
         }
     }
-    let status = child.wait().map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
+    let status = child.wait();
+    child::finished(pid);
+    drop(done);
+    if let Some(w) = watchdog {
+        let _ = w.join();
+    }
+    let status = status.map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
     let stderr = err_thread.join().unwrap_or_default();
     for line in stderr.lines().filter(|l| !l.starts_with("STRATA-ERROR ")) {
         let timing = line.strip_prefix("STRATA-TIME ").and_then(|r| r.rsplit_once(' '));
@@ -152,30 +189,65 @@ fn execute_with(
             _ => eprintln!("{line}"),
         }
     }
+    if timed_out.load(std::sync::atomic::Ordering::SeqCst) {
+        let limit = opts.time_limit.unwrap_or_default().as_secs_f64();
+        let span = opts.main_span.unwrap_or(Span::DUMMY);
+        return Err(Box::new(
+            Diagnostic::error(
+                codes::RUN_TIME_LIMIT,
+                format!("the program ran longer than the time limit of {limit} s and was stopped"),
+                span,
+                "this program did not finish in time on the cpu device",
+            )
+            .with_note("usually a loop that never ends; `--time-limit SECONDS` sets the limit"),
+        ));
+    }
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("STRATA-ERROR ") {
-            let mut parts = rest.splitn(4, ' ');
-            let code = parts.next().unwrap_or("E0801");
-            let lo: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
-            let hi: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
-            let message = parts.next().unwrap_or("run-time error").to_string();
-            let code: Code = codes::lookup(code).map_or(codes::UNSUPPORTED, |i| i.code);
-            let span = if hi > 0 { Span::new(file, lo, hi) } else { Span::DUMMY };
-            return Err(Box::new(Diagnostic::error(code, message, span, "on the cpu device")));
+            return Err(run_time_error(rest, file));
         }
+    }
+    if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        let name = child::signal_name(sig);
+        if child::is_external(sig) {
+            return Err(Box::new(Diagnostic::error(
+                codes::RUN_KILLED,
+                format!("the program was killed by signal {sig} ({name})"),
+                opts.main_span.unwrap_or(Span::DUMMY),
+                "stopped from outside while running",
+            )));
+        }
+        return Err(error(
+            format!("the compiled program crashed with signal {sig} ({name})"),
+            "this is a bug in Strata's cpu device; `--device sim` checks the program",
+        ));
     }
     if !status.success() {
         return Err(error(
-            format!("the compiled program crashed ({status})"),
+            format!("the compiled program failed ({status})"),
             "this is a bug in Strata's cpu device; `--device sim` checks the program",
         ));
     }
     Ok(())
 }
 
+/// A `STRATA-ERROR CODE LO HI MESSAGE` line of the compiled program, as a diagnostic.
+fn run_time_error(rest: &str, file: FileId) -> Box<Diagnostic> {
+    let mut parts = rest.splitn(4, ' ');
+    let code = parts.next().unwrap_or("E0801");
+    let lo: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    let hi: u32 = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    let message = parts.next().unwrap_or("run-time error").to_string();
+    let code: Code = codes::lookup(code).map_or(codes::UNSUPPORTED, |i| i.code);
+    let span = if hi > 0 { Span::new(file, lo, hi) } else { Span::DUMMY };
+    Box::new(Diagnostic::error(code, message, span, "on the cpu device"))
+}
+
 /// Emits, builds (cached) and runs `program`.
-pub fn run(program: &Program, file: FileId, out: &mut dyn Write) -> Result<(), Box<Diagnostic>> {
+pub fn run(program: &Program, file: FileId, out: &mut dyn Write, opts: &RunOptions) -> Result<(), Box<Diagnostic>> {
     let c = emit_c(program)?;
     let exe = build(&c, &cache_dir())?;
-    execute(&exe, file, out)
+    let main_span = program.functions.iter().find(|f| f.name == "main").map(|f| f.span);
+    let opts = RunOptions { main_span: opts.main_span.or(main_span), ..opts.clone() };
+    execute_with(&exe, file, out, None, &opts)
 }

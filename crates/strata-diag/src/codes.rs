@@ -62,6 +62,7 @@ registry! {
     UNTERMINATED_COMMENT = "E0002", Syntax, "unterminated block comment";
     UNTERMINATED_STRING = "E0003", Syntax, "unterminated string literal";
     INVALID_LITERAL = "E0004", Syntax, "invalid numeric literal";
+    INVALID_UTF8 = "E0005", Syntax, "source file is not valid UTF-8";
     UNEXPECTED_TOKEN = "E0010", Syntax, "unexpected token";
     UNCLOSED_DELIMITER = "E0011", Syntax, "unclosed delimiter";
     NESTING_TOO_DEEP = "E0012", Syntax, "nesting too deep";
@@ -110,8 +111,14 @@ registry! {
     // --- kernel launches ---
     LAUNCH_SHAPE = "E0701", Check, "launch shape does not match the kernel";
     NOT_A_KERNEL = "E0702", Check, "not a kernel";
+    BLOCK_TOO_LARGE = "E0703", Check, "block too large for the target";
+    GRID_TOO_LARGE = "E0704", Check, "grid too large for the target";
+    ZERO_SIZED_LAUNCH = "E0705", Check, "zero-sized grid or block";
+    STATIC_SHARED_TOO_LARGE = "E0706", Check, "static shared memory too large";
+    SHARED_ABOVE_ARCH_MAX = "E0707", Check, "shared memory above the target's maximum";
     // --- lowering (strata-ir) ---
     UNSUPPORTED = "E0801", Check, "not supported by the IR yet";
+    NOTHING_TO_EMIT = "E0806", Check, "nothing to emit";
     // --- run time (the sim device) ---
     RUN_DATA_RACE = "E0901", Run, "data race";
     RUN_BARRIER_DIVERGENCE = "E0902", Run, "barrier divergence";
@@ -122,6 +129,8 @@ registry! {
     RUN_STEP_LIMIT = "E0907", Run, "step limit reached";
     RUN_ASSERTION = "E0908", Run, "assertion failed";
     RUN_ARITHMETIC = "E0909", Run, "arithmetic error";
+    RUN_TIME_LIMIT = "E0910", Run, "time limit exceeded";
+    RUN_KILLED = "E0911", Run, "program killed by a signal";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.

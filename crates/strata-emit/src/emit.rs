@@ -32,7 +32,7 @@ fn unsupported(span: Span, what: impl Into<String>) -> E {
     ))
 }
 
-fn scalar_c(s: ScalarTy) -> &'static str {
+pub(crate) fn scalar_c(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "int32_t",
@@ -47,7 +47,7 @@ fn scalar_c(s: ScalarTy) -> &'static str {
 
 /// The C type of a value of `t`: arrays are pointers to their scalars, tuples structs
 /// ([`tuple_name`]).
-fn c_type(t: &Ty, span: Span) -> Result<String, E> {
+pub(crate) fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
@@ -437,16 +437,9 @@ impl<'p> Emitter<'p> {
             self.out.push_str(def);
         }
         self.out.push_str(&body);
-        let Some(entry) = self.p.entry else {
-            // The same report as `sim`'s: nothing is wrong with the program, there is just
-            // nothing to run.
-            return Err(Box::new(Diagnostic::error(
-                codes::UNSUPPORTED,
-                "the program has no `main` function",
-                Span::DUMMY,
-                "nothing to run",
-            )));
-        };
+        // Without `main` this is a kernel library: `library.rs` adds the launch functions (and
+        // `emit_c`/`emit_cuda` refuse programs without `main` before they get here).
+        let Some(entry) = self.p.entry else { return Ok(self.out) };
         writeln!(self.out, "int main(void) {{\n    {}();", self.fn_names[entry]).ok();
         if self.cuda {
             // Launches do not wait for their kernels: a kernel that failed after the last CUDA
@@ -456,6 +449,17 @@ impl<'p> Emitter<'p> {
         }
         writeln!(self.out, "    fflush(stdout);\n    return 0;\n}}").ok();
         Ok(self.out)
+    }
+
+    /// The C name of function `i` (what `library.rs` calls a kernel by).
+    pub(crate) fn c_name(&self, i: usize) -> String {
+        self.fn_names[i].clone()
+    }
+
+    /// The host function computing the dynamic shared memory of kernel `i` in bytes from its size
+    /// parameters, if the kernel has dynamic shared memory on CUDA (see `emit/cuda.rs`).
+    pub(crate) fn smem_fn(&self, i: usize) -> Option<&str> {
+        self.smem_fns[i].as_deref()
     }
 
     fn signature(&self, i: usize, f: &Function) -> Result<String, E> {
@@ -1460,7 +1464,7 @@ fn comment_text(text: &str) -> String {
     text.replace("*/", "* /").chars().filter(|c| !c.is_control()).collect()
 }
 
-fn c_ident(s: &str) -> String {
+pub(crate) fn c_ident(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 

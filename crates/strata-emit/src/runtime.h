@@ -319,7 +319,7 @@ STRATA_INLINE int strata_cuda_smem_bytes(size_t bytes) {
 /* After a kernel launch: the launch itself is checked (shape, resources); when timed
    (STRATA_TIME=1) the kernel is waited for and its time reported. Otherwise nothing waits: the
    host goes on while the kernel runs. */
-STRATA_INLINE void strata_cuda_launched(const char *kernel, double t0, strata_pos at) {
+STRATA_INLINE void strata_cuda_check_kernel(const char *kernel, double t0, strata_pos at) {
     strata_cuda_check(cudaGetLastError(), at);
     if (t0 >= 0) {
         strata_cuda_check(cudaDeviceSynchronize(), at);

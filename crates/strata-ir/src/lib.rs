@@ -2,6 +2,7 @@
 
 pub mod collectives;
 pub mod ir;
+pub mod library;
 pub mod lower;
 mod thread_dep;
 pub mod validate;

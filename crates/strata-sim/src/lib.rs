@@ -27,11 +27,13 @@ pub struct Options {
     pub random_seed: Option<u64>,
     /// Log every GPU memory access to find data races (the expensive check).
     pub check_races: bool,
+    /// Wall-clock time after which the program is stopped (E0910), `--time-limit`.
+    pub deadline: Option<(std::time::Instant, std::time::Duration)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_steps: 200_000_000, random_seed: None, check_races: true }
+        Options { max_steps: 200_000_000, random_seed: None, check_races: true, deadline: None }
     }
 }
 
@@ -232,6 +234,19 @@ impl Machine<'_, '_> {
             )
             .with_note("a kernel or loop that never ends? Raise the limit with `--max-steps`")
             .into());
+        }
+        // Reading the clock is slow next to a step: look every 4096 steps.
+        if let Some((end, limit)) = self.opts.deadline.filter(|_| self.stats.thread_steps & 4095 == 0) {
+            if std::time::Instant::now() > end {
+                return Err(fail(
+                    codes::RUN_TIME_LIMIT,
+                    format!("the program ran longer than the time limit of {} s and was stopped", limit.as_secs_f64()),
+                    span,
+                    "still running here",
+                )
+                .with_note("a kernel or loop that never ends? `--time-limit SECONDS` sets the limit")
+                .into());
+            }
         }
         Ok(())
     }

@@ -276,8 +276,13 @@ impl FnCx<'_> {
             }
         }
         if let Some((blocks, gb, bspan, threads, gt, tspan)) = launch_shapes {
+            let before = self.diags.len();
             self.unify_shape(&blocks, &gb, &mut subst, bspan, "blocks", &path, false);
             self.unify_shape(&threads, &gt, &mut subst, tspan, "threads", &path, false);
+            if let (Some(l), true) = (launch, generics_ok) {
+                let shapes_ok = self.diags.len() == before;
+                self.check_launch_limits(name, &sig, l, &gb, &gt, &subst, span, shapes_ok);
+            }
         }
         // A block shape that needed sizes the arguments bind (`gpu.block<X<2 * n>>`).
         if let Some(threads) = block_shape {
@@ -338,6 +343,9 @@ impl FnCx<'_> {
             .map(|(g, _)| (g.clone(), subst.nats.get(g).cloned().unwrap_or_else(|| Nat::var(g))))
             .collect();
         self.types.call_nats.insert(span, nats);
+        if launch.is_none() {
+            self.note_callee_shared(name, &subst, span);
+        }
         let ret = self.apply_subst(&sig.ret, &subst);
         // The result may borrow from any reference argument.
         let mut loans = Vec::new();

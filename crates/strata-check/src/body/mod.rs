@@ -12,6 +12,7 @@ use crate::nat::{Facts, Nat, Truth};
 use crate::place::{conflicts, Access, PStep, Place, ViewApp};
 use crate::program::{FnSig, Lower, Program, PATH_ALIASES, WARP_COLLECTIVES};
 use crate::ty::{Mem, Ty};
+pub use limits::{check_signature_limits, params_shared_use};
 use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
@@ -21,6 +22,7 @@ use uniformity::Uni;
 mod accesses;
 mod calls;
 mod host;
+mod limits;
 mod places;
 mod resources;
 mod summary;
@@ -237,6 +239,12 @@ pub struct FnCx<'p> {
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
     fresh: u32,
+    /// The GPU whose limits the program must respect ([`crate::target`]).
+    profile: &'p crate::target::TargetProfile,
+    /// The shared memory of the functions checked before this one.
+    shared_uses: Option<&'p crate::target::SharedUses>,
+    /// The shared memory this function's blocks use, collected as the body is checked.
+    shared: limits::SharedCollect,
 }
 
 /// A loop body is checked until the loans of its references are stable, but at most this often.
@@ -287,12 +295,16 @@ impl<'p> FnCx<'p> {
             reading_only: false,
             summaries,
             fresh: 0,
+            profile: crate::target::TargetProfile::default_profile(),
+            shared_uses: None,
+            shared: limits::SharedCollect::default(),
         }
     }
 
-    /// Checks the function body and returns the diagnostics, the types lowering needs, and the
-    /// summary callers may use (see [`summary`]).
-    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable, Option<Summary>) {
+    /// Checks the function body and returns the diagnostics, the types lowering needs, the
+    /// summary callers may use (see [`summary`]) and the shared memory its blocks use (see
+    /// [`limits`]).
+    pub fn check(mut self, f: &ast::FnDecl) -> (Vec<Diagnostic>, TypeTable, Option<Summary>, crate::target::SharedUse) {
         let level = self.level();
         if matches!(self.sig.root, Root::Grid { .. }) && self.sig.ret != Ty::UNIT {
             let span = f.ret.as_ref().map_or(f.name.span, |t| t.span);
@@ -379,7 +391,8 @@ impl<'p> FnCx<'p> {
             }
         }
         let summary = self.summary(f);
-        (self.diags, self.types, summary)
+        let shared = self.shared_use();
+        (self.diags, self.types, summary, shared)
     }
 
     // --------------------------------------------------------------------------------------------
@@ -628,6 +641,7 @@ impl<'p> FnCx<'p> {
             None => Owner::Chain(self.chain().len()),
         };
         self.types.lets.insert(l.name.span, ty.defaulted());
+        self.note_shared_let(&l.name, &ty);
         self.holds_ref_at.insert(l.name.span, holds_ref(&ty));
         let tracked = self.on_gpu() && ty.is_copy() && !holds_ref(&ty);
         let var = Var {

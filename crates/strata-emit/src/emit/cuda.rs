@@ -147,7 +147,7 @@ impl Emitter<'_> {
         )
         .ok();
         let label = c_string(&self.p.functions[kernel].name);
-        writeln!(self.out, "{pad}    strata_cuda_launched({label}, t0_, {at});").ok();
+        writeln!(self.out, "{pad}    strata_cuda_check_kernel({label}, t0_, {at});").ok();
         writeln!(self.out, "{pad}}}").ok();
         Ok(())
     }

@@ -1,0 +1,308 @@
+//! Bad input on the command line: every case runs the `strata` binary and asserts its exit
+//! status and the code or message it prints, and that it never panics, never hangs (each run is
+//! bounded by [`HANG`]) and never leaves a process behind (each test has its own program cache,
+//! and no process running from it may survive `strata`).
+//!
+//! The cases cover the issue-12 list (huge and zero sizes on every device, deep nesting, long
+//! lines, invalid UTF-8, unknown `-D`, signals to `strata`, a program that runs forever) and
+//! whatever else a newcomer types by mistake.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// No single `strata` run in this file may take longer (debug build, 2 cores, C compiler).
+const HANG: Duration = Duration::from_secs(120);
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// A scratch directory for one test: its sources and its own program cache.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bad_input_{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch { dir }
+    }
+
+    fn file(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.dir.join(name);
+        std::fs::write(&p, contents).expect("write source");
+        p
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+        cmd.args(args)
+            .current_dir(&self.dir)
+            .env("STRATA_CACHE_DIR", self.dir.join("cache"))
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args).spawn().expect("start strata")
+    }
+
+    /// Runs `strata ARGS` to the end and checks the invariants of every run.
+    fn run(&self, args: &[&str]) -> Outcome {
+        let child = self.spawn(args);
+        let out = finish(child, args);
+        self.assert_nothing_left(args);
+        out
+    }
+
+    /// Processes still running a program compiled into this test's cache.
+    fn survivors(&self) -> Vec<String> {
+        let cache = self.dir.join("cache").display().to_string();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // A zombie (`Z`) has ended; its parent just has not collected it.
+            let state = stat.rsplit_once(") ").and_then(|(_, r)| r.chars().next());
+            if cmdline.starts_with(&cache) && state != Some('Z') {
+                found.push(format!("{} {cmdline}", entry.file_name().to_string_lossy()));
+            }
+        }
+        found
+    }
+
+    fn assert_nothing_left(&self, args: &[&str]) {
+        // Killing a process group is asynchronous: give the kernel a moment.
+        let start = Instant::now();
+        while !self.survivors().is_empty() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            self.survivors().is_empty(),
+            "`strata {}` left processes running: {:?}",
+            args.join(" "),
+            self.survivors()
+        );
+    }
+}
+
+/// Waits for `child` (killing it after [`HANG`]) and checks it did not panic.
+fn finish(mut child: Child, args: &[&str]) -> Outcome {
+    let start = Instant::now();
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_thread = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut s);
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("`strata {}` hangs (killed after {HANG:?})", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = Outcome {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&out_thread.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_thread.join().unwrap()).into_owned(),
+    };
+    assert!(
+        !out.stderr.contains("panicked") && !out.stderr.contains("RUST_BACKTRACE") && out.code != Some(101),
+        "`strata {}` panicked:\n{}",
+        args.join(" "),
+        out.stderr
+    );
+    out
+}
+
+/// Asserts the exit status and that stderr contains every one of `needles`.
+fn expect(out: &Outcome, code: i32, needles: &[&str], what: &str) {
+    assert_eq!(out.code, Some(code), "{what}: exit status\nstdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    for n in needles {
+        assert!(out.stderr.contains(n), "{what}: stderr lacks `{n}`:\n{}", out.stderr);
+    }
+}
+
+const FOREVER: &str = "fn main() -[t: cpu.thread]-> () {
+    let mut i = 0;
+    while i < 10 { i = i * 1; }
+    println(i);
+}
+";
+
+#[test]
+fn time_limit_stops_a_program_that_never_ends() {
+    let s = Scratch::new("time_limit");
+    let f = s.file("forever.strata", FOREVER);
+    let f = f.to_str().unwrap();
+    for device in ["cpu", "sim"] {
+        let out = s.run(&["run", "--device", device, "--time-limit", "0.5", f]);
+        expect(&out, 1, &["error[E0910]", "time limit of 0.5 s", "forever.strata:"], device);
+    }
+    for bad in ["0", "-1", "abc", "nan", "inf"] {
+        let arg = format!("--time-limit={bad}");
+        let out = s.run(&["run", &arg, f]);
+        expect(&out, 2, &["--time-limit"], bad);
+    }
+}
+
+#[test]
+fn a_finished_program_is_not_affected_by_the_time_limit() {
+    let s = Scratch::new("time_limit_ok");
+    let f = s.file("ok.strata", "fn main() -[t: cpu.thread]-> () {\n    println(42);\n}\n");
+    for device in ["cpu", "sim"] {
+        let out = s.run(&["run", "--device", device, "--time-limit", "60", f.to_str().unwrap()]);
+        expect(&out, 0, &[], device);
+        assert_eq!(out.stdout, "42\n");
+    }
+}
+
+/// Starts `strata run` of a program that never ends and waits until its compiled child runs.
+fn start_forever(s: &Scratch) -> Child {
+    let f = s.file("forever.strata", FOREVER);
+    let child = s.spawn(&["run", f.to_str().unwrap()]);
+    let start = Instant::now();
+    while s.survivors().is_empty() {
+        assert!(start.elapsed() < HANG, "the compiled program never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+fn send(pid: u32, signal: &str) {
+    let ok = Command::new("kill").args(["-s", signal, &pid.to_string()]).status().is_ok_and(|s| s.success());
+    assert!(ok, "kill -s {signal} {pid}");
+}
+
+#[test]
+fn signals_to_strata_stop_the_program_it_runs() {
+    for (signal, status) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let s = Scratch::new(&format!("signal_{signal}"));
+        let child = start_forever(&s);
+        send(child.id(), signal);
+        let out = finish(child, &["run", "forever.strata"]);
+        assert_eq!(out.code, Some(status), "SIG{signal}: exit status");
+        s.assert_nothing_left(&["run (SIG", signal, ")"]);
+    }
+}
+
+#[test]
+fn strata_killed_outright_takes_the_program_with_it() {
+    let s = Scratch::new("signal_kill");
+    let child = start_forever(&s);
+    send(child.id(), "KILL");
+    let out = finish(child, &["run", "forever.strata"]);
+    assert_eq!(out.code, None, "killed by SIGKILL");
+    s.assert_nothing_left(&["run (SIGKILL)"]);
+}
+
+#[test]
+fn a_program_killed_from_outside_is_not_called_a_strata_bug() {
+    let s = Scratch::new("child_killed");
+    let child = start_forever(&s);
+    for p in s.survivors() {
+        send(p.split(' ').next().unwrap().parse().unwrap(), "KILL");
+    }
+    let out = finish(child, &["run", "forever.strata"]);
+    expect(&out, 1, &["error[E0911]", "killed by signal 9 (SIGKILL)"], "child killed");
+    assert!(!out.stderr.contains("bug in Strata"), "{}", out.stderr);
+}
+
+#[test]
+fn files_that_cannot_be_read() {
+    let s = Scratch::new("unreadable");
+    let missing = s.dir.join("missing.strata");
+    for cmd in ["check", "run", "emit", "fmt"] {
+        let out = s.run(&[cmd, missing.to_str().unwrap()]);
+        expect(&out, 2, &["missing.strata"], cmd);
+    }
+    let out = s.run(&["check", s.dir.to_str().unwrap()]);
+    expect(&out, 2, &["cannot read"], "a directory");
+}
+
+#[test]
+fn invalid_utf8_is_a_located_error() {
+    let s = Scratch::new("utf8");
+    let f = s.file("latin1.strata", b"fn main() -[t: cpu.thread]-> () {\n    println(1); // caf\xe9\n}\n");
+    for cmd in ["check", "run"] {
+        let out = s.run(&[cmd, f.to_str().unwrap()]);
+        expect(&out, 1, &["error[E0005]", "latin1.strata:2:"], cmd);
+    }
+    let g = s.file("binary.strata", [0u8, 159, 146, 150, 255, 0, 1, 2]);
+    let out = s.run(&["check", g.to_str().unwrap()]);
+    expect(&out, 1, &["error[E0005]"], "binary");
+}
+
+#[test]
+fn empty_and_whitespace_files() {
+    let s = Scratch::new("empty");
+    for (name, text) in [("empty.strata", ""), ("blank.strata", " \n\n\t\n"), ("comment.strata", "// nothing\n")] {
+        let f = s.file(name, text);
+        let out = s.run(&["check", f.to_str().unwrap()]);
+        expect(&out, 0, &[], name);
+        let out = s.run(&["run", f.to_str().unwrap()]);
+        expect(&out, 1, &["main"], name);
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let s = Scratch::new("nesting");
+    let depth = 100_000;
+    let mut src = String::from("fn main() -[t: cpu.thread]-> () {\n    let x = ");
+    src.push_str(&"(".repeat(depth));
+    src.push('1');
+    src.push_str(&")".repeat(depth));
+    src.push_str(";\n}\n");
+    let f = s.file("deep.strata", &src);
+    let out = s.run(&["check", f.to_str().unwrap()]);
+    expect(&out, 1, &["error[E0012]"], "deep parentheses");
+    let mut blocks = String::from("fn main() -[t: cpu.thread]-> () ");
+    blocks.push_str(&"{ ".repeat(depth));
+    blocks.push_str(&"} ".repeat(depth));
+    let f = s.file("blocks.strata", &blocks);
+    let out = s.run(&["run", f.to_str().unwrap()]);
+    expect(&out, 1, &["error[E0012]"], "deep blocks");
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let s = Scratch::new("usage");
+    let f = s.file("ok.strata", "fn main() -[t: cpu.thread]-> () {\n    println(1);\n}\n");
+    let f = f.to_str().unwrap();
+    for args in [
+        vec!["frobnicate"],
+        vec!["run"],
+        vec!["run", "--device", "gpu", f],
+        vec!["run", "-D", "N", f],
+        vec!["run", "-D", "N=abc", f],
+        vec!["run", "-D", "N=-1", f],
+        vec!["run", "-D", "N=99999999999999999999999", f],
+        vec!["emit", "--target", "wasm", f],
+        vec!["explain"],
+    ] {
+        let out = s.run(&args);
+        expect(&out, 2, &["error"], &args.join(" "));
+    }
+    let out = s.run(&["explain", "E9999"]);
+    expect(&out, 2, &["E9999", "not a Strata diagnostic code"], "explain E9999");
+}
