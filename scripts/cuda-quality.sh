@@ -160,7 +160,7 @@ TABLE=$(mktemp)
     echo
     echo "Instruction counts: $MEASURE."
     echo "Shared memory is the static \`__shared__\` size ptxas reports; the last column gives the"
-    echo "dynamic shared memory each version requests at launch (Strata: the \`f<i>_smem()\` helper;"
+    echo "dynamic shared memory each version requests at launch (Strata: the \`<kernel>_smem_bytes()\` helper;"
     echo "hand-written: the third launch argument, which none of them uses)."
     echo "Spills are spill-store + spill-load bytes, Strata / hand. Read-only loads: global loads that"
     echo 'use the read-only (non-coherent, `LDG.E.CONSTANT`) path out of all global loads (`LDG`).'
@@ -172,12 +172,12 @@ TABLE=$(mktemp)
         echo "|---|---:|---:|---:|---:|---|---:|---:|---|---|"
         for b in "${BENCHES[@]}"; do
             s_log="$WORK/$b.strata.$arch.log"; h_log="$WORK/$b.hand.$arch.log"
-            # Strata kernels: map f<i> (launched as `f<i><<<`) to the source name in strata_report_time.
+            # Strata kernels keep their Strata names: the C++ symbol is _Z<length><name><parameters>.
             while read -r fn sregs sst sld ssmem; do
-                short=$(sed -E 's/^_Z[0-9]+(f[0-9]+).*/\1/' <<<"$fn")
-                name=$(awk -v f="$short" 'index($0, f "<<<") { hit = 1 } hit && /strata_report_time\("/ { match($0, /"[^"]*"/); print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$WORK/$b.strata.cu")
-                [[ -n "$name" ]] || name=$short
-                dyn=$(awk -v f="$short" '$0 ~ "size_t " f "_smem\\(void\\)" { on = 1; next } on && /^}/ { exit } on && /bytes \+=/ { print "yes"; exit }' "$WORK/$b.strata.cu")
+                name=$(sed -E 's/^_Z([0-9]+).*/\1/' <<<"$fn")
+                if [[ "$name" =~ ^[0-9]+$ ]]; then name=${fn:$((2 + ${#name})):$name}; else name=$fn; fi
+                # Dynamic shared memory: the kernel has a `<name>_smem_bytes` helper.
+                if grep -q "size_t ${name}_smem_bytes(" "$WORK/$b.strata.cu"; then dyn=yes; else dyn=no; fi
                 read -r hfn hregs hst hld hsmem < <(parse_ptxas "$h_log" | head -1)
                 sins=$(count_instrs "$WORK/$b.strata.$arch.cubin" "$fn")
                 hins=$(count_instrs "$WORK/$b.hand.$arch.cubin" "$hfn")
@@ -213,13 +213,13 @@ rm -f "$TABLE"
 echo "cuda-quality: wrote $DOC" >&2
 
 if (( WHAT_IF )); then
-    to_i32='/^__global__ void f[0-9]+\(.*\{$/ { on = 1 } on && /^}/ { on = 0 }
+    to_i32='/^__global__ void [A-Za-z_][A-Za-z0-9_]*\(.*\{$/ { on = 1 } on && /^}/ { on = 0 }
             on { gsub(/uint64_t/, "int32_t"); gsub(/UINT64_C/, "INT32_C"); gsub(/< 64 \?/, "< 31 ?") } { print }'
     echo "what-if (sm_80): variant = regs / SASS instrs / read-only loads"
     for b in "${BENCHES[@]}"; do
         src="$WORK/$b.strata.cu"
         cp "$src" "$WORK/$b.wi.R.cu"
-        sed -i -E '/^__global__ void f[0-9]+\(/ s/\* l([0-9]+)/* __restrict__ l\1/g' "$WORK/$b.wi.R.cu"
+        # The emitter writes `__restrict__` itself now: R is the emitted code.
         awk "$to_i32" "$src" >"$WORK/$b.wi.S.cu"
         awk "$to_i32" "$WORK/$b.wi.R.cu" >"$WORK/$b.wi.RS.cu"
         line="$b:"

@@ -551,7 +551,13 @@ fn compile_with<T>(
     }
     let prelude = strata_check::program::parse_prelude(prelude_id);
     let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    match strata_ir::lower(&parsed.module, &env, &checked.types).and_then(|p| then(&env, id, p)) {
+    // Run-time errors of the emitted C and CUDA name `file:line:col` of this file.
+    let source = strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id));
+    let lowered = strata_ir::lower(&parsed.module, &env, &checked.types).map(|mut p| {
+        p.sources = vec![source];
+        p
+    });
+    match lowered.and_then(|p| then(&env, id, p)) {
         Ok(p) => Ok((sources, id, p)),
         Err(diags) => {
             report(&diags, &sources, format);

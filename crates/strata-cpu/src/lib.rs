@@ -134,6 +134,8 @@ fn execute_with(
     opts: &RunOptions,
 ) -> Result<(), Box<Diagnostic>> {
     let mut cmd = Command::new(exe);
+    // Run-time errors as `STRATA-ERROR E0903 lo hi message` (byte offsets), parsed below.
+    cmd.env("STRATA_ERRORS", "spans");
     if times.is_some() {
         cmd.env("STRATA_TIME", "1");
     }

@@ -1,28 +1,27 @@
-//! IR to C.
-//!
-//! Host functions become C functions. A kernel becomes a C function whose blocks run as the
-//! iterations of an OpenMP parallel loop; block-level code runs once per block. A thread region
-//! becomes loops over the threads of the block, *split at its barriers*: a barrier ends one loop
-//! and starts the next, and a `for`/`while`/`if` that contains a barrier is emitted once at block
-//! level around the loops of its body. That is valid because the checker only accepts barriers
-//! in control flow that is uniform across the block; control flow that depends on the thread and
-//! contains a barrier (possible in `unsafe` code) is refused here — `sim` runs it. Locals of
-//! thread code live in per-thread arrays indexed by `tid`, so values survive across barriers.
+//! IR to the C family: one emitter, two dialects. This module is what both share: the program's
+//! layout (runtime, tuple structs, prototypes, printing helpers, functions, `main`), names,
+//! host code, statements, index arithmetic, places and expressions. The dialects differ in how a
+//! kernel executes the thread hierarchy and how host code launches it: [`c`] (the cpu device:
+//! blocks as OpenMP loop iterations, threads as loops) and [`cuda`] (`__global__` functions).
 
+mod c;
+mod cuda;
+
+use crate::names::Names;
 use crate::range::Env;
-use std::collections::HashSet;
+use cuda::static_shared;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, BinOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
+    leaf, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
     ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
 
 type E = Box<Diagnostic>;
-/// One shared-memory buffer of a kernel: its local, C element type and length expression.
-type SharedBuf = (LocalId, &'static str, String);
 
 fn unsupported(span: Span, what: impl Into<String>) -> E {
     Box::new(Diagnostic::error(
@@ -117,15 +116,35 @@ pub(crate) struct Emitter<'p> {
     cuda: bool,
     /// Emit index arithmetic in signed 32 bits where [`Env::range`] proves it fits.
     narrow: bool,
+    /// The C name of each function ([`crate::names`]).
+    fn_names: Vec<String>,
+    /// The C names of each function's locals and size parameters.
+    local_names: Vec<FnNames>,
+    /// For each kernel whose shared memory is dynamic ([`static_shared`] is false) on CUDA: the
+    /// host function that computes its size in bytes from the size parameters.
+    smem_fns: Vec<Option<String>>,
+    /// The pointer parameters of each function that are `const` ([`const_params`]).
+    const_params: Vec<HashSet<LocalId>>,
+    /// Printing helpers made on demand (name, definition), in the order they were first needed.
+    helpers: RefCell<Vec<(String, String)>>,
+}
+
+/// The C names of one function's locals (by id) and size parameters (by Strata name).
+#[derive(Clone, Debug, Default)]
+struct FnNames {
+    locals: Vec<String>,
+    nats: HashMap<String, String>,
 }
 
 /// Per-function context.
 struct Cx<'f> {
     f: &'f Function,
+    /// The C names of `f`'s locals and size parameters.
+    names: FnNames,
     kernel: bool,
-    /// Inside a thread loop (`tid`, `tx`… are in scope).
+    /// Inside a thread loop (`tid_`, `tx_`… are in scope).
     in_threads: bool,
-    /// Locals stored per thread (`l7[tid]`).
+    /// Locals stored per thread (`x_pt_[tid_]`).
     per_thread: HashSet<LocalId>,
     /// Counters of loops hoisted to block level: scalar even though declared in thread code.
     hoisted: HashSet<LocalId>,
@@ -136,7 +155,7 @@ struct Cx<'f> {
     block_end: Option<String>,
     /// The innermost statement with a span: where run-time errors of expressions are reported.
     span: Span,
-    /// The kernel has a `return` in thread code: threads that returned are marked in `done[]`.
+    /// The kernel has a `return` in thread code: threads that returned are marked in `done_[]`.
     returns: bool,
     /// Bounds of the coordinates and of the counters in scope, for narrowing index arithmetic.
     env: Env,
@@ -144,9 +163,195 @@ struct Cx<'f> {
     narrow32: HashSet<LocalId>,
 }
 
+/// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
+/// size helpers of kernels with dynamic shared memory (on CUDA).
+fn assign_names(p: &Program, cuda: bool) -> (Vec<String>, Vec<FnNames>, Vec<Option<String>>) {
+    let mut globals = Names::default();
+    // The entry point is C's `main`, which calls the Strata `main` under the runtime's name.
+    globals.reserve("strata_main");
+    let fn_names: Vec<String> = p
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| if Some(i) == p.entry { "strata_main".to_string() } else { globals.take(&f.name, true) })
+        .collect();
+    let smem_fns: Vec<Option<String>> = p
+        .functions
+        .iter()
+        .zip(&fn_names)
+        .map(|(f, name)| {
+            (cuda && matches!(f.kind, FnKind::Kernel { .. }) && !static_shared(f))
+                .then(|| globals.take(&format!("{name}_smem_bytes"), true))
+        })
+        .collect();
+    let mut locals = Vec::new();
+    for f in &p.functions {
+        let mut names = globals.clone();
+        let nats = f.nat_params.iter().map(|n| (n.clone(), names.take(n, false))).collect();
+        let mut by_id: Vec<Option<String>> = vec![None; f.locals.len()];
+        for &l in &f.params {
+            if let Some(slot) = by_id.get_mut(l) {
+                *slot = Some(names.take(&f.locals[l].name, false));
+            }
+        }
+        let locals_named =
+            f.locals.iter().zip(by_id).map(|(l, given)| given.unwrap_or_else(|| names.take(&l.name, false))).collect();
+        locals.push(FnNames { locals: locals_named, nats });
+    }
+    (fn_names, locals, smem_fns)
+}
+
+/// The pointer parameters of each function that can be `const`: `&shrd` references to memory
+/// without atomics (`Function::shrd_params`) that the body only reads elements through, or passes
+/// on to a parameter of a called function that is `const` itself. (A `&shrd` parameter the body
+/// copies into a local or takes a reference of stays non-const: the IR does not say whether that
+/// local is shared, so a `const` pointer could not be stored in it.)
+fn const_params(p: &Program) -> Vec<HashSet<LocalId>> {
+    let mut out: Vec<HashSet<LocalId>> = p
+        .functions
+        .iter()
+        .map(|f| {
+            f.shrd_params
+                .iter()
+                .copied()
+                .filter(|l| matches!(f.locals.get(*l).map(|x| &x.ty), Some(Ty::Ref(inner, _)) if !has_atomics(inner)))
+                .collect()
+        })
+        .collect();
+    // Remove parameters whose uses do not allow `const` until nothing changes (a parameter passed
+    // on depends on the callee's).
+    loop {
+        let mut changed = false;
+        for (i, f) in p.functions.iter().enumerate() {
+            let candidates: Vec<LocalId> = out[i].iter().copied().collect();
+            for l in candidates {
+                if !only_read(p, f, l, &out) {
+                    out[i].remove(&l);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+fn has_atomics(t: &Ty) -> bool {
+    match t {
+        Ty::Scalar(s) => matches!(s, ScalarTy::AtomicI32 | ScalarTy::AtomicU32),
+        Ty::Array { elem, .. } => has_atomics(elem),
+        Ty::Tuple(ts) => ts.iter().any(has_atomics),
+        Ty::Ref(x, _) | Ty::Owned(x, _) => has_atomics(x),
+        Ty::Nat => false,
+    }
+}
+
+/// Whether `f` uses its parameter `l` only to read scalars through it, or as the argument of a
+/// parameter of a called function that is `const` itself (`consts`).
+fn only_read(p: &Program, f: &Function, l: LocalId, consts: &[HashSet<LocalId>]) -> bool {
+    let u = Uses { p, f, l, consts };
+    f.body.iter().all(|s| u.stmt(s))
+}
+
+/// The walk of [`only_read`].
+struct Uses<'a> {
+    p: &'a Program,
+    f: &'a Function,
+    l: LocalId,
+    consts: &'a [HashSet<LocalId>],
+}
+
+impl Uses<'_> {
+    fn scalar(&self, p: &Place) -> bool {
+        matches!(self.f.place_ty(p), Ty::Scalar(_) | Ty::Nat)
+    }
+
+    /// The indices of a place (which may read `l` themselves).
+    fn indices(&self, p: &Place) -> bool {
+        p.path.iter().all(|step| !matches!(step, PathStep::Elem(i) if !self.iexpr(i)))
+            && p.checks.iter().all(|(i, b)| self.iexpr(i) && self.iexpr(b))
+    }
+
+    fn iexpr(&self, i: &IExpr) -> bool {
+        match i {
+            IExpr::Value(v) => self.expr(v),
+            IExpr::Counter(c) => *c != self.l,
+            other => other.operands().is_none_or(|(a, b)| self.iexpr(a) && self.iexpr(b)),
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> bool {
+        let l = self.l;
+        match e {
+            // A scalar read through `*l`.
+            Expr::Load(p) if p.root == l => {
+                matches!(p.path.first(), Some(PathStep::Deref)) && self.scalar(p) && self.indices(p)
+            }
+            Expr::Ref(p) if p.root == l => false,
+            Expr::Call { func, args, .. } => args.iter().enumerate().all(|(k, a)| match a {
+                // `l` itself (or a part of what it refers to) passed on: the callee's parameter
+                // must be `const` too.
+                Expr::Load(q) | Expr::Ref(q) if q.root == l && !self.scalar(q) => {
+                    let param = self.p.functions.get(*func).and_then(|c| c.params.get(k));
+                    param.is_some_and(|q| self.consts[*func].contains(q)) && self.indices(q)
+                }
+                other => self.expr(other),
+            }),
+            Expr::Load(p) | Expr::Ref(p) => self.indices(p),
+            Expr::Lit(_) => true,
+            Expr::Nat(i) => self.iexpr(i),
+            Expr::Unary(_, x) | Expr::Cast(x, _) => self.expr(x),
+            Expr::ArrayRepeat(x, n) => self.expr(x) && self.iexpr(n),
+            Expr::Binary(_, a, b) => self.expr(a) && self.expr(b),
+            Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) => xs.iter().all(|x| self.expr(x)),
+        }
+    }
+
+    fn stmt(&self, s: &Stmt) -> bool {
+        let l = self.l;
+        let all = |body: &[Stmt]| body.iter().all(|x| self.stmt(x));
+        match s {
+            Stmt::Store { place, value } => place.root != l && self.indices(place) && self.expr(value),
+            Stmt::Let { local, init, .. } => *local != l && init.as_ref().is_none_or(|e| self.expr(e)),
+            Stmt::Eval(e) | Stmt::Return(Some(e)) => self.expr(e),
+            Stmt::For { counter, lo, hi, body, .. } => *counter != l && self.iexpr(lo) && self.iexpr(hi) && all(body),
+            Stmt::While { cond, body, .. } => self.expr(cond) && all(body),
+            Stmt::If { cond, then, els, .. } => self.expr(cond) && all(then) && all(els),
+            Stmt::Threads { set, body } => {
+                set.iter().all(|(a, b, c)| self.iexpr(a) && self.iexpr(b) && self.iexpr(c)) && all(body)
+            }
+            Stmt::Launch { args, .. } => args.iter().all(|a| self.expr(a)),
+            Stmt::Free { local, .. } => *local != l,
+            Stmt::Sync { .. } | Stmt::Return(None) => true,
+        }
+    }
+}
+
 impl<'p> Emitter<'p> {
     pub(crate) fn new(p: &'p Program) -> Self {
-        Emitter { p, out: String::new(), labels: 0, cuda: false, narrow: false }
+        Self::with_dialect(p, false)
+    }
+
+    /// An emitter of CUDA C++: the same host code, kernels for a real GPU.
+    pub(crate) fn new_cuda(p: &'p Program) -> Self {
+        Self::with_dialect(p, true)
+    }
+
+    fn with_dialect(p: &'p Program, cuda: bool) -> Self {
+        let (fn_names, local_names, smem_fns) = assign_names(p, cuda);
+        Emitter {
+            p,
+            out: String::new(),
+            labels: 0,
+            cuda,
+            narrow: cuda,
+            fn_names,
+            local_names,
+            smem_fns,
+            const_params: const_params(p),
+            helpers: RefCell::new(Vec::new()),
+        }
     }
 
     /// Sets whether index arithmetic is narrowed to 32 bits where provable. On by default for
@@ -157,12 +362,38 @@ impl<'p> Emitter<'p> {
         self
     }
 
-    /// An emitter of CUDA C++: the same host code, kernels for a real GPU.
-    pub(crate) fn new_cuda(p: &'p Program) -> Self {
-        Emitter { p, out: String::new(), labels: 0, cuda: true, narrow: true }
+    /// `STRATA_AT(line, col, lo, hi)`: where `span` starts in the program's main source file (line
+    /// 0 where unknown) and its byte range, for a run-time error reported there (see runtime.h).
+    fn at(&self, span: Span) -> String {
+        let main = self.p.sources.first().map(|f| f.file);
+        let (line, col) = match self.p.position(span) {
+            Some((_, line, col)) if Some(span.file) == main => (line, col),
+            _ => (0, 0),
+        };
+        format!("STRATA_AT({line}, {col}, {}, {})", span.lo, span.hi)
+    }
+
+    fn cx<'f>(&self, i: usize, f: &'f Function) -> Cx<'f> {
+        Cx {
+            f,
+            names: self.local_names[i].clone(),
+            kernel: matches!(f.kind, FnKind::Kernel { .. }),
+            in_threads: matches!(f.kind, FnKind::Device),
+            per_thread: HashSet::new(),
+            hoisted: HashSet::new(),
+            next_thread: None,
+            block_end: None,
+            span: Span::DUMMY,
+            returns: false,
+            env: Env::for_function(f, self.cuda),
+            narrow32: HashSet::new(),
+        }
     }
 
     pub(crate) fn emit(mut self) -> Result<String, E> {
+        let source = self.p.sources.first().map_or("<unknown>", |f| f.name.as_str());
+        writeln!(self.out, "/* Generated by `strata` from {}. */", comment_text(source)).ok();
+        writeln!(self.out, "#define STRATA_SOURCE {}", c_string(source)).ok();
         if self.cuda {
             self.out.push_str("#define STRATA_CUDA 1\n#include <cuda_runtime.h>\n");
         }
@@ -193,45 +424,67 @@ impl<'p> Emitter<'p> {
             let sig = self.signature(i, f)?;
             writeln!(self.out, "{linkage}{sig};").ok();
         }
-        if self.cuda {
-            for (i, f) in self.p.functions.iter().enumerate() {
-                self.smem_size_function(i, f)?;
-            }
+        for (i, f) in self.p.functions.iter().enumerate() {
+            self.smem_size_function(i, f)?;
         }
+        // The functions go after the printing helpers they need, which are made while they are.
+        let head = std::mem::take(&mut self.out);
         for (i, f) in self.p.functions.iter().enumerate() {
             self.function(i, f)?;
         }
+        let body = std::mem::replace(&mut self.out, head);
+        for (_, def) in self.helpers.borrow().iter() {
+            self.out.push_str(def);
+        }
+        self.out.push_str(&body);
         // Without `main` this is a kernel library: `library.rs` adds the launch functions (and
         // `emit_c`/`emit_cuda` refuse programs without `main` before they get here).
         let Some(entry) = self.p.entry else { return Ok(self.out) };
-        writeln!(self.out, "int main(void) {{\n    f{entry}();\n    fflush(stdout);\n    return 0;\n}}").ok();
+        writeln!(self.out, "int main(void) {{\n    {}();", self.fn_names[entry]).ok();
+        if self.cuda {
+            // Launches do not wait for their kernels: a kernel that failed after the last CUDA
+            // call that waited is reported here, at the end of `main`.
+            let at = self.at(self.p.functions[entry].span);
+            writeln!(self.out, "    strata_cuda_check(cudaDeviceSynchronize(), {at});").ok();
+        }
+        writeln!(self.out, "    fflush(stdout);\n    return 0;\n}}").ok();
         Ok(self.out)
     }
 
     /// The C name of function `i` (what `library.rs` calls a kernel by).
     pub(crate) fn c_name(&self, i: usize) -> String {
-        format!("f{i}")
+        self.fn_names[i].clone()
+    }
+
+    /// The host function computing the dynamic shared memory of kernel `i` in bytes from its size
+    /// parameters, if the kernel has dynamic shared memory on CUDA (see `emit/cuda.rs`).
+    pub(crate) fn smem_fn(&self, i: usize) -> Option<&str> {
+        self.smem_fns[i].as_deref()
     }
 
     fn signature(&self, i: usize, f: &Function) -> Result<String, E> {
-        let mut params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
-        // A kernel's buffers never alias one another where one is written (a `&uniq` has no
-        // other alias; `&shrd` buffers are only read), so `__restrict__` is sound and lets nvcc
-        // use read-only loads and reorder loads across stores.
+        let names = &self.local_names[i];
+        let mut params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t {}", nat_name(names, n))).collect();
         let kernel_cuda = self.cuda && matches!(f.kind, FnKind::Kernel { .. });
         for l in &f.params {
             let t = &f.locals[*l].ty;
-            let restrict = if kernel_cuda && matches!(t, Ty::Ref(..) | Ty::Owned(..) | Ty::Array { .. }) {
-                " __restrict__"
-            } else {
-                ""
-            };
-            params.push(format!("{}{restrict} l{l}", c_type(t, f.span)?));
+            let pointer = matches!(t, Ty::Ref(..) | Ty::Owned(..) | Ty::Array { .. });
+            // `const`: a `&shrd` parameter the function only reads through ([`const_params`]).
+            let konst = if pointer && self.const_params[i].contains(l) { "const " } else { "" };
+            // `__restrict__` tells nvcc that memory written through one kernel parameter is
+            // reached through no other, so it may use read-only loads and reorder loads across
+            // stores. The checker guarantees it at every launch (`check_argument_aliasing`): a
+            // `&uniq` argument overlaps no other argument, and `&shrd` arguments are only read, so
+            // two that overlap are still never written. Except `&shrd` references to atomics: they
+            // are written (atomically) and may overlap one another, so they get no `__restrict__`.
+            let shared_atomics = f.shrd_params.contains(l) && has_atomics(t);
+            let restrict = if kernel_cuda && pointer && !shared_atomics { " __restrict__" } else { "" };
+            params.push(format!("{konst}{}{restrict} {}", c_type(t, f.span)?, names.locals[*l]));
         }
         let ret = if matches!(f.kind, FnKind::Kernel { .. }) && self.cuda {
             "__global__ void".to_string()
         } else if matches!(f.kind, FnKind::Kernel { .. }) {
-            for d in ["GX", "GY", "GZ", "BX", "BY", "BZ"] {
+            for d in ["GX_", "GY_", "GZ_", "BX_", "BY_", "BZ_"] {
                 params.push(format!("uint64_t {d}"));
             }
             "void".to_string()
@@ -250,7 +503,7 @@ impl<'p> Emitter<'p> {
         if params.is_empty() {
             params.push("void".into());
         }
-        Ok(format!("{ret} f{i}({})", params.join(", ")))
+        Ok(format!("{ret} {}({})", self.fn_names[i], params.join(", ")))
     }
 
     fn function(&mut self, i: usize, f: &Function) -> Result<(), E> {
@@ -259,349 +512,18 @@ impl<'p> Emitter<'p> {
         if matches!(f.kind, FnKind::Device) && f.locals.iter().any(|l| l.level == Level::Block) {
             return Err(unsupported(f.span, "functions executed by a block"));
         }
-        let mut cx = Cx {
-            f,
-            kernel,
-            in_threads: matches!(f.kind, FnKind::Device),
-            per_thread: HashSet::new(),
-            hoisted: HashSet::new(),
-            next_thread: None,
-            block_end: None,
-            span: Span::DUMMY,
-            returns: false,
-            env: Env::for_function(f, self.cuda),
-            narrow32: HashSet::new(),
-        };
+        let mut cx = self.cx(i, f);
         let linkage = if self.cuda { "" } else { "static " };
         writeln!(self.out, "{linkage}{sig} {{").ok();
         if kernel && self.cuda {
-            self.cuda_kernel_body(&mut cx, f)?;
+            self.cuda_kernel_body(&mut cx, i, f)?;
         } else if kernel {
-            let FnKind::Kernel { shared, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
-            // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
-            let mut hoisted = HashSet::new();
-            collect_hoisted(&f.body, &mut hoisted);
-            cx.hoisted = hoisted;
-            // Only values that live across a barrier need per-thread storage: a local used in one
-            // barrier-free segment only is a plain C local the compiler can keep in a register.
-            let mut segments = Vec::new();
-            collect_segments(&f.body, &mut segments, false);
-            let mut seen_in: std::collections::HashMap<LocalId, usize> = std::collections::HashMap::new();
-            for seg in &segments {
-                let mut used = HashSet::new();
-                for st in seg {
-                    locals_in_stmt(st, &mut used);
-                }
-                for l in used {
-                    *seen_in.entry(l).or_insert(0) += 1;
-                }
-            }
-            // A local a reference is made to may be used through it in another segment.
-            let mut referenced = HashSet::new();
-            for st in &f.body {
-                st.visit_exprs(&mut |e| {
-                    if let Expr::Ref(p) = e {
-                        if !p.path.contains(&PathStep::Deref) {
-                            referenced.insert(p.root);
-                        }
-                    }
-                });
-            }
-            for (id, l) in f.locals.iter().enumerate() {
-                let across = seen_in.get(&id).copied().unwrap_or(0) >= 2 || referenced.contains(&id);
-                if l.level == Level::Thread && !cx.hoisted.contains(&id) && across {
-                    cx.per_thread.insert(id);
-                }
-            }
-            // One OpenMP team member runs whole blocks one after another, so the block's scratch
-            // (shared memory, per-thread values, `done` flags) is allocated once per member, not
-            // once per block. Blocks of a kernel do equal work: a static schedule suffices.
-            let FnKind::Kernel { grid, block, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
-            cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
-            writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
-            // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
-            // folds the coordinate arithmetic (`tid % 256` is a mask, `tid / 1` disappears).
-            for (name, dim) in ["GX", "GY", "GZ"].iter().zip(grid).chain(["BX", "BY", "BZ"].iter().zip(block)) {
-                if let IExpr::Const(c) = dim {
-                    writeln!(self.out, "        const uint64_t {name} = UINT64_C({c});").ok();
-                }
-            }
-            writeln!(self.out, "        uint64_t nthreads = BX * BY * BZ;").ok();
-            let mut frees = Vec::new();
-            if cx.returns {
-                writeln!(
-                    self.out,
-                    "        unsigned char *done = (unsigned char *)strata_alloc(nthreads ? nthreads : 1);"
-                )
-                .ok();
-                frees.push("done".to_string());
-            }
-            for (local, s, len) in shared {
-                let len = self.iexpr(&cx, len)?;
-                writeln!(
-                    self.out,
-                    "        {t} *l{local} = ({t} *)strata_alloc(({len}) * sizeof({t}));",
-                    t = scalar_c(*s)
-                )
-                .ok();
-                frees.push(format!("l{local}"));
-            }
-            let mut ids: Vec<&LocalId> = cx.per_thread.iter().collect();
-            ids.sort();
-            for id in ids {
-                let ty = &f.locals[*id].ty;
-                if let Ty::Array { .. } = ty {
-                    // A local array: one row of its scalars per thread (`t<id>[tid]` is the array).
-                    let (t, len) = (c_type(leaf(ty), f.span)?, self.flat_len(&cx, ty)?);
-                    writeln!(self.out, "        {t} (*t{id})[{len}] = strata_alloc(nthreads * sizeof(*t{id}));").ok();
-                } else {
-                    let t = c_type(ty, f.span)?;
-                    writeln!(self.out, "        {t} *t{id} = ({t} *)strata_alloc(nthreads * sizeof({t}));").ok();
-                }
-                frees.push(format!("t{id}"));
-            }
-            writeln!(self.out, "        #pragma omp for schedule(static)").ok();
-            writeln!(self.out, "        for (uint64_t blin = 0; blin < GX * GY * GZ; blin++) {{").ok();
-            writeln!(self.out, "            uint64_t bx = blin % GX, by = (blin / GX) % GY, bz = blin / (GX * GY);")
-                .ok();
-            writeln!(self.out, "            (void)bx; (void)by; (void)bz;").ok();
-            if cx.returns {
-                writeln!(self.out, "            memset(done, 0, nthreads);").ok();
-            }
-            // The block's code is a C block of its own, so that the `goto` of a block-level
-            // `return` never jumps into the scope of a variable-length array.
-            let end = format!("block_end_{}", self.labels);
-            self.labels += 1;
-            cx.block_end = Some(end.clone());
-            writeln!(self.out, "            {{").ok();
-            self.block_level(&mut cx, &f.body, 4)?;
-            writeln!(self.out, "            }}").ok();
-            writeln!(self.out, "            {end}: ;").ok();
-            writeln!(self.out, "        }}").ok();
-            for name in frees {
-                writeln!(self.out, "        free({name});").ok();
-            }
-            writeln!(self.out, "    }}").ok();
+            self.cpu_kernel(&mut cx, f)?;
         } else {
             self.stmts(&mut cx, &f.body, 1)?;
         }
         writeln!(self.out, "}}\n").ok();
         Ok(())
-    }
-
-    // --------------------------------------------------------------------------------------------
-    // CUDA kernels
-
-    /// Shared memory: statically sized arrays where every size is a constant, otherwise carved out
-    /// of the launch's dynamic shared memory (whose size `f<i>_smem` computes on the host).
-    fn shared_layout(&self, cx: &Cx, f: &Function) -> Result<(bool, Vec<SharedBuf>), E> {
-        let FnKind::Kernel { shared, .. } = &f.kind else { return Ok((true, Vec::new())) };
-        let all_const = shared.iter().all(|(_, _, len)| matches!(len, IExpr::Const(_)));
-        let mut out = Vec::new();
-        for (local, s, len) in shared {
-            out.push((*local, scalar_c(*s), self.iexpr(cx, len)?));
-        }
-        Ok((all_const, out))
-    }
-
-    fn smem_size_function(&mut self, i: usize, f: &Function) -> Result<(), E> {
-        if !matches!(f.kind, FnKind::Kernel { .. }) {
-            return Ok(());
-        }
-        let cx = Cx {
-            f,
-            kernel: true,
-            in_threads: false,
-            per_thread: HashSet::new(),
-            hoisted: HashSet::new(),
-            next_thread: None,
-            block_end: None,
-            span: Span::DUMMY,
-            returns: false,
-            env: Env::for_function(f, self.cuda),
-            narrow32: HashSet::new(),
-        };
-        let (all_const, bufs) = self.shared_layout(&cx, f)?;
-        let params: Vec<String> = f.nat_params.iter().map(|n| format!("uint64_t n_{}", c_ident(n))).collect();
-        let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
-        writeln!(self.out, "STRATA_INLINE size_t f{i}_smem({params}) {{").ok();
-        for n in &f.nat_params {
-            writeln!(self.out, "    (void)n_{};", c_ident(n)).ok();
-        }
-        writeln!(self.out, "    size_t bytes = 0;").ok();
-        if !all_const {
-            for (_, t, len) in &bufs {
-                writeln!(self.out, "    bytes += ((size_t)({len}) * sizeof({t}) + 15) & ~(size_t)15;").ok();
-            }
-        }
-        writeln!(self.out, "    return bytes;\n}}").ok();
-        Ok(())
-    }
-
-    fn cuda_kernel_body(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
-        let (all_const, bufs) = self.shared_layout(cx, f)?;
-        if all_const {
-            for (local, t, len) in &bufs {
-                writeln!(self.out, "    __shared__ {t} s{local}[{len}];\n    {t} *l{local} = s{local};").ok();
-            }
-        } else {
-            writeln!(self.out, "    extern __shared__ unsigned char strata_smem[];\n    size_t smem_off = 0;").ok();
-            for (local, t, len) in &bufs {
-                writeln!(self.out, "    {t} *l{local} = ({t} *)(strata_smem + smem_off);").ok();
-                writeln!(self.out, "    smem_off += ((size_t)({len}) * sizeof({t}) + 15) & ~(size_t)15;").ok();
-            }
-            writeln!(self.out, "    (void)smem_off;").ok();
-        }
-        cx.in_threads = true;
-        self.stmts(cx, &f.body, 1)
-    }
-
-    // --------------------------------------------------------------------------------------------
-    // Kernel structure
-
-    /// Block-level statements of a kernel (thread regions are expanded into thread loops).
-    fn block_level(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
-        for s in body {
-            match s {
-                Stmt::Threads { set, body } => self.region(cx, set, body, ind)?,
-                // Blocks run sequentially here: a block-level barrier orders nothing more.
-                Stmt::Sync { .. } => {}
-                other => self.stmt(cx, other, ind)?,
-            }
-        }
-        Ok(())
-    }
-
-    /// A thread region: segments of barrier-free code become thread loops.
-    fn region(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[Stmt], ind: usize) -> Result<(), E> {
-        let mut segment: Vec<&Stmt> = Vec::new();
-        for s in body {
-            if !contains_sync(s) {
-                segment.push(s);
-                continue;
-            }
-            self.thread_loop(cx, set, &segment, ind)?;
-            segment.clear();
-            match s {
-                Stmt::Sync { .. } => {}
-                Stmt::For { counter, lo, hi, body, .. } => {
-                    self.check_uniform_iexpr(cx, lo, *counter)?;
-                    self.check_uniform_iexpr(cx, hi, *counter)?;
-                    let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
-                    let pad = "    ".repeat(ind);
-                    writeln!(self.out, "{pad}for ({t} l{counter} = {lo}; l{counter} < {hi}; l{counter}++) {{").ok();
-                    self.region(cx, set, body, ind + 1)?;
-                    cx.env.counters.remove(counter);
-                    writeln!(self.out, "{pad}}}").ok();
-                }
-                Stmt::If { cond, then, els, .. } if self.uniform_expr(cx, cond) => {
-                    let c = self.expr(cx, cond)?;
-                    let pad = "    ".repeat(ind);
-                    writeln!(self.out, "{pad}if ({c}) {{").ok();
-                    self.region(cx, set, then, ind + 1)?;
-                    writeln!(self.out, "{pad}}} else {{").ok();
-                    self.region(cx, set, els, ind + 1)?;
-                    writeln!(self.out, "{pad}}}").ok();
-                }
-                Stmt::While { cond, body, .. } if self.uniform_expr(cx, cond) => {
-                    let pad = "    ".repeat(ind);
-                    let c = self.expr(cx, cond)?;
-                    writeln!(self.out, "{pad}while ({c}) {{").ok();
-                    self.region(cx, set, body, ind + 1)?;
-                    writeln!(self.out, "{pad}}}").ok();
-                }
-                Stmt::Threads { set: inner, body } => {
-                    let mut all = set.to_vec();
-                    all.extend(inner.iter().cloned());
-                    self.region(cx, &all, body, ind)?;
-                }
-                _ => {
-                    return Err(unsupported(
-                        sync_span(s),
-                        "a barrier under control flow that depends on the thread (only `unsafe` code can say this)",
-                    ))
-                }
-            }
-        }
-        self.thread_loop(cx, set, &segment, ind)
-    }
-
-    fn thread_loop(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[&Stmt], ind: usize) -> Result<(), E> {
-        if body.is_empty() {
-            return Ok(());
-        }
-        let pad = "    ".repeat(ind);
-        let label = format!("next_thread_{}", self.labels);
-        self.labels += 1;
-        // The block's threads are nested loops over `tz`, `ty`, `tx` (extents the kernel's type
-        // fixes at 1 get no loop). Ranges of a region on one coordinate become that loop's
-        // bounds (a split's inactive half costs nothing); other conditions skip the thread.
-        let FnKind::Kernel { block, .. } = &cx.f.kind else { return Err(not_a_kernel(cx.f.span)) };
-        let dims = [
-            (DimName::Z, "tz", "BZ", &block[2]),
-            (DimName::Y, "ty", "BY", &block[1]),
-            (DimName::X, "tx", "BX", &block[0]),
-        ];
-        let mut bounds: Vec<(String, String)> =
-            dims.iter().map(|d| ("UINT64_C(0)".to_string(), d.2.to_string())).collect();
-        let mut tests = Vec::new();
-        for (on, lo, hi) in set {
-            let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
-            let uniform = !iexpr_varies(cx, lo, usize::MAX) && !iexpr_varies(cx, hi, usize::MAX);
-            let dim = dims.iter().position(|d| matches!(on, IExpr::ThreadIdx(x) if *x == d.0));
-            match dim {
-                Some(k) if uniform => {
-                    let (lo_b, hi_b) = &mut bounds[k];
-                    if lo_c != "UINT64_C(0)" {
-                        *lo_b = if lo_b == "UINT64_C(0)" { lo_c } else { format!("strata_max_u64({lo_b}, {lo_c})") };
-                    }
-                    *hi_b = format!("strata_min_u64({hi_b}, {hi_c})");
-                }
-                _ => tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;")),
-            }
-        }
-        let mut loops = String::new();
-        let mut fixed = Vec::new();
-        for ((_, name, whole, extent), (lo, hi)) in dims.iter().zip(&bounds) {
-            if matches!(extent, IExpr::Const(1)) && lo == "UINT64_C(0)" && hi == whole {
-                fixed.push(format!("{name} = 0"));
-            } else {
-                write!(loops, "for (uint64_t {name} = {lo}; {name} < {hi}; {name}++) ").ok();
-            }
-        }
-        writeln!(self.out, "{pad}{loops}{{").ok();
-        if !fixed.is_empty() {
-            writeln!(self.out, "{pad}    const uint64_t {};", fixed.join(", ")).ok();
-        }
-        writeln!(self.out, "{pad}    uint64_t tid = (tz * BY + ty) * BX + tx;").ok();
-        writeln!(self.out, "{pad}    (void)tid; (void)tx; (void)ty; (void)tz;").ok();
-        if cx.returns {
-            writeln!(self.out, "{pad}    if (done[tid]) continue;").ok();
-        }
-        cx.in_threads = true;
-        for t in tests {
-            writeln!(self.out, "{pad}    {t}").ok();
-        }
-        let saved = cx.next_thread.replace(label.clone());
-        for s in body {
-            self.stmt(cx, s, ind + 1)?;
-        }
-        cx.next_thread = saved;
-        cx.in_threads = false;
-        writeln!(self.out, "{pad}    {label}: ;").ok();
-        writeln!(self.out, "{pad}}}").ok();
-        Ok(())
-    }
-
-    fn check_uniform_iexpr(&self, cx: &Cx, e: &IExpr, own: LocalId) -> Result<(), E> {
-        if iexpr_varies(cx, e, own) {
-            return Err(unsupported(cx.f.span, "a loop containing a barrier whose bounds depend on the thread"));
-        }
-        Ok(())
-    }
-
-    fn uniform_expr(&self, cx: &Cx, e: &Expr) -> bool {
-        !expr_varies(cx, e)
     }
 
     // --------------------------------------------------------------------------------------------
@@ -636,12 +558,11 @@ impl<'p> Emitter<'p> {
                         let t = c_type(leaf(inner), *span)?;
                         let len = self.flat_len(cx, inner)?;
                         let decl = if declare { format!("{t} *") } else { String::new() };
-                        writeln!(self.out, "{pad}{decl}{name} = ({t} *)strata_alloc(({len}) * sizeof({t}));").ok();
-                        writeln!(self.out, "{pad}{{ uint64_t fill = 0;").ok();
+                        let at = self.at(*span);
+                        writeln!(self.out, "{pad}{decl}{name} = ({t} *)strata_alloc({len}, sizeof({t}), {at});").ok();
                         if let Some(a) = args.first() {
-                            self.fill(cx, &name, a, ind + 1)?;
+                            self.assign_array(cx, &name, inner, a, ind)?;
                         }
-                        writeln!(self.out, "{pad}(void)fill; }}").ok();
                     }
                     (ty @ Ty::Array { .. }, init) => {
                         // A local array (per thread in kernels): a C array, filled from its value.
@@ -732,36 +653,7 @@ impl<'p> Emitter<'p> {
                 writeln!(self.out, "{pad}{b};").ok();
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } if self.cuda => {
-                let mut a: Vec<String> = Vec::new();
-                for n in nats {
-                    a.push(self.iexpr(cx, n)?);
-                }
-                let smem = format!("f{kernel}_smem({})", a.join(", "));
-                for x in args {
-                    a.push(self.expr(cx, x)?);
-                }
-                let mut dims = Vec::new();
-                for d in grid.iter().chain(block) {
-                    dims.push(format!("(unsigned)({})", self.iexpr(cx, d)?));
-                }
-                let name = c_string(&self.p.functions[*kernel].name);
-                let (lo, hi) = (span.lo, span.hi);
-                writeln!(self.out, "{pad}{{ double t0_ = strata_now();").ok();
-                writeln!(
-                    self.out,
-                    "{pad}  f{kernel}<<<dim3({}, {}, {}), dim3({}, {}, {}), {smem}>>>({});",
-                    dims[0],
-                    dims[1],
-                    dims[2],
-                    dims[3],
-                    dims[4],
-                    dims[5],
-                    a.join(", ")
-                )
-                .ok();
-                writeln!(self.out, "{pad}  strata_cuda_check(cudaGetLastError(), {lo}, {hi});").ok();
-                writeln!(self.out, "{pad}  strata_cuda_check(cudaDeviceSynchronize(), {lo}, {hi});").ok();
-                writeln!(self.out, "{pad}  strata_report_time({name}, t0_); }}").ok();
+                self.cuda_launch(cx, *kernel, (nats, grid, block), args, *span, ind)?
             }
             Stmt::Threads { set, body } => {
                 if cx.in_threads || !cx.kernel {
@@ -780,35 +672,17 @@ impl<'p> Emitter<'p> {
             Stmt::Free { local, gpu, span } => {
                 let name = self.local(cx, *local);
                 if self.cuda && *gpu {
-                    writeln!(self.out, "{pad}strata_cuda_check(cudaFree({name}), {}, {});", span.lo, span.hi).ok();
+                    writeln!(self.out, "{pad}strata_cuda_check(cudaFree({name}), {});", self.at(*span)).ok();
                 } else {
                     writeln!(self.out, "{pad}free({name});").ok();
                 }
             }
-            Stmt::Launch { kernel, nats, grid, block, args, span } => {
-                let mut a: Vec<String> = Vec::new();
-                for n in nats {
-                    a.push(self.iexpr(cx, n)?);
-                }
-                for x in args {
-                    a.push(self.expr(cx, x)?);
-                }
-                for d in grid.iter().chain(block) {
-                    a.push(self.iexpr(cx, d)?);
-                }
-                let _ = span;
-                // With STRATA_TIME set, every launch reports its duration (kernel only) on stderr.
-                let name = c_string(&self.p.functions[*kernel].name);
-                writeln!(
-                    self.out,
-                    "{pad}{{ double t0_ = strata_now(); f{kernel}({}); strata_report_time({name}, t0_); }}",
-                    a.join(", ")
-                )
-                .ok();
+            Stmt::Launch { kernel, nats, grid, block, args, .. } => {
+                self.c_launch(cx, *kernel, (nats, grid, block), args, ind)?
             }
             Stmt::Return(v) => match (&cx.next_thread, v) {
                 (Some(label), _) => {
-                    writeln!(self.out, "{pad}done[tid] = 1; goto {label};").ok();
+                    writeln!(self.out, "{pad}done_[tid_] = 1; goto {label};").ok();
                 }
                 // Block-level code of a kernel: the block ends, not the OS thread's other blocks.
                 (None, _) if cx.block_end.is_some() => {
@@ -833,9 +707,11 @@ impl<'p> Emitter<'p> {
         let pad = "    ".repeat(ind);
         match e {
             Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
-                writeln!(self.out, "{pad}{{ uint64_t fill = 0;").ok();
+                writeln!(self.out, "{pad}{{").ok();
+                writeln!(self.out, "{pad}    uint64_t fill_ = 0;").ok();
                 self.fill(cx, target, e, ind + 1)?;
-                writeln!(self.out, "{pad}(void)fill; }}").ok();
+                writeln!(self.out, "{pad}    (void)fill_;").ok();
+                writeln!(self.out, "{pad}}}").ok();
             }
             other => {
                 let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
@@ -851,7 +727,7 @@ impl<'p> Emitter<'p> {
         match e {
             Expr::ArrayRepeat(x, n) => {
                 let n = self.iexpr(cx, n)?;
-                let r = format!("r{}", self.labels);
+                let r = format!("rep{}_", self.labels);
                 self.labels += 1;
                 writeln!(self.out, "{pad}for (uint64_t {r} = 0; {r} < {n}; {r}++) {{").ok();
                 self.fill(cx, target, x, ind + 1)?;
@@ -864,7 +740,7 @@ impl<'p> Emitter<'p> {
             }
             scalar => {
                 let v = self.expr(cx, scalar)?;
-                writeln!(self.out, "{pad}{target}[fill++] = {v};").ok();
+                writeln!(self.out, "{pad}{target}[fill_++] = {v};").ok();
             }
         }
         Ok(())
@@ -872,9 +748,9 @@ impl<'p> Emitter<'p> {
 
     fn local(&self, cx: &Cx, l: LocalId) -> String {
         if cx.per_thread.contains(&l) {
-            format!("t{l}[tid]")
+            format!("{}[tid_]", per_thread_name(cx, l))
         } else {
-            format!("l{l}")
+            cx.names.locals[l].clone()
         }
     }
 
@@ -882,7 +758,7 @@ impl<'p> Emitter<'p> {
     // Expressions
 
     /// The C name of a block or thread coordinate or extent: CUDA's built-in variables, or the
-    /// cpu device's loop variables and constants (`bx`, `tx`, `BX`, `GX`).
+    /// cpu device's loop variables and constants (`bx_`, `tx_`, `BX_`, `GX_`).
     fn coordinate(&self, e: &IExpr) -> Option<String> {
         let lower = |d: &DimName| d.letter().to_ascii_lowercase();
         Some(match e {
@@ -890,10 +766,10 @@ impl<'p> Emitter<'p> {
             IExpr::ThreadIdx(x) if self.cuda => format!("threadIdx.{}", lower(x)),
             IExpr::BlockDim(x) if self.cuda => format!("blockDim.{}", lower(x)),
             IExpr::GridDim(x) if self.cuda => format!("gridDim.{}", lower(x)),
-            IExpr::BlockIdx(x) => format!("b{}", lower(x)),
-            IExpr::ThreadIdx(x) => format!("t{}", lower(x)),
-            IExpr::BlockDim(x) => format!("B{}", x.letter()),
-            IExpr::GridDim(x) => format!("G{}", x.letter()),
+            IExpr::BlockIdx(x) => format!("b{}_", lower(x)),
+            IExpr::ThreadIdx(x) => format!("t{}_", lower(x)),
+            IExpr::BlockDim(x) => format!("B{}_", x.letter()),
+            IExpr::GridDim(x) => format!("G{}_", x.letter()),
             _ => return None,
         })
     }
@@ -908,7 +784,7 @@ impl<'p> Emitter<'p> {
         }
         Ok(match e {
             IExpr::Const(c) => format!("UINT64_C({c})"),
-            IExpr::Param(p) => format!("n_{}", c_ident(p)),
+            IExpr::Param(p) => nat_name(&cx.names, p),
             // Keeps the 64-bit type (and unsigned semantics) of every use outside narrowed code.
             IExpr::Counter(l) if cx.narrow32.contains(l) => format!("((uint64_t){})", self.local(cx, *l)),
             IExpr::Counter(l) => self.local(cx, *l),
@@ -920,7 +796,7 @@ impl<'p> Emitter<'p> {
             IExpr::Pow(a, b) => format!("strata_ipow({}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Value(v) => {
                 let s = self.expr(cx, v)?;
-                format!("strata_idx((int64_t)({s}), {}, {})", cx.span.lo, cx.span.hi)
+                format!("strata_idx((int64_t)({s}), {})", self.at(cx.span))
             }
             // Coordinates and infix operations are handled above.
             _ => return Err(unsupported(cx.span, "this index expression")),
@@ -1025,7 +901,7 @@ impl<'p> Emitter<'p> {
                 PathStep::Elem(e) => {
                     let mut off = self.index(cx, e)?;
                     if let Some((i, b)) = check.take() {
-                        off = format!("strata_chk({off}, {i}, {b}, {}, {})", p.span.lo, p.span.hi);
+                        off = format!("strata_chk({off}, {i}, {b}, {})", self.at(p.span));
                     }
                     if !pointer && !matches!(t, Ty::Array { .. }) {
                         return Err(unsupported(p.span, "indexing a non-array"));
@@ -1178,9 +1054,20 @@ impl<'p> Emitter<'p> {
                     matches!(t, Ty::Scalar(ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) | Ty::Nat)
                 };
                 match op {
+                    // Checked (a zero divisor, and the one quotient of signed integers that
+                    // overflows) by a runtime helper of the operands' type.
                     BinOp::Div | BinOp::Rem if int(&ta) && int(&tb) => {
-                        let sym = op.symbol();
-                        format!("({{ __typeof__({y}) d_ = ({y}); if (d_ == 0) strata_fail_any(909, {lo}, {hi}, \"division by zero\"); ({x}) {sym} d_; }})", lo = cx.span.lo, hi = cx.span.hi)
+                        let which = if *op == BinOp::Div { "div" } else { "rem" };
+                        let t = match (&ta, &tb) {
+                            (Ty::Nat, t) | (t, _) => t,
+                        };
+                        let suffix = match t {
+                            Ty::Scalar(ScalarTy::I32) => "i32",
+                            Ty::Scalar(ScalarTy::I64) => "i64",
+                            Ty::Scalar(ScalarTy::U32) => "u32",
+                            _ => "u64",
+                        };
+                        format!("strata_{which}_{suffix}({x}, {y}, {})", self.at(cx.span))
                     }
                     BinOp::Rem if !int(&ta) => format!("fmod({x}, {y})"),
                     // The amount is taken modulo the width, as `sim` does: C leaves a shift by the
@@ -1202,7 +1089,7 @@ impl<'p> Emitter<'p> {
                 for (x, p) in args.iter().zip(&callee.params) {
                     a.push(self.typed_expr(cx, x, &callee.locals[*p].ty)?);
                 }
-                format!("f{func}({})", a.join(", "))
+                format!("{}({})", self.fn_names[*func], a.join(", "))
             }
             Expr::Builtin(b, args, span) => self.builtin(cx, *b, args, *span)?,
             Expr::Tuple(xs) => {
@@ -1224,23 +1111,25 @@ impl<'p> Emitter<'p> {
 
     fn builtin(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
         let arg = |i: usize| args.get(i).map(|a| self.expr(cx, a)).unwrap_or(Ok("0".into()));
-        let (lo, hi) = (span.lo, span.hi);
+        let at = self.at(span);
         // `&a[i]` for `atomic_fetch_add_at(a, i, v)`, the index checked against `a`'s length.
         let elem_at = || -> Result<String, E> {
             let t = args.first().map_or(Ty::Nat, |a| self.referent(cx, a));
             let len = self.flat_len(cx, &t)?;
-            let i = arg(1)?;
-            Ok(format!("&({})[strata_chk((uint64_t)({i}), (uint64_t)({i}), {len}, {lo}, {hi})]", arg(0)?))
+            Ok(format!("&({})[strata_index((uint64_t)({}), {len}, {at})]", arg(0)?, arg(1)?))
+        };
+        // The scalar type an atomic operation works on (its argument is a pointer to it).
+        let atomic_ty = || match args.first().map(|a| self.referent(cx, a)).as_ref().map(leaf) {
+            Some(Ty::Scalar(ScalarTy::AtomicI32 | ScalarTy::I32)) => "i32",
+            _ => "u32",
         };
         Ok(match b {
             Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
-            Builtin::GlobalAllocCopy if self.cuda => {
+            Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
-                format!(
-                    "({{ {ct} *dst_ = 0; strata_cuda_check(cudaMalloc((void **)&dst_, ({len}) * sizeof({ct})), {lo}, {hi}); strata_cuda_check(cudaMemcpy(dst_, {}, ({len}) * sizeof({ct}), cudaMemcpyHostToDevice), {lo}, {hi}); dst_; }})",
-                    arg(0)?
-                )
+                let f = if self.cuda { "strata_cuda_alloc_copy" } else { "strata_alloc_copy" };
+                format!("(({ct} *){f}({}, {len}, sizeof({ct}), {at}))", arg(0)?)
             }
             Builtin::CopyToHost | Builtin::CopyToGpu if self.cuda => {
                 let (dst, src, kind) = if b == Builtin::CopyToHost {
@@ -1251,7 +1140,7 @@ impl<'p> Emitter<'p> {
                 let t = self.referent(cx, &args[dst]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
                 format!(
-                    "strata_cuda_check(cudaMemcpy({}, {}, ({len}) * sizeof({ct}), {kind}), {lo}, {hi})",
+                    "strata_cuda_check(cudaMemcpy({}, {}, ({len}) * sizeof({ct}), {kind}), {at})",
                     arg(dst)?,
                     arg(src)?
                 )
@@ -1259,16 +1148,11 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicFetchAdd if self.cuda => format!("atomicAdd({}, {})", arg(0)?, arg(1)?),
             // Relaxed atomic loads and stores of an aligned 32-bit word: PTX treats `volatile`
             // accesses as relaxed at system scope, so no read-modify-write is needed.
-            Builtin::AtomicLoad if self.cuda => format!("(*(volatile __typeof__(*({p})) *)({p}))", p = arg(0)?),
+            Builtin::AtomicLoad if self.cuda => format!("strata_atomic_load_{}({})", atomic_ty(), arg(0)?),
             Builtin::AtomicStore if self.cuda => {
-                format!("(void)(*(volatile __typeof__(*({p})) *)({p}) = ({v}))", p = arg(0)?, v = arg(1)?)
+                format!("strata_atomic_store_{}({}, {})", atomic_ty(), arg(0)?, arg(1)?)
             }
             Builtin::AtomicFetchAddAt if self.cuda => format!("atomicAdd({}, {})", elem_at()?, arg(2)?),
-            Builtin::GlobalAllocCopy => {
-                let t = self.referent(cx, &args[0]);
-                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
-                format!("({{ {ct} *dst_ = ({ct} *)strata_alloc(({len}) * sizeof({ct})); memcpy(dst_, {}, ({len}) * sizeof({ct})); dst_; }})", arg(0)?)
-            }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (dst, src) = if b == Builtin::CopyToHost { (1, 0) } else { (0, 1) };
                 let t = self.referent(cx, &args[dst]);
@@ -1278,33 +1162,26 @@ impl<'p> Emitter<'p> {
             // A block's threads run one after another on one OS thread, so atomics on the block's
             // own shared memory need no locked instruction; global memory stays atomic.
             Builtin::AtomicFetchAdd if args.first().is_some_and(|a| block_private(cx, a)) => {
-                plain_fetch_add(&arg(0)?, &arg(1)?)
+                format!("strata_fetch_add_plain_{}({}, {})", atomic_ty(), arg(0)?, arg(1)?)
             }
             Builtin::AtomicFetchAddAt if args.first().is_some_and(|a| block_private(cx, a)) => {
-                plain_fetch_add(&elem_at()?, &arg(2)?)
+                format!("strata_fetch_add_plain_{}({}, {})", atomic_ty(), elem_at()?, arg(2)?)
             }
             Builtin::AtomicFetchAdd => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
             Builtin::Assert => {
-                format!("(({}) ? (void)0 : strata_fail(908, {lo}, {hi}, \"assertion failed\"))", arg(0)?)
+                format!("(({}) ? (void)0 : strata_fail(908, {at}, \"assertion failed\"))", arg(0)?)
             }
             Builtin::FillRandom => {
                 let t = self.referent(cx, &args[0]);
                 let len = self.flat_len(cx, &t)?;
-                let value = match leaf(&t) {
-                    Ty::Scalar(ScalarTy::F32) => "(float)((double)(x_ >> 11) / 9007199254740992.0)".to_string(),
-                    Ty::Scalar(ScalarTy::F64) => "((double)(x_ >> 11) / 9007199254740992.0)".to_string(),
-                    Ty::Scalar(ScalarTy::Bool) => "((x_ & 1) == 1)".to_string(),
-                    Ty::Scalar(s) => format!("({})(x_ % 100)", scalar_c(*s)),
-                    _ => "(int32_t)(x_ % 100)".to_string(),
+                let suffix = match leaf(&t) {
+                    Ty::Scalar(s) => scalar_suffix(*s),
+                    _ => "i32",
                 };
-                format!(
-                    "({{ uint64_t s_ = (uint64_t)({}); for (uint64_t k_ = 0; k_ < {len}; k_++) {{ uint64_t x_ = strata_splitmix(&s_); ({})[k_] = {value}; }} }})",
-                    arg(1)?,
-                    arg(0)?
-                )
+                format!("strata_fill_random_{suffix}({}, {len}, (uint64_t)({}))", arg(0)?, arg(1)?)
             }
             Builtin::Print | Builtin::PrintInline if args.len() > 1 => {
                 self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
@@ -1340,8 +1217,7 @@ impl<'p> Emitter<'p> {
     }
 
     /// Prints the array of dimensions `dims` (outermost first) that starts at pointer `e`, as
-    /// nested lists: before element k, one `[` per level whose block starts at k; after it, one
-    /// `]` per level whose block ends there.
+    /// nested lists (`strata_print_nested` of the runtime).
     fn print_nested(&self, cx: &Cx, e: &Expr, dims: &[Expr], newline: bool) -> Result<String, E> {
         if let Some(fail) = self.prints_gpu_memory(cx, e) {
             return Ok(fail);
@@ -1352,26 +1228,16 @@ impl<'p> Emitter<'p> {
             Ty::Ref(x, _) | Ty::Owned(x, _) => (**x).clone(),
             other => other.clone(),
         };
-        let f = match leaf(&inner) {
-            Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
-            Ty::Scalar(ScalarTy::F64) => "strata_print_f64",
-            Ty::Scalar(ScalarTy::I32 | ScalarTy::AtomicI32) => "strata_print_i32",
-            Ty::Scalar(ScalarTy::I64) => "strata_print_i64",
-            Ty::Scalar(ScalarTy::U32 | ScalarTy::AtomicU32) => "strata_print_u32",
-            Ty::Scalar(ScalarTy::U64) | Ty::Nat => "strata_print_u64",
-            Ty::Scalar(ScalarTy::Bool) => "strata_print_bool",
+        let kind = match leaf(&inner) {
+            Ty::Scalar(s) if *s != ScalarTy::Unit => scalar_suffix(*s).to_ascii_uppercase(),
+            Ty::Nat => "U64".to_string(),
             _ => return Err(unsupported(cx.f.span, "printing this value")),
         };
-        let dims: Vec<String> = dims.iter().map(|d| self.expr(cx, d)).collect::<Result<_, _>>()?;
-        let n = dims.len();
-        Ok(format!(
-            "({{ const uint64_t d_[{n}] = {{{}}}; uint64_t s_[{n}]; uint64_t total_ = 1; for (int i_ = {n} - 1; i_ >= 0; i_--) {{ total_ *= d_[i_]; s_[i_] = total_; }} \
-if (total_ == 0) fputs(\"[]\", stdout); \
-for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (int i_ = 0; i_ < {n}; i_++) if (k_ % s_[i_] == 0) putchar('['); {f}(({v})[k_]); for (int i_ = 0; i_ < {n}; i_++) if ((k_ + 1) % s_[i_] == 0) putchar(']'); }} \
-{} }})",
-            dims.join(", "),
-            if newline { "putchar('\\n');" } else { "" }
-        ))
+        let mut parts = vec![format!("STRATA_{kind}"), v, (newline as u8).to_string(), dims.len().to_string()];
+        for d in dims {
+            parts.push(format!("(uint64_t)({})", self.expr(cx, d)?));
+        }
+        Ok(format!("strata_print_nested({})", parts.join(", ")))
     }
 
     /// Host code that would read GPU memory to print `e` (what `sim` reports as E0905): the
@@ -1381,8 +1247,8 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
         let pointee_gpu = matches!(self.expr_ty(cx, e), Ty::Ref(_, m) | Ty::Owned(_, m) if m.is_gpu());
         (place_gpu || pointee_gpu).then(|| {
             format!(
-                "(strata_fail(905, {}, {}, \"host code read GPU memory (print it after `copy_mem_to_host`)\"), 0)",
-                cx.span.lo, cx.span.hi
+                "(strata_fail(905, {}, \"host code read GPU memory (print it after `copy_mem_to_host`)\"), 0)",
+                self.at(cx.span)
             )
         })
     }
@@ -1396,75 +1262,206 @@ for (uint64_t k_ = 0; k_ < total_; k_++) {{ if (k_) fputs(\", \", stdout); for (
             return Ok(fail);
         }
         let nl = if newline { "putchar('\\n')" } else { "0" };
-        Ok(format!("({}, {nl})", self.print_expr(cx, e, 0)?))
+        Ok(format!("({}, {nl})", self.print_expr(cx, e)?))
     }
 
     /// A C expression printing `e`; a tuple written out is printed field by field (it need not
     /// have a C struct).
-    fn print_expr(&self, cx: &Cx, e: &Expr, depth: usize) -> Result<String, E> {
+    fn print_expr(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
         if let Expr::Tuple(xs) = e {
             let mut parts = vec!["putchar('(')".to_string()];
             for (i, x) in xs.iter().enumerate() {
                 if i > 0 {
                     parts.push("fputs(\", \", stdout)".to_string());
                 }
-                parts.push(self.print_expr(cx, x, depth + 1)?);
+                parts.push(self.print_expr(cx, x)?);
             }
             parts.push("putchar(')')".to_string());
-            return Ok(format!("({{ {}; }})", parts.join("; ")));
+            return Ok(format!("({})", parts.join(", ")));
         }
         let v = self.expr(cx, e)?;
-        self.print_value(cx, &v, &self.expr_ty(cx, e), depth)
+        self.print_value(cx, &v, &self.expr_ty(cx, e))
     }
 
     /// A C expression printing the value `v` of type `t` like `sim` does: a reference or owning
-    /// pointer prints what it points to, a tuple its fields (`depth` names its temporaries).
-    fn print_value(&self, cx: &Cx, v: &str, t: &Ty, depth: usize) -> Result<String, E> {
-        let scalar_fn = |t: &Ty| -> Option<&'static str> {
-            Some(match t {
-                Ty::Scalar(ScalarTy::F32) => "strata_print_f32",
-                Ty::Scalar(ScalarTy::F64) => "strata_print_f64",
-                Ty::Scalar(ScalarTy::I32 | ScalarTy::AtomicI32) => "strata_print_i32",
-                Ty::Scalar(ScalarTy::I64) => "strata_print_i64",
-                Ty::Scalar(ScalarTy::U32 | ScalarTy::AtomicU32) => "strata_print_u32",
-                Ty::Scalar(ScalarTy::U64) | Ty::Nat => "strata_print_u64",
-                Ty::Scalar(ScalarTy::Bool) => "strata_print_bool",
-                _ => return None,
-            })
-        };
-        if let Some(f) = scalar_fn(t) {
+    /// pointer prints what it points to, an array its elements, a tuple its fields. Arrays and
+    /// tuples are printed by helper functions ([`Emitter::show_helper`]), which get the lengths
+    /// of the arrays in `t` as arguments.
+    fn print_value(&self, cx: &Cx, v: &str, t: &Ty) -> Result<String, E> {
+        if let Some(f) = scalar_printer(t) {
             return Ok(format!("{f}({v})"));
         }
-        match t {
-            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => {
-                self.print_value(cx, &format!("(*({v}))"), x, depth + 1)
+        if let Ty::Ref(x, _) | Ty::Owned(x, _) = t {
+            if !matches!(**x, Ty::Array { .. }) {
+                return self.print_value(cx, &format!("(*({v}))"), x);
             }
+        }
+        let name = self.show_helper(t, cx.span)?;
+        let mut args = vec![v.to_string()];
+        self.array_lengths(cx, t, &mut args)?;
+        Ok(format!("{name}({})", args.join(", ")))
+    }
+
+    /// The lengths of the arrays in `t`, in the order the parameters of its printing helper take
+    /// them.
+    fn array_lengths(&self, cx: &Cx, t: &Ty, out: &mut Vec<String>) -> Result<(), E> {
+        match t {
+            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => self.array_lengths(cx, x, out),
             Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => {
                 let arr = if matches!(t, Ty::Array { .. }) { t } else { &**x };
-                // The elements (of nested arrays, flat): scalars, or references printed as what
-                // they refer to.
-                let k = format!("k{depth}_");
-                let elem = self.print_value(cx, &format!("({v})[{k}]"), leaf(arr), depth + 1)?;
-                let len = self.flat_len(cx, arr)?;
-                Ok(format!(
-                    "({{ putchar('['); for (uint64_t {k} = 0; {k} < {len}; {k}++) {{ if ({k}) fputs(\", \", stdout); {elem}; }} putchar(']'); }})"
-                ))
+                out.push(self.flat_len(cx, arr)?);
+                self.array_lengths(cx, leaf(arr), out)
             }
-            Ty::Tuple(ts) => {
-                let tmp = format!("tuple{depth}_");
-                let mut parts = vec![format!("{} {tmp} = ({v})", tuple_name(ts, cx.span)?), "putchar('(')".to_string()];
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        parts.push("fputs(\", \", stdout)".to_string());
-                    }
-                    parts.push(self.print_value(cx, &format!("{tmp}.f{i}"), t, depth + 1)?);
-                }
-                parts.push("putchar(')')".to_string());
-                Ok(format!("({{ {}; }})", parts.join("; ")))
-            }
-            _ => Err(unsupported(cx.f.span, "printing this value")),
+            Ty::Tuple(ts) => ts.iter().try_for_each(|x| self.array_lengths(cx, x, out)),
+            Ty::Scalar(_) | Ty::Nat => Ok(()),
         }
     }
+
+    /// The name of a function that prints a value of the array or tuple type `t` (made on first
+    /// use): `strata_show_` and the type's shape, e.g. `strata_show_Ad` for an array of `f64` or a
+    /// reference to one, `strata_show_TdiE` for `(f64, i32)`. Its parameters: the value, then
+    /// the lengths of the arrays in `t` ([`Emitter::array_lengths`]). Arrays print flat, element
+    /// by element, as `sim` prints them.
+    fn show_helper(&self, t: &Ty, span: Span) -> Result<String, E> {
+        let name = format!("strata_show_{}", shape_mangle(t, span)?);
+        if self.helpers.borrow().iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        // Parameters and body, with lengths `n0_`, `n1_`, … in order.
+        let mut lens = 0usize;
+        let mut body = String::new();
+        match t {
+            Ty::Tuple(ts) => {
+                body.push_str("    putchar('(');\n");
+                for (i, x) in ts.iter().enumerate() {
+                    if i > 0 {
+                        body.push_str("    fputs(\", \", stdout);\n");
+                    }
+                    let call = self.show_call(x, &format!("v.f{i}"), &mut lens, span)?;
+                    writeln!(body, "    {call};").ok();
+                }
+                body.push_str("    putchar(')');\n");
+            }
+            _ => {
+                let n = lens;
+                lens += 1;
+                let elem = match t {
+                    Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => leaf(x),
+                    _ => t,
+                };
+                let call = self.show_call(elem, "v[k_]", &mut lens, span)?;
+                writeln!(body, "    putchar('[');").ok();
+                writeln!(body, "    for (uint64_t k_ = 0; k_ < n{n}_; k_++) {{").ok();
+                writeln!(body, "        if (k_) fputs(\", \", stdout);").ok();
+                writeln!(body, "        {call};").ok();
+                writeln!(body, "    }}").ok();
+                writeln!(body, "    putchar(']');").ok();
+            }
+        }
+        let mut params = vec![format!("{} v", c_type(t, span)?)];
+        params.extend((0..lens).map(|k| format!("uint64_t n{k}_")));
+        let def = format!("STRATA_INLINE void {name}({}) {{\n{body}}}\n", params.join(", "));
+        self.helpers.borrow_mut().push((name.clone(), def));
+        Ok(name)
+    }
+
+    /// Inside a printing helper: the call printing `v` of type `t`, whose array lengths are the
+    /// helper's parameters from `n<lens>_` on.
+    fn show_call(&self, t: &Ty, v: &str, lens: &mut usize, span: Span) -> Result<String, E> {
+        if let Some(f) = scalar_printer(t) {
+            return Ok(format!("{f}({v})"));
+        }
+        if let Ty::Ref(x, _) | Ty::Owned(x, _) = t {
+            if !matches!(**x, Ty::Array { .. }) {
+                return self.show_call(x, &format!("(*({v}))"), lens, span);
+            }
+        }
+        let name = self.show_helper(t, span)?;
+        let mut args = vec![v.to_string()];
+        for _ in 0..Self::count_lengths(t) {
+            args.push(format!("n{}_", *lens));
+            *lens += 1;
+        }
+        Ok(format!("{name}({})", args.join(", ")))
+    }
+
+    /// The number of arrays in `t`, as [`Emitter::array_lengths`] lists them.
+    fn count_lengths(t: &Ty) -> usize {
+        match t {
+            Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => Self::count_lengths(x),
+            Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => 1 + Self::count_lengths(leaf(x)),
+            Ty::Tuple(ts) => ts.iter().map(Self::count_lengths).sum(),
+            Ty::Scalar(_) | Ty::Nat => 0,
+        }
+    }
+}
+
+/// The runtime function printing a scalar of type `t`, if `t` is one.
+fn scalar_printer(t: &Ty) -> Option<&'static str> {
+    Some(match t {
+        Ty::Scalar(ScalarTy::Unit) => return None,
+        Ty::Scalar(s) => match scalar_suffix(*s) {
+            "f32" => "strata_print_f32",
+            "f64" => "strata_print_f64",
+            "i32" => "strata_print_i32",
+            "i64" => "strata_print_i64",
+            "u32" => "strata_print_u32",
+            "u64" => "strata_print_u64",
+            _ => "strata_print_bool",
+        },
+        Ty::Nat => "strata_print_u64",
+        _ => return None,
+    })
+}
+
+/// The runtime's name for a scalar type (`strata_print_f32`, `strata_fill_random_u64`, …).
+fn scalar_suffix(s: ScalarTy) -> &'static str {
+    match s {
+        ScalarTy::Bool => "bool",
+        ScalarTy::I32 | ScalarTy::AtomicI32 | ScalarTy::Unit => "i32",
+        ScalarTy::I64 => "i64",
+        ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",
+        ScalarTy::U64 => "u64",
+        ScalarTy::F32 => "f32",
+        ScalarTy::F64 => "f64",
+    }
+}
+
+/// The shape of a printed type, in letters only: scalars as in [`tuple_name`], `A…E` for an
+/// array (or a reference to one) of what it holds, `p` for a reference to a non-array, `T…E` for
+/// a tuple.
+fn shape_mangle(t: &Ty, span: Span) -> Result<String, E> {
+    Ok(match t {
+        Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => format!("p{}", shape_mangle(x, span)?),
+        Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => format!("A{}E", shape_mangle(leaf(x), span)?),
+        Ty::Tuple(ts) => {
+            let mut s = String::from("T");
+            for x in ts {
+                s.push_str(&shape_mangle(x, span)?);
+            }
+            s.push('E');
+            s
+        }
+        scalar => tuple_name(std::slice::from_ref(scalar), span)?
+            .trim_start_matches("strata_tuple_T")
+            .trim_end_matches('E')
+            .to_string(),
+    })
+}
+
+/// The C name of size parameter `n` of the function whose names are `names`.
+fn nat_name(names: &FnNames, n: &str) -> String {
+    names.nats.get(n).cloned().unwrap_or_else(|| c_ident(n))
+}
+
+/// The per-thread array of a local of a kernel on the cpu device: `<name>_pt_`.
+fn per_thread_name(cx: &Cx, l: LocalId) -> String {
+    format!("{}_pt_", cx.names.locals[l])
+}
+
+/// `text` safe inside a C comment.
+fn comment_text(text: &str) -> String {
+    text.replace("*/", "* /").chars().filter(|c| !c.is_control()).collect()
 }
 
 pub(crate) fn c_ident(s: &str) -> String {
@@ -1489,47 +1486,6 @@ fn c_string(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// Kernel-only code reached for another function: a compiler bug, reported instead of a panic.
-fn not_a_kernel(span: Span) -> E {
-    unsupported(span, "block and thread code outside a kernel")
-}
-
-/// The barrier-free segments of the thread regions in `body`, split exactly as `region` splits
-/// them when it emits thread loops.
-fn collect_segments<'a>(body: &'a [Stmt], out: &mut Vec<Vec<&'a Stmt>>, in_region: bool) {
-    let mut seg: Vec<&Stmt> = Vec::new();
-    for s in body {
-        match s {
-            Stmt::Threads { body, .. } if !in_region => collect_segments(body, out, true),
-            _ if !in_region => match s {
-                Stmt::For { body, .. } | Stmt::While { body, .. } => collect_segments(body, out, false),
-                Stmt::If { then, els, .. } => {
-                    collect_segments(then, out, false);
-                    collect_segments(els, out, false);
-                }
-                _ => {}
-            },
-            _ if !contains_sync(s) => seg.push(s),
-            _ => {
-                out.push(std::mem::take(&mut seg));
-                match s {
-                    Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
-                        collect_segments(body, out, true)
-                    }
-                    Stmt::If { then, els, .. } => {
-                        collect_segments(then, out, true);
-                        collect_segments(els, out, true);
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    if in_region {
-        out.push(seg);
-    }
 }
 
 fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
@@ -1633,90 +1589,10 @@ fn stmt_any(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool) -> bool {
         }
 }
 
-/// `*p += v`, returning the old value, without a locked instruction (for memory no other OS
-/// thread can touch).
-fn plain_fetch_add(p: &str, v: &str) -> String {
-    format!("({{ __typeof__(*({p})) *p_ = ({p}); __typeof__(*p_) o_ = *p_; *p_ = o_ + ({v}); o_; }})")
-}
-
 /// Does `e` point into the current kernel's shared memory (private to one block)?
 fn block_private(cx: &Cx, e: &Expr) -> bool {
     let FnKind::Kernel { shared, .. } = &cx.f.kind else { return false };
     matches!(e, Expr::Ref(p) | Expr::Load(p) if shared.iter().any(|(l, _, _)| *l == p.root))
-}
-
-fn contains_sync(s: &Stmt) -> bool {
-    stmt_any(s, &|x| matches!(x, Stmt::Sync { .. }))
-}
-
-fn sync_span(s: &Stmt) -> Span {
-    match s {
-        Stmt::Sync { span, .. } => *span,
-        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
-            body.iter().find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span)
-        }
-        Stmt::If { then, els, .. } => then.iter().chain(els).find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span),
-        _ => Span::DUMMY,
-    }
-}
-
-/// Counters of `for` loops that contain a barrier inside thread regions: they run at block level.
-fn collect_hoisted(body: &[Stmt], out: &mut HashSet<LocalId>) {
-    for s in body {
-        match s {
-            Stmt::For { counter, body, .. } => {
-                if body.iter().any(contains_sync) {
-                    out.insert(*counter);
-                }
-                collect_hoisted(body, out);
-            }
-            Stmt::While { body, .. } | Stmt::Threads { body, .. } => collect_hoisted(body, out),
-            Stmt::If { then, els, .. } => {
-                collect_hoisted(then, out);
-                collect_hoisted(els, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-fn iexpr_varies(cx: &Cx, e: &IExpr, own: LocalId) -> bool {
-    match e {
-        IExpr::ThreadIdx(_) => true,
-        IExpr::Counter(l) => *l != own && (cx.per_thread.contains(l) || thread_local(cx, *l)),
-        IExpr::Add(a, b)
-        | IExpr::Sub(a, b)
-        | IExpr::Mul(a, b)
-        | IExpr::Div(a, b)
-        | IExpr::Rem(a, b)
-        | IExpr::Pow(a, b) => iexpr_varies(cx, a, own) || iexpr_varies(cx, b, own),
-        IExpr::Value(v) => expr_varies(cx, v),
-        _ => false,
-    }
-}
-
-/// A local each thread has its own copy of (counters of loops hoisted to block level are not).
-fn thread_local(cx: &Cx, l: LocalId) -> bool {
-    cx.f.locals.get(l).is_some_and(|x| x.level == Level::Thread) && !cx.hoisted.contains(&l)
-}
-
-/// Could `e` differ between the threads of a block? (Any thread-level local or coordinate.)
-fn expr_varies(cx: &Cx, e: &Expr) -> bool {
-    match e {
-        Expr::Lit(_) => false,
-        Expr::Nat(i) => iexpr_varies(cx, i, usize::MAX),
-        Expr::Load(p) | Expr::Ref(p) => {
-            cx.per_thread.contains(&p.root)
-                || thread_local(cx, p.root)
-                || p.path.iter().any(|s| matches!(s, PathStep::Elem(i) if iexpr_varies(cx, i, usize::MAX)))
-                || p.path.iter().any(|s| matches!(s, PathStep::Deref))
-        }
-        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::ArrayRepeat(x, _) => expr_varies(cx, x),
-        Expr::Binary(_, a, b) => expr_varies(cx, a) || expr_varies(cx, b),
-        Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
-            xs.iter().any(|x| expr_varies(cx, x))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1775,6 +1651,7 @@ mod tests {
             body: vec![Stmt::Threads { set: Vec::new(), body }],
             ret: Ty::Scalar(ScalarTy::Unit),
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         };
         let main = Function {
             name: "main".into(),
@@ -1785,8 +1662,9 @@ mod tests {
             body: Vec::new(),
             ret: Ty::Scalar(ScalarTy::Unit),
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         };
-        Program { functions: vec![kernel, main], entry: Some(1) }
+        Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() }
     }
 
     fn cuda(p: &Program) -> String {
@@ -1796,18 +1674,18 @@ mod tests {
     #[test]
     fn constant_launch_shape_gives_32_bit_indices() {
         let out = cuda(&program(IExpr::Const(4096), Vec::new()));
-        assert!(out.contains("l0[((((int32_t)blockIdx.x) * INT32_C(256)) + ((int32_t)threadIdx.x))]"), "{out}");
-        assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
-        assert!(out.contains("l0[l1]"), "{out}");
+        assert!(out.contains("a[((((int32_t)blockIdx.x) * INT32_C(256)) + ((int32_t)threadIdx.x))]"), "{out}");
+        assert!(out.contains("for (int32_t i = INT32_C(0); i < INT32_C(4); i++)"), "{out}");
+        assert!(out.contains("a[i]"), "{out}");
     }
 
     #[test]
     fn run_time_grid_keeps_64_bits_where_the_limits_do_not_suffice() {
         // blockIdx.x < 2^31 - 1 under the CUDA limits, so blockIdx.x * 256 may overflow 32 bits.
         let out = cuda(&program(IExpr::Param("n".into()), vec!["n".into()]));
-        assert!(out.contains("l0[((((uint64_t)blockIdx.x) * UINT64_C(256)) + ((uint64_t)threadIdx.x))]"), "{out}");
+        assert!(out.contains("a[((((uint64_t)blockIdx.x) * UINT64_C(256)) + ((uint64_t)threadIdx.x))]"), "{out}");
         // The loop's bounds are constants: still 32-bit.
-        assert!(out.contains("for (int32_t l1 = INT32_C(0); l1 < INT32_C(4); l1++)"), "{out}");
+        assert!(out.contains("for (int32_t i = INT32_C(0); i < INT32_C(4); i++)"), "{out}");
     }
 
     #[test]
@@ -1831,6 +1709,7 @@ mod tests {
             body: vec![print(Expr::Load(local)), print(Expr::Ref(elem.clone())), print(Expr::Load(elem))],
             ret: Ty::Scalar(ScalarTy::Unit),
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         };
         let main = Function {
             name: "main".into(),
@@ -1841,24 +1720,87 @@ mod tests {
             body: Vec::new(),
             ret: Ty::Scalar(ScalarTy::Unit),
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         };
-        let p = Program { functions: vec![f, main], entry: Some(1) };
+        let p = Program { functions: vec![f, main], entry: Some(1), ..Default::default() };
         for out in [cuda(&p), Emitter::new(&p).emit().unwrap_or_default()] {
-            let body = &out[out.find("void f0(int32_t* l0) {").unwrap_or(0)..];
+            let body = &out[out.find("void show(int32_t* d) {").unwrap_or(0)..];
             let body = &body[..body.find("\n}").unwrap_or(body.len())];
             assert_eq!(body.matches("strata_fail(905").count(), 3, "{body}");
-            assert!(!body.contains("l0["), "{body}");
+            assert!(!body.contains("d["), "{body}");
         }
+    }
+
+    #[test]
+    fn only_read_only_shared_references_are_const_and_atomics_are_not_restrict() {
+        // kernel(ro: &shrd [f32], atoms: &shrd [AtomicU32], out: &uniq [f32], copied: &shrd [f32]):
+        // out[0] = ro[0]; a local takes `copied` as a pointer (so it cannot be const).
+        let arr = |s: ScalarTy| {
+            Ty::Ref(Box::new(Ty::Array { elem: Box::new(Ty::Scalar(s)), len: IExpr::Const(8) }), Mem::GpuGlobal)
+        };
+        let elem = |root: LocalId| Place {
+            root,
+            path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))],
+            checks: Vec::new(),
+            span: Span::DUMMY,
+        };
+        let local = |name: &str, ty: Ty| Local { name: name.into(), ty, level: Level::Block };
+        let kernel = Function {
+            name: "k".into(),
+            kind: FnKind::Kernel {
+                grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
+                block: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
+                shared: Vec::new(),
+            },
+            nat_params: Vec::new(),
+            params: vec![0, 1, 2, 3],
+            locals: vec![
+                local("ro", arr(ScalarTy::F32)),
+                local("atoms", arr(ScalarTy::AtomicU32)),
+                local("out", arr(ScalarTy::F32)),
+                local("copied", arr(ScalarTy::F32)),
+                local("alias", arr(ScalarTy::F32)),
+            ],
+            body: vec![Stmt::Threads {
+                set: Vec::new(),
+                body: vec![
+                    Stmt::Store { place: elem(2), value: Expr::Load(elem(0)) },
+                    Stmt::Let { local: 4, init: Some(Expr::Load(Place::local(3, Span::DUMMY))), span: Span::DUMMY },
+                ],
+            }],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: vec![0, 1, 3],
+        };
+        let main = Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            params: Vec::new(),
+            locals: Vec::new(),
+            body: Vec::new(),
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: Vec::new(),
+        };
+        let p = Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() };
+        let out = cuda(&p);
+        assert!(
+            out.contains(
+                "__global__ void k(const float* __restrict__ ro, uint32_t* atoms, float* __restrict__ out, float* __restrict__ copied)"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
     fn c_narrows_only_when_asked() {
         let p = program(IExpr::Const(4096), Vec::new());
         let plain = Emitter::new(&p).emit().unwrap_or_default();
-        assert!(plain.contains("l0[((bx * UINT64_C(256)) + tx)]"), "{plain}");
-        assert!(!plain.contains("int32_t l1"), "{plain}");
+        assert!(plain.contains("a[((bx_ * UINT64_C(256)) + tx_)]"), "{plain}");
+        assert!(!plain.contains("int32_t i"), "{plain}");
         let narrow = Emitter::new(&p).narrow_indices(true).emit().unwrap_or_default();
-        assert!(narrow.contains("l0[((((int32_t)bx) * INT32_C(256)) + ((int32_t)tx))]"), "{narrow}");
-        assert!(narrow.contains("int32_t l1 = INT32_C(0)"), "{narrow}");
+        assert!(narrow.contains("a[((((int32_t)bx_) * INT32_C(256)) + ((int32_t)tx_))]"), "{narrow}");
+        assert!(narrow.contains("int32_t i = INT32_C(0)"), "{narrow}");
     }
 }

@@ -5,6 +5,7 @@
 
 mod emit;
 mod library;
+mod names;
 mod range;
 
 pub use library::LibraryOutput;

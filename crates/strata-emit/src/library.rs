@@ -40,8 +40,10 @@ pub(crate) fn emit_library(lib: &Library, program: &Program, name: &str, cuda: b
     let emitter =
         if cuda { Emitter::new_cuda(program) } else { Emitter::new(program).narrow_indices(crate::narrow_c()) };
     let names: Vec<String> = (0..program.functions.len()).map(|i| emitter.c_name(i)).collect();
+    let smem: Vec<Option<String>> =
+        (0..program.functions.len()).map(|i| emitter.smem_fn(i).map(str::to_string)).collect();
     let kernels: Vec<Kernel> =
-        lib.kernels.iter().map(|k| Kernel::new(k, program, &names, cuda)).collect::<Result<_, E>>()?;
+        lib.kernels.iter().map(|k| Kernel::new(k, program, &names, &smem, cuda)).collect::<Result<_, E>>()?;
     let header = header(&kernels, name, cuda);
     let mut source = emitter.emit()?;
     if !cuda {
@@ -202,7 +204,7 @@ struct Kernel {
     /// Byte sizes of the shared-memory buffers, as checked C expressions (only those that depend
     /// on sizes: constant ones were checked by the checker).
     size_checks: Vec<String>,
-    /// The CUDA dynamic shared memory size function's call (`f0_smem(n)`).
+    /// The CUDA dynamic shared memory size function's call (`scan_smem_bytes(n)`), or `0`.
     smem_call: String,
     /// Comment lines on the grid and each parameter.
     doc: Vec<String>,
@@ -216,7 +218,13 @@ struct Param {
 }
 
 impl Kernel {
-    fn new(k: &LibKernel, program: &Program, names: &[String], cuda: bool) -> Result<Kernel, E> {
+    fn new(
+        k: &LibKernel,
+        program: &Program,
+        names: &[String],
+        smem: &[Option<String>],
+        cuda: bool,
+    ) -> Result<Kernel, E> {
         let f = &program.functions[k.func];
         let FnKind::Kernel { grid, block, shared } = &f.kind else {
             return Err(Box::new(Diagnostic::error(
@@ -317,7 +325,10 @@ impl Kernel {
         let c_name = names[k.func].clone();
         Ok(Kernel {
             name: f.name.clone(),
-            smem_call: format!("{c_name}_smem({})", smem_args.join(", ")),
+            // Static shared memory only (or none): the launch passes no dynamic shared memory.
+            smem_call: smem[k.func]
+                .as_ref()
+                .map_or_else(|| "0".to_string(), |f| format!("{f}({})", smem_args.join(", "))),
             c_name,
             sizes,
             params,

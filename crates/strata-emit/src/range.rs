@@ -299,6 +299,7 @@ mod tests {
             body: Vec::new(),
             ret: Ty::Tuple(Vec::new()),
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         };
         let n = || IExpr::Param("n".into());
         let f = kernel([div(c(2048), c(32)), c(1), c(1)], [c(32), c(8), c(1)]);

@@ -21,7 +21,8 @@
 //! Host functions are sequential code that allocates, copies, launches kernels and prints.
 
 use std::fmt;
-use strata_diag::Span;
+use std::sync::Arc;
+use strata_diag::{FileId, Span};
 pub use strata_syntax::ast::{BinOp, DimName, ScalarTy, UnOp};
 
 pub type LocalId = usize;
@@ -508,6 +509,11 @@ pub struct Function {
     /// What the function returns (`()` for kernels).
     pub ret: Ty,
     pub span: Span,
+    /// The parameters of `&shrd` reference type, in order: the function reads the memory they
+    /// refer to and writes it only through atomics (the checker refuses everything else), and at
+    /// a launch no other argument refers to that memory uniquely (`check_argument_aliasing`).
+    /// Backends use it for `const`/`__restrict__` on kernel parameters.
+    pub shrd_params: Vec<LocalId>,
 }
 
 /// The innermost element type of (nested) arrays.
@@ -562,4 +568,53 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// `main`, if the program has one.
     pub entry: Option<FnId>,
+    /// The source files the spans point into, so that a backend can report run-time errors as
+    /// `file:line:col`. The lowering has no source text: the driver sets this after lowering
+    /// (empty where nobody did, e.g. in unit tests; then errors carry no position).
+    pub sources: Vec<SourceFile>,
+}
+
+impl Program {
+    /// The file name, line and column (both from 1, the column in characters) where `span`
+    /// starts, if the span is known and its file is among [`Program::sources`].
+    pub fn position(&self, span: Span) -> Option<(&str, u32, u32)> {
+        if span.hi == 0 {
+            return None;
+        }
+        let f = self.sources.iter().find(|f| f.file == span.file)?;
+        let (line, col) = f.line_col(span.lo)?;
+        Some((&f.name, line, col))
+    }
+}
+
+/// One source file: its name (as the user gave it) and its text.
+#[derive(Clone)]
+pub struct SourceFile {
+    pub file: FileId,
+    pub name: String,
+    pub text: Arc<str>,
+}
+
+impl SourceFile {
+    pub fn new(file: FileId, name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
+        SourceFile { file, name: name.into(), text: text.into() }
+    }
+
+    /// The line and column (from 1; the column counts characters, as the rendered diagnostics
+    /// do) of byte offset `byte`, if it lies in the text on a character boundary.
+    pub fn line_col(&self, byte: u32) -> Option<(u32, u32)> {
+        let byte = byte as usize;
+        let before = self.text.get(..byte)?;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count() + 1;
+        let col = before[line_start..].chars().count() + 1;
+        Some((u32::try_from(line).ok()?, u32::try_from(col).ok()?))
+    }
+}
+
+/// Only the name: the IR dump (`strata emit --target ir`) should not repeat the source.
+impl fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SourceFile").field("file", &self.file).field("name", &self.name).finish_non_exhaustive()
+    }
 }

@@ -221,6 +221,7 @@ impl<'a> Lowering<'a> {
                 body: vec![],
                 ret: Ty::Scalar(ScalarTy::Unit),
                 span: f.span,
+                shrd_params: vec![],
             };
         };
         let nat_params: Vec<String> =
@@ -294,6 +295,7 @@ impl<'a> Lowering<'a> {
             kind = FnKind::Device;
         }
         let mut params = Vec::new();
+        let mut shrd_params = Vec::new();
         let mut shared = Vec::new();
         for (p, ps) in f.params.iter().zip(&sig.params) {
             let ty = fl.ty(&ps.ty, p.span);
@@ -325,6 +327,9 @@ impl<'a> Lowering<'a> {
                 }
             } else {
                 params.push(local);
+                if matches!(ps.ty, cty::Ty::Ref { own: ast::Ownership::Shrd, .. }) {
+                    shrd_params.push(local);
+                }
                 // A host function owns the buffers passed to it by value.
                 if let (cty::Ty::At(_, mem), Level::Host) = (&ps.ty, level) {
                     fl.owned.push((local, mem.is_gpu(), p.span));
@@ -363,6 +368,7 @@ impl<'a> Lowering<'a> {
             body,
             ret,
             span: f.span,
+            shrd_params,
         };
         crate::thread_dep::per_thread_copies(&mut func);
         func

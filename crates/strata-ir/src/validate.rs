@@ -252,6 +252,7 @@ mod tests {
             body,
             ret: Ty::Nat,
             span: Span::DUMMY,
+            shrd_params: Vec::new(),
         }
     }
 
@@ -266,12 +267,14 @@ mod tests {
                 ],
             )],
             entry: Some(0),
+            sources: Vec::new(),
         };
         let errors = validate(&bad).unwrap_err();
         assert_eq!(errors.len(), 2, "{errors:?}");
         let good = Program {
             functions: vec![func(FnKind::Host, vec![Stmt::Let { local: 0, init: None, span: Span::DUMMY }])],
             entry: Some(0),
+            sources: Vec::new(),
         };
         assert!(validate(&good).is_ok());
     }

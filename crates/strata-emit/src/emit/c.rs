@@ -1,0 +1,423 @@
+//! The C dialect's kernels (the cpu device): a kernel is a C function whose blocks are the
+//! iterations of an OpenMP parallel loop; block-level code runs once per block. A thread region
+//! becomes loops over the threads of the block, *split at its barriers*: a barrier ends one loop
+//! and starts the next, and a `for`/`while`/`if` that contains a barrier is emitted once at block
+//! level around the loops of its body. That is valid because the checker only accepts barriers
+//! in control flow that is uniform across the block; control flow that depends on the thread and
+//! contains a barrier (possible in `unsafe` code) is refused here — `sim` runs it. Locals of
+//! thread code that live across a barrier are per-thread arrays indexed by `tid_`.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// The body of kernel `f` on the cpu device.
+    pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
+        let FnKind::Kernel { shared, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
+        // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
+        let mut hoisted = HashSet::new();
+        collect_hoisted(&f.body, &mut hoisted);
+        cx.hoisted = hoisted;
+        // Only values that live across a barrier need per-thread storage: a local used in one
+        // barrier-free segment only is a plain C local the compiler can keep in a register.
+        let mut segments = Vec::new();
+        collect_segments(&f.body, &mut segments, false);
+        let mut seen_in: HashMap<LocalId, usize> = HashMap::new();
+        for seg in &segments {
+            let mut used = HashSet::new();
+            for st in seg {
+                locals_in_stmt(st, &mut used);
+            }
+            for l in used {
+                *seen_in.entry(l).or_insert(0) += 1;
+            }
+        }
+        // A local a reference is made to may be used through it in another segment.
+        let mut referenced = HashSet::new();
+        for st in &f.body {
+            st.visit_exprs(&mut |e| {
+                if let Expr::Ref(p) = e {
+                    if !p.path.contains(&PathStep::Deref) {
+                        referenced.insert(p.root);
+                    }
+                }
+            });
+        }
+        for (id, l) in f.locals.iter().enumerate() {
+            let across = seen_in.get(&id).copied().unwrap_or(0) >= 2 || referenced.contains(&id);
+            if l.level == Level::Thread && !cx.hoisted.contains(&id) && across {
+                cx.per_thread.insert(id);
+            }
+        }
+        // One OpenMP team member runs whole blocks one after another, so the block's scratch
+        // (shared memory, per-thread values, `done_` flags) is allocated once per member, not
+        // once per block. Blocks of a kernel do equal work: a static schedule suffices.
+        let FnKind::Kernel { grid, block, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
+        cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
+        let at = self.at(f.span);
+        writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
+        // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
+        // folds the coordinate arithmetic (`tid_ % 256` is a mask, `tid_ / 1` disappears).
+        for (name, dim) in ["GX_", "GY_", "GZ_"].iter().zip(grid).chain(["BX_", "BY_", "BZ_"].iter().zip(block)) {
+            if let IExpr::Const(c) = dim {
+                writeln!(self.out, "        const uint64_t {name} = UINT64_C({c});").ok();
+            }
+        }
+        writeln!(self.out, "        uint64_t nthreads_ = BX_ * BY_ * BZ_;").ok();
+        let mut frees = Vec::new();
+        if cx.returns {
+            writeln!(self.out, "        unsigned char *done_ = (unsigned char *)strata_alloc(nthreads_, 1, {at});")
+                .ok();
+            frees.push("done_".to_string());
+        }
+        for (local, s, len) in shared {
+            let len = self.iexpr(cx, len)?;
+            let name = &cx.names.locals[*local];
+            writeln!(
+                self.out,
+                "        {t} *{name} = ({t} *)strata_alloc({len}, sizeof({t}), {at});",
+                t = scalar_c(*s)
+            )
+            .ok();
+            frees.push(name.clone());
+        }
+        let mut ids: Vec<&LocalId> = cx.per_thread.iter().collect();
+        ids.sort();
+        for id in ids {
+            let ty = &f.locals[*id].ty;
+            let name = per_thread_name(cx, *id);
+            if let Ty::Array { .. } = ty {
+                // A local array: one row of its scalars per thread (`x_pt_[tid_]` is the array).
+                let (t, len) = (c_type(leaf(ty), f.span)?, self.flat_len(cx, ty)?);
+                writeln!(self.out, "        {t} (*{name})[{len}] = strata_alloc(nthreads_, sizeof(*{name}), {at});")
+                    .ok();
+            } else {
+                let t = c_type(ty, f.span)?;
+                writeln!(self.out, "        {t} *{name} = ({t} *)strata_alloc(nthreads_, sizeof({t}), {at});").ok();
+            }
+            frees.push(name);
+        }
+        writeln!(self.out, "        #pragma omp for schedule(static)").ok();
+        writeln!(self.out, "        for (uint64_t blin_ = 0; blin_ < GX_ * GY_ * GZ_; blin_++) {{").ok();
+        writeln!(
+            self.out,
+            "            uint64_t bx_ = blin_ % GX_, by_ = (blin_ / GX_) % GY_, bz_ = blin_ / (GX_ * GY_);"
+        )
+        .ok();
+        writeln!(self.out, "            (void)bx_; (void)by_; (void)bz_;").ok();
+        if cx.returns {
+            writeln!(self.out, "            memset(done_, 0, nthreads_);").ok();
+        }
+        // The block's code is a C block of its own, so that the `goto` of a block-level
+        // `return` never jumps into the scope of a variable-length array.
+        let end = format!("block_end_{}", self.labels);
+        self.labels += 1;
+        cx.block_end = Some(end.clone());
+        writeln!(self.out, "            {{").ok();
+        self.block_level(cx, &f.body, 4)?;
+        writeln!(self.out, "            }}").ok();
+        writeln!(self.out, "            {end}: ;").ok();
+        writeln!(self.out, "        }}").ok();
+        for name in frees {
+            writeln!(self.out, "        free({name});").ok();
+        }
+        writeln!(self.out, "    }}").ok();
+        Ok(())
+    }
+
+    /// A kernel launch in host code: a call of the kernel's C function with the launch shape.
+    pub(super) fn c_launch(
+        &mut self,
+        cx: &Cx,
+        kernel: FnId,
+        (nats, grid, block): (&[IExpr], &[IExpr; 3], &[IExpr; 3]),
+        args: &[Expr],
+        ind: usize,
+    ) -> Result<(), E> {
+        let pad = "    ".repeat(ind);
+        let mut a: Vec<String> = Vec::new();
+        for n in nats {
+            a.push(self.iexpr(cx, n)?);
+        }
+        for x in args {
+            a.push(self.expr(cx, x)?);
+        }
+        for d in grid.iter().chain(block) {
+            a.push(self.iexpr(cx, d)?);
+        }
+        // With STRATA_TIME=1, every launch reports its duration (kernel only) on stderr.
+        let label = c_string(&self.p.functions[kernel].name);
+        writeln!(self.out, "{pad}{{").ok();
+        writeln!(self.out, "{pad}    const double t0_ = strata_time_begin();").ok();
+        writeln!(self.out, "{pad}    {}({});", self.fn_names[kernel], a.join(", ")).ok();
+        writeln!(self.out, "{pad}    strata_time_end({label}, t0_);").ok();
+        writeln!(self.out, "{pad}}}").ok();
+        Ok(())
+    }
+
+    /// Block-level statements of a kernel (thread regions are expanded into thread loops).
+    pub(super) fn block_level(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
+        for s in body {
+            match s {
+                Stmt::Threads { set, body } => self.region(cx, set, body, ind)?,
+                // Blocks run sequentially here: a block-level barrier orders nothing more.
+                Stmt::Sync { .. } => {}
+                other => self.stmt(cx, other, ind)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A thread region: segments of barrier-free code become thread loops.
+    pub(super) fn region(
+        &mut self,
+        cx: &mut Cx,
+        set: &[(IExpr, IExpr, IExpr)],
+        body: &[Stmt],
+        ind: usize,
+    ) -> Result<(), E> {
+        let mut segment: Vec<&Stmt> = Vec::new();
+        for s in body {
+            if !contains_sync(s) {
+                segment.push(s);
+                continue;
+            }
+            self.thread_loop(cx, set, &segment, ind)?;
+            segment.clear();
+            match s {
+                Stmt::Sync { .. } => {}
+                Stmt::For { counter, lo, hi, body, .. } => {
+                    self.check_uniform_iexpr(cx, lo, *counter)?;
+                    self.check_uniform_iexpr(cx, hi, *counter)?;
+                    let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
+                    let pad = "    ".repeat(ind);
+                    let c = &cx.names.locals[*counter];
+                    writeln!(self.out, "{pad}for ({t} {c} = {lo}; {c} < {hi}; {c}++) {{").ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    cx.env.counters.remove(counter);
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::If { cond, then, els, .. } if self.uniform_expr(cx, cond) => {
+                    let c = self.expr(cx, cond)?;
+                    let pad = "    ".repeat(ind);
+                    writeln!(self.out, "{pad}if ({c}) {{").ok();
+                    self.region(cx, set, then, ind + 1)?;
+                    writeln!(self.out, "{pad}}} else {{").ok();
+                    self.region(cx, set, els, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::While { cond, body, .. } if self.uniform_expr(cx, cond) => {
+                    let pad = "    ".repeat(ind);
+                    let c = self.expr(cx, cond)?;
+                    writeln!(self.out, "{pad}while ({c}) {{").ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::Threads { set: inner, body } => {
+                    let mut all = set.to_vec();
+                    all.extend(inner.iter().cloned());
+                    self.region(cx, &all, body, ind)?;
+                }
+                _ => {
+                    return Err(unsupported(
+                        sync_span(s),
+                        "a barrier under control flow that depends on the thread (only `unsafe` code can say this)",
+                    ))
+                }
+            }
+        }
+        self.thread_loop(cx, set, &segment, ind)
+    }
+
+    fn thread_loop(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[&Stmt], ind: usize) -> Result<(), E> {
+        if body.is_empty() {
+            return Ok(());
+        }
+        let pad = "    ".repeat(ind);
+        let label = format!("next_thread_{}", self.labels);
+        self.labels += 1;
+        // The block's threads are nested loops over `tz`, `ty`, `tx` (extents the kernel's type
+        // fixes at 1 get no loop). Ranges of a region on one coordinate become that loop's
+        // bounds (a split's inactive half costs nothing); other conditions skip the thread.
+        let FnKind::Kernel { block, .. } = &cx.f.kind else { return Err(not_a_kernel(cx.f.span)) };
+        let dims = [
+            (DimName::Z, "tz_", "BZ_", &block[2]),
+            (DimName::Y, "ty_", "BY_", &block[1]),
+            (DimName::X, "tx_", "BX_", &block[0]),
+        ];
+        let mut bounds: Vec<(String, String)> =
+            dims.iter().map(|d| ("UINT64_C(0)".to_string(), d.2.to_string())).collect();
+        let mut tests = Vec::new();
+        for (on, lo, hi) in set {
+            let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
+            let uniform = !iexpr_varies(cx, lo, usize::MAX) && !iexpr_varies(cx, hi, usize::MAX);
+            let dim = dims.iter().position(|d| matches!(on, IExpr::ThreadIdx(x) if *x == d.0));
+            match dim {
+                Some(k) if uniform => {
+                    let (lo_b, hi_b) = &mut bounds[k];
+                    if lo_c != "UINT64_C(0)" {
+                        *lo_b = if lo_b == "UINT64_C(0)" { lo_c } else { format!("strata_max_u64({lo_b}, {lo_c})") };
+                    }
+                    *hi_b = format!("strata_min_u64({hi_b}, {hi_c})");
+                }
+                _ => tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;")),
+            }
+        }
+        let mut loops = String::new();
+        let mut fixed = Vec::new();
+        for ((_, name, whole, extent), (lo, hi)) in dims.iter().zip(&bounds) {
+            if matches!(extent, IExpr::Const(1)) && lo == "UINT64_C(0)" && hi == whole {
+                fixed.push(format!("{name} = 0"));
+            } else {
+                write!(loops, "for (uint64_t {name} = {lo}; {name} < {hi}; {name}++) ").ok();
+            }
+        }
+        writeln!(self.out, "{pad}{loops}{{").ok();
+        if !fixed.is_empty() {
+            writeln!(self.out, "{pad}    const uint64_t {};", fixed.join(", ")).ok();
+        }
+        writeln!(self.out, "{pad}    uint64_t tid_ = (tz_ * BY_ + ty_) * BX_ + tx_;").ok();
+        writeln!(self.out, "{pad}    (void)tid_; (void)tx_; (void)ty_; (void)tz_;").ok();
+        if cx.returns {
+            writeln!(self.out, "{pad}    if (done_[tid_]) continue;").ok();
+        }
+        cx.in_threads = true;
+        for t in tests {
+            writeln!(self.out, "{pad}    {t}").ok();
+        }
+        let saved = cx.next_thread.replace(label.clone());
+        for s in body {
+            self.stmt(cx, s, ind + 1)?;
+        }
+        cx.next_thread = saved;
+        cx.in_threads = false;
+        writeln!(self.out, "{pad}    {label}: ;").ok();
+        writeln!(self.out, "{pad}}}").ok();
+        Ok(())
+    }
+
+    fn check_uniform_iexpr(&self, cx: &Cx, e: &IExpr, own: LocalId) -> Result<(), E> {
+        if iexpr_varies(cx, e, own) {
+            return Err(unsupported(cx.f.span, "a loop containing a barrier whose bounds depend on the thread"));
+        }
+        Ok(())
+    }
+
+    fn uniform_expr(&self, cx: &Cx, e: &Expr) -> bool {
+        !expr_varies(cx, e)
+    }
+}
+
+/// Kernel-only code reached for another function: a compiler bug, reported instead of a panic.
+fn not_a_kernel(span: Span) -> E {
+    unsupported(span, "block and thread code outside a kernel")
+}
+
+/// The barrier-free segments of the thread regions in `body`, split exactly as `region` splits
+/// them when it emits thread loops.
+fn collect_segments<'a>(body: &'a [Stmt], out: &mut Vec<Vec<&'a Stmt>>, in_region: bool) {
+    let mut seg: Vec<&Stmt> = Vec::new();
+    for s in body {
+        match s {
+            Stmt::Threads { body, .. } if !in_region => collect_segments(body, out, true),
+            _ if !in_region => match s {
+                Stmt::For { body, .. } | Stmt::While { body, .. } => collect_segments(body, out, false),
+                Stmt::If { then, els, .. } => {
+                    collect_segments(then, out, false);
+                    collect_segments(els, out, false);
+                }
+                _ => {}
+            },
+            _ if !contains_sync(s) => seg.push(s),
+            _ => {
+                out.push(std::mem::take(&mut seg));
+                match s {
+                    Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+                        collect_segments(body, out, true)
+                    }
+                    Stmt::If { then, els, .. } => {
+                        collect_segments(then, out, true);
+                        collect_segments(els, out, true);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if in_region {
+        out.push(seg);
+    }
+}
+
+fn contains_sync(s: &Stmt) -> bool {
+    stmt_any(s, &|x| matches!(x, Stmt::Sync { .. }))
+}
+
+fn sync_span(s: &Stmt) -> Span {
+    match s {
+        Stmt::Sync { span, .. } => *span,
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
+            body.iter().find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span)
+        }
+        Stmt::If { then, els, .. } => then.iter().chain(els).find(|x| contains_sync(x)).map_or(Span::DUMMY, sync_span),
+        _ => Span::DUMMY,
+    }
+}
+
+/// Counters of `for` loops that contain a barrier inside thread regions: they run at block level.
+fn collect_hoisted(body: &[Stmt], out: &mut HashSet<LocalId>) {
+    for s in body {
+        match s {
+            Stmt::For { counter, body, .. } => {
+                if body.iter().any(contains_sync) {
+                    out.insert(*counter);
+                }
+                collect_hoisted(body, out);
+            }
+            Stmt::While { body, .. } | Stmt::Threads { body, .. } => collect_hoisted(body, out),
+            Stmt::If { then, els, .. } => {
+                collect_hoisted(then, out);
+                collect_hoisted(els, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn iexpr_varies(cx: &Cx, e: &IExpr, own: LocalId) -> bool {
+    match e {
+        IExpr::ThreadIdx(_) => true,
+        IExpr::Counter(l) => *l != own && (cx.per_thread.contains(l) || thread_local(cx, *l)),
+        IExpr::Add(a, b)
+        | IExpr::Sub(a, b)
+        | IExpr::Mul(a, b)
+        | IExpr::Div(a, b)
+        | IExpr::Rem(a, b)
+        | IExpr::Pow(a, b) => iexpr_varies(cx, a, own) || iexpr_varies(cx, b, own),
+        IExpr::Value(v) => expr_varies(cx, v),
+        _ => false,
+    }
+}
+
+/// A local each thread has its own copy of (counters of loops hoisted to block level are not).
+fn thread_local(cx: &Cx, l: LocalId) -> bool {
+    cx.f.locals.get(l).is_some_and(|x| x.level == Level::Thread) && !cx.hoisted.contains(&l)
+}
+
+/// Could `e` differ between the threads of a block? (Any thread-level local or coordinate.)
+fn expr_varies(cx: &Cx, e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => false,
+        Expr::Nat(i) => iexpr_varies(cx, i, usize::MAX),
+        Expr::Load(p) | Expr::Ref(p) => {
+            cx.per_thread.contains(&p.root)
+                || thread_local(cx, p.root)
+                || p.path.iter().any(|s| matches!(s, PathStep::Elem(i) if iexpr_varies(cx, i, usize::MAX)))
+                || p.path.iter().any(|s| matches!(s, PathStep::Deref))
+        }
+        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::ArrayRepeat(x, _) => expr_varies(cx, x),
+        Expr::Binary(_, a, b) => expr_varies(cx, a) || expr_varies(cx, b),
+        Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
+            xs.iter().any(|x| expr_varies(cx, x))
+        }
+    }
+}
