@@ -17,7 +17,6 @@
 //! waiting.
 
 use crate::emit::{c_ident, c_type, scalar_c, Emitter, RUNTIME};
-use std::collections::HashSet;
 use std::fmt::Write;
 use strata_diag::Diagnostic;
 use strata_ir::ir::{leaf, FnKind, IExpr, Program, ScalarTy, Ty};
@@ -98,94 +97,6 @@ STRATA_INLINE uint64_t strata_lib_pow(uint64_t a, uint64_t b, int *ok) {
 }
 "#;
 
-/// Names C and C++ reserve or the headers a library includes define: parameters so named get a
-/// `_` appended.
-const RESERVED: &[&str] = &[
-    "alignas",
-    "alignof",
-    "and",
-    "asm",
-    "auto",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "class",
-    "const",
-    "constexpr",
-    "continue",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "nullptr",
-    "operator",
-    "or",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "while",
-    "xor",
-    "errno",
-    "EINVAL",
-    "NULL",
-    "assert",
-    "stdin",
-    "stdout",
-    "stderr",
-    "stream",
-    "dim3",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "warpSize",
-];
-
 /// One kernel's launch function, with every name and type decided.
 struct Kernel {
     /// The Strata name (`NAME_launch`).
@@ -234,19 +145,11 @@ impl Kernel {
                 "please report this",
             )));
         };
-        let mut used: HashSet<String> = names.iter().cloned().collect();
-        let mut fresh = |strata: &str| {
-            let mut c = c_ident(strata);
-            if c.is_empty() || c.starts_with(|ch: char| ch.is_ascii_digit()) {
-                c.insert(0, '_');
-            }
-            while RESERVED.contains(&c.as_str()) || c.starts_with("strata_") || c.starts_with("__") || used.contains(&c)
-            {
-                c.push('_');
-            }
-            used.insert(c.clone());
-            c
-        };
+        // Parameter names follow the emitter's rules (keywords, header macros, runtime names get
+        // a numbered suffix), and never hide one of the library's functions.
+        let mut scope = crate::names::Names::default();
+        names.iter().for_each(|n| scope.reserve(n));
+        let mut fresh = |strata: &str| scope.take(strata, false);
         let sizes: Vec<(String, String)> = f.nat_params.iter().map(|n| (n.clone(), fresh(n))).collect();
         let c_of = |e: &IExpr| host_iexpr(e, &sizes);
         let mut doc = Vec::new();
