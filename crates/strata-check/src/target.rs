@@ -109,6 +109,9 @@ fn dim_index(d: DimName) -> usize {
 
 /// `48 KiB (49152 bytes)`, or `100 bytes`.
 pub fn bytes_text(b: u64) -> String {
+    if b == u64::MAX {
+        return "2^64 bytes or more".to_string();
+    }
     if b >= KIB && b.is_multiple_of(KIB) {
         format!("{} KiB ({b} bytes)", b / KIB)
     } else {
@@ -118,6 +121,9 @@ pub fn bytes_text(b: u64) -> String {
 
 /// `48 KiB`, or `100 bytes`.
 fn bytes_short(b: u64) -> String {
+    if b == u64::MAX {
+        return "2^64 bytes or more".to_string();
+    }
     if b >= KIB && b.is_multiple_of(KIB) {
         format!("{} KiB", b / KIB)
     } else {
@@ -166,9 +172,15 @@ pub struct DimSize {
     pub span: Span,
 }
 
-/// The value of a size without variables.
+/// The value of a size without variables. A constant too large for 64 bits counts as
+/// `u64::MAX`: it exceeds every limit, so it must be judged (and refused) where it is written,
+/// never left for later as if it were symbolic.
 pub fn concrete(n: &Nat) -> Option<u64> {
-    n.eval(&|_| None).ok()
+    match n.eval(&|_| None) {
+        Ok(v) => Some(v),
+        Err(_) if n.vars().is_empty() => Some(u64::MAX),
+        Err(_) => None,
+    }
 }
 
 /// How a limit compares with a size: known to hold, known to fail, or not provable.
@@ -183,6 +195,7 @@ fn decide(facts: Option<&Facts>, a: &Nat, b: &Nat) -> Option<Truth> {
 
 fn shown(n: &Nat) -> String {
     match concrete(n) {
+        Some(u64::MAX) => "2^64 or more".to_string(),
         Some(v) => v.to_string(),
         None => format!("`{n}`"),
     }
@@ -256,6 +269,23 @@ pub fn check_shape(
         let mut total = Some(Nat::lit(1));
         for d in dims {
             total = total.and_then(|t| t.mul(&d.size).ok());
+        }
+        // A product the size arithmetic cannot form cannot be proven within the limit either.
+        if total.is_none() {
+            let product = dims.iter().map(|d| format!("{}", d.size)).collect::<Vec<_>>().join(" * ");
+            out.push(
+                Diagnostic::error(
+                    codes::BLOCK_TOO_LARGE,
+                    format!(
+                        "cannot prove that this block has at most {} threads ({arch})",
+                        profile.max_threads_per_block
+                    ),
+                    whole,
+                    format!("the product `{product}` is too complex to bound"),
+                )
+                .with_note("help: bound each dimension with simpler sizes, or fix the block's shape with constants"),
+            );
+            return out;
         }
         if let Some(total) = total {
             let limit = Nat::lit(profile.max_threads_per_block);
@@ -365,11 +395,13 @@ pub fn byte_size(t: &Ty) -> Option<Nat> {
         })),
         Ty::IntLit => Some(Nat::lit(4)),
         Ty::FloatLit => Some(Nat::lit(8)),
-        Ty::Array(e, n) | Ty::ViewArray(e, n) => byte_size(e)?.mul(n).ok(),
+        // A size the arithmetic cannot represent is beyond every limit (not unknown: dropping it
+        // from the count would let any amount of shared memory through).
+        Ty::Array(e, n) | Ty::ViewArray(e, n) => Some(byte_size(e)?.mul(n).unwrap_or_else(|_| Nat::lit(u64::MAX))),
         Ty::Tuple(ts) => {
             let mut total = Nat::zero();
             for t in ts {
-                total = total.add(&byte_size(t)?).ok()?;
+                total = total.add(&byte_size(t)?).unwrap_or_else(|_| Nat::lit(u64::MAX));
             }
             Some(total)
         }
@@ -440,7 +472,7 @@ fn concrete_sum(bufs: &[&SharedBuf], limit: u64) -> Option<(u64, Option<usize>)>
     let mut sum: u64 = 0;
     let mut crossing = None;
     for (i, b) in bufs.iter().enumerate() {
-        sum = sum.checked_add(round_up(concrete(&b.bytes)?)?)?;
+        sum = sum.saturating_add(round_up(concrete(&b.bytes)?).unwrap_or(u64::MAX));
         if sum > limit && crossing.is_none() {
             crossing = Some(i);
         }
@@ -604,17 +636,33 @@ fn symbolic_shared(
     what: &str,
     rule: &str,
 ) -> bool {
+    let too_complex = |out: &mut Vec<Diagnostic>| {
+        let mut d = Diagnostic::error(
+            code,
+            format!("cannot prove that {what} is at most {}", bytes_text(limit)),
+            at,
+            "the sum of these sizes is too complex to bound",
+        );
+        for b in bufs {
+            d = d.with_label(b.span, format!("{}: {}", b.what, buf_text(b)));
+        }
+        out.push(d.with_note(rule.to_string()));
+        true
+    };
     let mut raw = Nat::zero();
     for b in bufs {
         match raw.add(&b.bytes) {
             Ok(r) => raw = r,
-            Err(_) => return false,
+            Err(_) => return too_complex(out),
         }
     }
-    let padding = (SHARED_ALIGN - 1) * bufs.len() as u64;
+    // Every limit is a multiple of the alignment, so one buffer of at most `limit` bytes still
+    // fits when rounded up; each further buffer may add up to `SHARED_ALIGN - 1` bytes.
+    debug_assert!(limit.is_multiple_of(SHARED_ALIGN));
+    let padding = (SHARED_ALIGN - 1) * (bufs.len() as u64).saturating_sub(1);
     let padded = match raw.add(&Nat::lit(padding)) {
         Ok(p) => p,
-        Err(_) => return false,
+        Err(_) => return too_complex(out),
     };
     if facts.le(&padded, &Nat::lit(limit)) == Truth::Proven {
         return false;

@@ -117,6 +117,7 @@ registry! {
     ZERO_SIZED_LAUNCH = "E0705", Check, "zero-sized grid or block";
     STATIC_SHARED_TOO_LARGE = "E0706", Check, "static shared memory too large";
     SHARED_ABOVE_ARCH_MAX = "E0707", Check, "shared memory above the target's maximum";
+    SHARED_SIZE_NOT_FIXED = "E0708", Check, "shared memory size not fixed for the launch";
     // --- lowering (strata-ir) ---
     UNSUPPORTED = "E0801", Check, "not supported by the IR yet";
     NOTHING_TO_EMIT = "E0806", Check, "nothing to emit";

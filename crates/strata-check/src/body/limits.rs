@@ -103,11 +103,57 @@ impl<'p> FnCx<'p> {
     pub(super) fn note_shared_let(&mut self, name: &ast::Ident, ty: &Ty) {
         if let Ty::At(inner, Mem::GpuShared) = ty {
             if let Some(bytes) = byte_size(inner) {
-                self.shared
-                    .lets
-                    .insert(name.span, SharedBuf { bytes, span: name.span, what: format!("`{}`", name.name) });
+                let buf = SharedBuf { bytes, span: name.span, what: format!("`{}`", name.name) };
+                self.require_launch_fixed(&buf, name.span);
+                self.shared.lets.insert(name.span, buf);
             }
         }
+    }
+
+    /// An array value that is made here (`[x; n]`) must fit in a 64-bit address space: a byte
+    /// size of 2^63 or more (including one too large to compute) cannot be allocated on any
+    /// device, and its index arithmetic would wrap. Symbolic sizes are left to the allocation.
+    pub(super) fn require_addressable(&mut self, array: &Ty, at: Span) {
+        const LIMIT: u64 = 1 << 63;
+        let Some(bytes) = byte_size(array).as_ref().and_then(concrete) else { return };
+        if bytes < LIMIT {
+            return;
+        }
+        let shown = if bytes == u64::MAX { "2^64 bytes or more".to_string() } else { format!("{bytes} bytes") };
+        self.report(
+            Diagnostic::error(
+                codes::SIZE_NOT_PROVEN,
+                format!("this array would take {shown}; no device can address more than 2^63 bytes"),
+                at,
+                shown.clone(),
+            )
+            .with_note("its element count times the element size does not fit in a 64-bit address space"),
+        );
+    }
+
+    /// A block's shared memory is allocated once, for the whole launch: its size may depend on
+    /// the function's size parameters (fixed at the launch) but not on a loop counter or any
+    /// other size that changes while the block runs (E0708).
+    fn require_launch_fixed(&mut self, buf: &SharedBuf, at: Span) {
+        let generics: Vec<&str> =
+            self.sig.generics.iter().filter(|(_, k)| *k == Kind::Nat).map(|(g, _)| g.as_str()).collect();
+        let moving: Vec<String> =
+            buf.bytes.vars().iter().filter(|v| !generics.contains(&&***v)).map(|v| format!("`{v}`")).collect();
+        if moving.is_empty() {
+            return;
+        }
+        self.report(
+            Diagnostic::error(
+                codes::SHARED_SIZE_NOT_FIXED,
+                format!("the size of {} depends on {}, which is not fixed for the launch", buf.what, moving.join(", ")),
+                at,
+                format!("`{}` bytes", buf.bytes),
+            )
+            .with_note(
+                "shared memory is allocated once per block when the kernel is launched, so its size may only depend on the function's size parameters",
+            )
+            .with_note("help: declare the buffer for the largest size, outside the loop, and use a part of it (`take_left`)"),
+        );
     }
 
     /// Records the static shared memory of the GPU function `callee`, called at `span` with the
@@ -117,7 +163,7 @@ impl<'p> FnCx<'p> {
         if u.statics.is_empty() || !self.on_gpu() {
             return;
         }
-        let bufs = u
+        let bufs: Vec<SharedBuf> = u
             .statics
             .iter()
             .map(|b| SharedBuf {
@@ -126,6 +172,9 @@ impl<'p> FnCx<'p> {
                 what: format!("{} of `{callee}` (called here)", b.what),
             })
             .collect();
+        for b in &bufs {
+            self.require_launch_fixed(b, span);
+        }
         self.shared.calls.insert(span, bufs);
     }
 

@@ -949,7 +949,9 @@ impl<'p> FnCx<'p> {
                     Some(el) if self.compatible(&el, &t) => el,
                     _ => t,
                 };
-                Ty::Array(Box::new(elem), n)
+                let array = Ty::Array(Box::new(elem), n);
+                self.require_addressable(&array, e.span);
+                array
             }
             ExprKind::Return(v) => {
                 // The threads that return and those that go on differ as far as the control flow
