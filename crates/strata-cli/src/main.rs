@@ -369,32 +369,32 @@ fn explain(code: &str) -> u8 {
 /// Reads every file. On failure reports it and returns the exit status: a file that cannot be
 /// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
 fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
-    let mut ids = Vec::new();
-    for path in files {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", path.display());
-                return Err(EXIT_USAGE);
-            }
-        };
-        match String::from_utf8(bytes) {
-            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
-            Err(e) => {
-                // The lossy text keeps the valid prefix, so the offset is the same in both.
-                let at = e.utf8_error().valid_up_to() as u32;
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let id = sources.add(path.display().to_string(), text);
-                let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
-                let d =
-                    Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
-                        .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
-                report(&[d], sources, format);
-                return Err(EXIT_PROGRAM_ERRORS);
-            }
+    files.iter().map(|path| load_file(path, sources, format)).collect()
+}
+
+/// [`load`] of one file (also `strata fmt`'s reader).
+fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", path.display());
+            return Err(EXIT_USAGE);
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(sources.add(path.display().to_string(), text)),
+        Err(e) => {
+            // The lossy text keeps the valid prefix, so the offset is the same in both.
+            let at = e.utf8_error().valid_up_to() as u32;
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let id = sources.add(path.display().to_string(), text);
+            let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
+            let d = Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
+                .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
+            report(&[d], sources, format);
+            Err(EXIT_PROGRAM_ERRORS)
         }
     }
-    Ok(ids)
 }
 
 /// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).

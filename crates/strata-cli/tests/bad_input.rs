@@ -247,6 +247,13 @@ fn invalid_utf8_is_a_located_error() {
         let out = s.run(&[cmd, f.to_str().unwrap()]);
         expect(&out, 1, &["error[E0005]", "latin1.strata:2:"], cmd);
     }
+    // `fmt` reads files as the other commands do: E0005 with its span, exit 1, not an I/O error.
+    for args in [vec!["fmt"], vec!["fmt", "--check"], vec!["fmt", "--write"]] {
+        let mut args = args.clone();
+        args.push(f.to_str().unwrap());
+        let out = s.run(&args);
+        expect(&out, 1, &["error[E0005]", "latin1.strata:2:"], &args.join(" "));
+    }
     let g = s.file("binary.strata", [0u8, 159, 146, 150, 255, 0, 1, 2]);
     let out = s.run(&["check", g.to_str().unwrap()]);
     expect(&out, 1, &["error[E0005]"], "binary");
