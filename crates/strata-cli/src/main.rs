@@ -272,6 +272,16 @@ fn stop_children_on_signals() {
 
 fn run(cli: Cli) -> u8 {
     ERROR_LIMIT.store(cli.error_limit, std::sync::atomic::Ordering::Relaxed);
+    if let Command::Check { define, .. }
+    | Command::Run { define, .. }
+    | Command::Emit { define, .. }
+    | Command::Build { define, .. }
+    | Command::Bench { define, .. } = &cli.command
+    {
+        if !defines_unique(define) {
+            return EXIT_USAGE;
+        }
+    }
     match cli.command {
         Command::Check { format, phases, define, arch, files } => {
             if phases {
@@ -438,6 +448,20 @@ fn parse_define(s: &str) -> Result<(String, u64), String> {
         }
         _ => format!("`{value}` is not a natural number: constants are natural numbers (0, 1, 2, …)"),
     })
+}
+
+/// A constant may be given by `-D` once: which of two values was meant is not guessed. Reports
+/// the first constant given twice and returns false.
+fn defines_unique(defines: &[(String, u64)]) -> bool {
+    for (i, (name, first)) in defines.iter().enumerate() {
+        if let Some((_, second)) = defines[i + 1..].iter().find(|(n, _)| n == name) {
+            eprintln!(
+                "error: the constant `{name}` is given twice: `-D {name}={first}` and `-D {name}={second}`; give it once"
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// Every `-D` must name a `const` of the program (of one of `modules`): a misspelt name would

@@ -141,6 +141,24 @@ fn a_define_that_names_no_constant_is_a_usage_error_listing_the_constants() {
 }
 
 #[test]
+fn a_constant_defined_twice_is_a_usage_error() {
+    let dir = scratch("twice-defines");
+    let file = write(&dir, "consts.strata", WITH_CONSTS);
+    let build = &["build", "--target", "cuda", "-o", "never-written"][..];
+    for cmd in [&["check"][..], &["run"], &["run", "--device", "sim"], &["emit"], &["bench", "--runs", "1"], build] {
+        for defines in [["-D", "N=2", "-D", "N=18"], ["-D", "N=18", "-D", "N=2"]] {
+            let out = strata().args(cmd).args(["-D", "BLOCKS=5"]).args(defines).arg(&file).output().unwrap();
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd:?} {defines:?}: {stderr}");
+            assert!(stderr.contains("`N` is given twice"), "{cmd:?} {defines:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{cmd:?} {defines:?}: ran anyway");
+        }
+    }
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("../../never-written").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn malformed_defines_are_usage_errors_that_say_what_is_wrong() {
     let dir = scratch("bad-defines");
     let file = write(&dir, "consts.strata", WITH_CONSTS);
