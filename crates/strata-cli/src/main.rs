@@ -295,6 +295,10 @@ fn run(cli: Cli) -> u8 {
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, arch, lib, header, file } => {
+            let outputs = [("-o", output.as_deref()), ("--header", header.as_deref())];
+            if !outputs_distinct(&file, &outputs) {
+                return EXIT_USAGE;
+            }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
@@ -305,6 +309,9 @@ fn run(cli: Cli) -> u8 {
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
+            if !outputs_distinct(&file, &[("-o", Some(&output))]) {
+                return EXIT_USAGE;
+            }
             build_cuda(&file, arch, &define, &output)
         }
         Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
@@ -330,6 +337,45 @@ fn run(cli: Cli) -> u8 {
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
+}
+
+/// The file a path names, for comparing paths: the canonical path when it exists, else the
+/// canonical directory joined with the name (a file about to be written), else the path itself.
+fn resolved(path: &std::path::Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match (dir.canonicalize(), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// No output file (`-o`, `--header`) may be the input file or another output file: writing it
+/// would destroy the source or one of the outputs. Reports the first clash and returns false.
+fn outputs_distinct(input: &std::path::Path, outputs: &[(&str, Option<&std::path::Path>)]) -> bool {
+    let input_file = resolved(input);
+    let given: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|(f, p)| p.map(|p| (*f, p))).collect();
+    for (i, &(flag, path)) in given.iter().enumerate() {
+        let file = resolved(path);
+        if file == input_file {
+            eprintln!(
+                "error: `{flag} {}` is the input file `{}`: writing it would overwrite the source",
+                path.display(),
+                input.display()
+            );
+            return false;
+        }
+        if let Some((other, _)) = given[..i].iter().find(|(_, p)| resolved(p) == file) {
+            eprintln!("error: `{other}` and `{flag}` name the same file `{}`", path.display());
+            return false;
+        }
+    }
+    true
 }
 
 /// The options of the `sim` device are refused on any other device, where they would be ignored
