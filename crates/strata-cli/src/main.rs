@@ -707,6 +707,11 @@ fn emit(
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
 fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    // Found now, not by the linker after nvcc has run (which would read as nvcc rejecting Strata's code).
+    if let Err(e) = writable(output) {
+        eprintln!("error: cannot write `{}`: {e}", output.display());
+        return EXIT_USAGE;
+    }
     let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
@@ -732,6 +737,31 @@ fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)]
             EXIT_USAGE
         }
     }
+}
+
+/// Whether the file `path` can be written: its directory exists and takes a new file (tried with
+/// a probe file, removed at once), and `path` is not a directory nor a file that cannot be opened
+/// for writing. Changes nothing.
+fn writable(path: &std::path::Path) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(format!("`{}` is not a directory", dir.display())),
+        Err(e) => return Err(e.to_string()),
+    }
+    if path.is_dir() {
+        return Err("it is a directory".to_string());
+    }
+    if path.exists() {
+        return std::fs::OpenOptions::new().write(true).open(path).map(drop).map_err(|e| e.to_string());
+    }
+    let probe = dir.join(format!(".strata-write-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// Checks, lowers and runs one program.
