@@ -3,8 +3,8 @@
 //! Without a flag the formatted text of each file goes to stdout. `--write` rewrites the files
 //! that are not formatted (and leaves the others untouched). `--check` changes nothing: it prints
 //! the name of every file that is not formatted. Exit status: 2 if a file cannot be read or
-//! written, else 1 if a file has syntax errors (which are reported; such a file is not formatted)
-//! or, with `--check`, if a file is not formatted, else 0.
+//! written, else 1 if a file is not UTF-8 (E0005) or has syntax errors (which are reported; such
+//! a file is not formatted) or, with `--check`, if a file is not formatted, else 0.
 
 use std::path::{Path, PathBuf};
 use strata_diag::SourceMap;
@@ -40,14 +40,11 @@ pub fn run(check: bool, write: bool, files: &[PathBuf]) -> u8 {
 }
 
 fn format_file(path: &Path, mode: Mode, sources: &mut SourceMap) -> u8 {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("error: cannot read `{}`: {e}", path.display());
-            return EXIT_IO;
-        }
+    // A file that cannot be read is an I/O error, one that is not UTF-8 a program error (E0005).
+    let id = match crate::load_file(path, sources, crate::Format::Human) {
+        Ok(id) => id,
+        Err(code) => return code,
     };
-    let id = sources.add(path.display().to_string(), text);
     let source = sources.source(id);
     let formatted = match strata_syntax::format_source(id, source) {
         Ok(formatted) => formatted,

@@ -272,6 +272,16 @@ fn stop_children_on_signals() {
 
 fn run(cli: Cli) -> u8 {
     ERROR_LIMIT.store(cli.error_limit, std::sync::atomic::Ordering::Relaxed);
+    if let Command::Check { define, .. }
+    | Command::Run { define, .. }
+    | Command::Emit { define, .. }
+    | Command::Build { define, .. }
+    | Command::Bench { define, .. } = &cli.command
+    {
+        if !defines_unique(define) {
+            return EXIT_USAGE;
+        }
+    }
     match cli.command {
         Command::Check { format, phases, define, arch, files } => {
             if phases {
@@ -285,6 +295,10 @@ fn run(cli: Cli) -> u8 {
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, arch, lib, header, file } => {
+            let outputs = [("-o", output.as_deref()), ("--header", header.as_deref())];
+            if !outputs_distinct(&file, &outputs) {
+                return EXIT_USAGE;
+            }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
@@ -295,6 +309,9 @@ fn run(cli: Cli) -> u8 {
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
+            if !outputs_distinct(&file, &[("-o", Some(&output))]) {
+                return EXIT_USAGE;
+            }
             build_cuda(&file, arch, &define, &output)
         }
         Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
@@ -320,6 +337,45 @@ fn run(cli: Cli) -> u8 {
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
+}
+
+/// The file a path names, for comparing paths: the canonical path when it exists, else the
+/// canonical directory joined with the name (a file about to be written), else the path itself.
+fn resolved(path: &std::path::Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match (dir.canonicalize(), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// No output file (`-o`, `--header`) may be the input file or another output file: writing it
+/// would destroy the source or one of the outputs. Reports the first clash and returns false.
+fn outputs_distinct(input: &std::path::Path, outputs: &[(&str, Option<&std::path::Path>)]) -> bool {
+    let input_file = resolved(input);
+    let given: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|(f, p)| p.map(|p| (*f, p))).collect();
+    for (i, &(flag, path)) in given.iter().enumerate() {
+        let file = resolved(path);
+        if file == input_file {
+            eprintln!(
+                "error: `{flag} {}` is the input file `{}`: writing it would overwrite the source",
+                path.display(),
+                input.display()
+            );
+            return false;
+        }
+        if let Some((other, _)) = given[..i].iter().find(|(_, p)| resolved(p) == file) {
+            eprintln!("error: `{other}` and `{flag}` name the same file `{}`", path.display());
+            return false;
+        }
+    }
+    true
 }
 
 /// The options of the `sim` device are refused on any other device, where they would be ignored
@@ -369,32 +425,32 @@ fn explain(code: &str) -> u8 {
 /// Reads every file. On failure reports it and returns the exit status: a file that cannot be
 /// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
 fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
-    let mut ids = Vec::new();
-    for path in files {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", path.display());
-                return Err(EXIT_USAGE);
-            }
-        };
-        match String::from_utf8(bytes) {
-            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
-            Err(e) => {
-                // The lossy text keeps the valid prefix, so the offset is the same in both.
-                let at = e.utf8_error().valid_up_to() as u32;
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let id = sources.add(path.display().to_string(), text);
-                let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
-                let d =
-                    Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
-                        .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
-                report(&[d], sources, format);
-                return Err(EXIT_PROGRAM_ERRORS);
-            }
+    files.iter().map(|path| load_file(path, sources, format)).collect()
+}
+
+/// [`load`] of one file (also `strata fmt`'s reader).
+fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", path.display());
+            return Err(EXIT_USAGE);
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(sources.add(path.display().to_string(), text)),
+        Err(e) => {
+            // The lossy text keeps the valid prefix, so the offset is the same in both.
+            let at = e.utf8_error().valid_up_to() as u32;
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let id = sources.add(path.display().to_string(), text);
+            let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
+            let d = Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
+                .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
+            report(&[d], sources, format);
+            Err(EXIT_PROGRAM_ERRORS)
         }
     }
-    Ok(ids)
 }
 
 /// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).
@@ -438,6 +494,20 @@ fn parse_define(s: &str) -> Result<(String, u64), String> {
         }
         _ => format!("`{value}` is not a natural number: constants are natural numbers (0, 1, 2, …)"),
     })
+}
+
+/// A constant may be given by `-D` once: which of two values was meant is not guessed. Reports
+/// the first constant given twice and returns false.
+fn defines_unique(defines: &[(String, u64)]) -> bool {
+    for (i, (name, first)) in defines.iter().enumerate() {
+        if let Some((_, second)) = defines[i + 1..].iter().find(|(n, _)| n == name) {
+            eprintln!(
+                "error: the constant `{name}` is given twice: `-D {name}={first}` and `-D {name}={second}`; give it once"
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// Every `-D` must name a `const` of the program (of one of `modules`): a misspelt name would
@@ -637,6 +707,11 @@ fn emit(
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
 fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    // Found now, not by the linker after nvcc has run (which would read as nvcc rejecting Strata's code).
+    if let Err(e) = writable(output) {
+        eprintln!("error: cannot write `{}`: {e}", output.display());
+        return EXIT_USAGE;
+    }
     let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
         Ok(x) => x,
         Err(code) => return code,
@@ -662,6 +737,31 @@ fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)]
             EXIT_USAGE
         }
     }
+}
+
+/// Whether the file `path` can be written: its directory exists and takes a new file (tried with
+/// a probe file, removed at once), and `path` is not a directory nor a file that cannot be opened
+/// for writing. Changes nothing.
+fn writable(path: &std::path::Path) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(format!("`{}` is not a directory", dir.display())),
+        Err(e) => return Err(e.to_string()),
+    }
+    if path.is_dir() {
+        return Err("it is a directory".to_string());
+    }
+    if path.exists() {
+        return std::fs::OpenOptions::new().write(true).open(path).map(drop).map_err(|e| e.to_string());
+    }
+    let probe = dir.join(format!(".strata-write-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// Checks, lowers and runs one program.

@@ -247,6 +247,13 @@ fn invalid_utf8_is_a_located_error() {
         let out = s.run(&[cmd, f.to_str().unwrap()]);
         expect(&out, 1, &["error[E0005]", "latin1.strata:2:"], cmd);
     }
+    // `fmt` reads files as the other commands do: E0005 with its span, exit 1, not an I/O error.
+    for args in [vec!["fmt"], vec!["fmt", "--check"], vec!["fmt", "--write"]] {
+        let mut args = args.clone();
+        args.push(f.to_str().unwrap());
+        let out = s.run(&args);
+        expect(&out, 1, &["error[E0005]", "latin1.strata:2:"], &args.join(" "));
+    }
     let g = s.file("binary.strata", [0u8, 159, 146, 150, 255, 0, 1, 2]);
     let out = s.run(&["check", g.to_str().unwrap()]);
     expect(&out, 1, &["error[E0005]"], "binary");
@@ -305,6 +312,46 @@ fn usage_errors_exit_with_2() {
     }
     let out = s.run(&["explain", "E9999"]);
     expect(&out, 2, &["E9999", "not a Strata diagnostic code"], "explain E9999");
+}
+
+#[test]
+fn outputs_never_overwrite_the_input_or_each_other() {
+    let s = Scratch::new("clobber");
+    let src = "fn k(v: &uniq gpu.global [i32; 64]) -[grid: gpu.grid<X<2>, X<32>>]-> () {
+    sched(X) block in grid.blocks {
+        sched(X) thread in block.threads {
+            v.group::<32>[[block]][[thread]] = 1;
+        }
+    }
+}
+";
+    let f = s.file("x.strata", src);
+    let abs = f.to_str().unwrap();
+    for args in [
+        vec!["emit", "--target", "c", "-o", "x.strata", "x.strata"],
+        vec!["emit", "--target", "cuda", "-o", "./x.strata", abs],
+        vec!["emit", "--target", "ir", "-o", abs, "x.strata"],
+        vec!["emit", "--target", "c", "--lib", "-o", "out.c", "--header", "x.strata", "x.strata"],
+        vec!["build", "--target", "cuda", "-o", "x.strata", "x.strata"],
+        vec!["build", "--target", "cuda", "-o", "../bad_input_clobber/x.strata", "x.strata"],
+    ] {
+        let out = s.run(&args);
+        expect(&out, 2, &["input file"], &args.join(" "));
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), src, "`{}` changed the source", args.join(" "));
+        assert!(!s.dir.join("out.c").exists(), "`{}` wrote an output", args.join(" "));
+    }
+    for args in [
+        vec!["emit", "--target", "c", "--lib", "-o", "same.c", "--header", "same.c", "x.strata"],
+        vec!["emit", "--target", "cuda", "--lib", "-o", "same.c", "--header", "./same.c", "x.strata"],
+    ] {
+        let out = s.run(&args);
+        expect(&out, 2, &["name the same file"], &args.join(" "));
+        assert!(!s.dir.join("same.c").exists(), "`{}` wrote an output", args.join(" "));
+    }
+    // Distinct files are still written.
+    let out = s.run(&["emit", "--target", "c", "--lib", "-o", "lib.c", "--header", "lib.h", "x.strata"]);
+    expect(&out, 0, &[], "distinct outputs");
+    assert!(s.dir.join("lib.c").exists() && s.dir.join("lib.h").exists());
 }
 
 /// A program that is fine at its own size, run at sizes that cannot fit or do not exist.

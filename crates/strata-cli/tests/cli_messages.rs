@@ -141,6 +141,24 @@ fn a_define_that_names_no_constant_is_a_usage_error_listing_the_constants() {
 }
 
 #[test]
+fn a_constant_defined_twice_is_a_usage_error() {
+    let dir = scratch("twice-defines");
+    let file = write(&dir, "consts.strata", WITH_CONSTS);
+    let build = &["build", "--target", "cuda", "-o", "never-written"][..];
+    for cmd in [&["check"][..], &["run"], &["run", "--device", "sim"], &["emit"], &["bench", "--runs", "1"], build] {
+        for defines in [["-D", "N=2", "-D", "N=18"], ["-D", "N=18", "-D", "N=2"]] {
+            let out = strata().args(cmd).args(["-D", "BLOCKS=5"]).args(defines).arg(&file).output().unwrap();
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd:?} {defines:?}: {stderr}");
+            assert!(stderr.contains("`N` is given twice"), "{cmd:?} {defines:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{cmd:?} {defines:?}: ran anyway");
+        }
+    }
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("../../never-written").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn malformed_defines_are_usage_errors_that_say_what_is_wrong() {
     let dir = scratch("bad-defines");
     let file = write(&dir, "consts.strata", WITH_CONSTS);
@@ -325,4 +343,59 @@ fn a_missing_nvcc_lists_the_places_looked_at() {
     assert!(stderr.contains("$STRATA_HOME"), "{stderr}");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     assert!(stderr.contains(&root.join(".venv/bin/nvcc").display().to_string()), "{stderr}");
+}
+
+/// A build whose output cannot be written is a usage error found before nvcc runs, and no build
+/// leaves its temporary directory behind, except for a program nvcc rejects, where the error says
+/// where the source is kept.
+#[cfg(unix)]
+#[test]
+fn build_checks_its_output_and_leaves_no_temporary_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("build-output");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    // A stand-in for nvcc: records each compile; fails when `$FAIL` is set, else writes `-o`.
+    let ran = dir.join("nvcc-ran");
+    let nvcc = write(
+        &dir,
+        "nvcc",
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then exit 0; fi\necho x >> '{}'\n\
+             if [ -n \"$FAIL\" ]; then echo 'nvcc: no' >&2; exit 1; fi\n\
+             while [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then echo built > \"$2\"; fi; shift; done\n",
+            ran.display()
+        ),
+    );
+    std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let build = |output: &Path, fail: bool| {
+        let mut c = strata();
+        c.env("NVCC", &nvcc).env("TMPDIR", &tmp).args(["build", "--target", "cuda", "-o"]).arg(output);
+        if fail {
+            c.env("FAIL", "1");
+        }
+        c.arg("examples/array_sum.strata").output().unwrap()
+    };
+    let leftovers = || std::fs::read_dir(&tmp).unwrap().count();
+    for output in [Path::new("/nonexistent-dir/prog"), &dir.join("missing/prog"), &dir] {
+        let out = build(output, false);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {stderr}", output.display());
+        assert!(stderr.contains("cannot write"), "{}: {stderr}", output.display());
+        assert!(!stderr.contains("bug in Strata"), "{}: {stderr}", output.display());
+        assert!(!ran.exists(), "{}: nvcc ran", output.display());
+        assert_eq!(leftovers(), 0, "{}: temporary files left", output.display());
+    }
+    let exe = dir.join("prog");
+    let out = build(&exe, false);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(leftovers(), 0, "a successful build left temporary files");
+    // nvcc rejects the program: the source is kept, and the error says where.
+    let out = build(&exe, true);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let kept: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(kept.len(), 1, "{stderr}");
+    assert!(stderr.contains(&format!("kept in `{}`", kept[0].display())), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

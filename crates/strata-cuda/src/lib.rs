@@ -91,13 +91,37 @@ pub fn find_nvcc() -> Result<PathBuf, Vec<String>> {
     Err(searched)
 }
 
+/// The temporary directory of one build: removed when dropped unless [`TempDir::keep`] was called.
+struct TempDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl TempDir {
+    /// Keeps the directory (for the bug report of a rejected program); returns its path.
+    fn keep(&mut self) -> &Path {
+        self.keep = true;
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
 /// Compiles the CUDA C++ translation unit `cuda` for `arch` (nvcc's `-arch`, e.g. `sm_80`) into
-/// the executable `output`, with every nvcc warning an error.
+/// the executable `output`, with every nvcc warning an error. The temporary directory holding the
+/// source is removed, except when nvcc rejects the program: then the error says where it is kept.
 pub fn build(cuda: &str, arch: &str, output: &Path) -> Result<(), BuildError> {
     let nvcc = find_nvcc().map_err(BuildError::NvccMissing)?;
-    let dir = std::env::temp_dir().join(format!("strata-build-{}", std::process::id()));
-    let src = dir.join("program.cu");
-    std::fs::create_dir_all(&dir)
+    let mut dir =
+        TempDir { path: std::env::temp_dir().join(format!("strata-build-{}", std::process::id())), keep: false };
+    let src = dir.path.join("program.cu");
+    std::fs::create_dir_all(&dir.path)
         .and_then(|()| std::fs::write(&src, cuda))
         .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", src.display())))?;
     let args = ["-O3", "-Werror", "all-warnings", "-arch", arch, "-o"];
@@ -108,16 +132,16 @@ pub fn build(cuda: &str, arch: &str, output: &Path) -> Result<(), BuildError> {
         .output()
         .map_err(|e| BuildError::Io(format!("cannot run `{}`: {e}", nvcc.display())))?;
     if !out.status.success() {
-        // The source stays in `dir` for the bug report.
+        let kept = dir.keep().display().to_string();
         return Err(BuildError::Rejected(format!(
-            "`{} {} {} {}` failed (this is a bug in Strata's CUDA emission unless the arch is wrong):\n{}",
+            "`{} {} {} {}` failed (this is a bug in Strata's CUDA emission unless the arch is wrong):\n{}\n  \
+             = note: the generated source is kept in `{kept}` for the bug report",
             nvcc.display(),
             args.join(" "),
             output.display(),
             src.display(),
-            String::from_utf8_lossy(&out.stderr)
+            String::from_utf8_lossy(&out.stderr).trim_end()
         )));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
