@@ -255,3 +255,12 @@ fn emitted_code_is_standard_c11_and_cuda_without_gnu_extensions() {
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn cuda_shfl_up_and_xor_clamp_a_run_time_offset_as_shfl_down_does() {
+    // An offset of 32 or more keeps every lane's own value (as on `sim`); the hardware reads only
+    // its low five bits, so a run-time offset is clamped to 32 for `shfl_up` and `shfl_xor` too.
+    let cuda = emit("cuda", "tests/corpus/run/shfl_up_xor_large_runtime_offset.strata", &[]);
+    assert!(cuda.contains("__shfl_up_sync(0xffffffffu, x, min((unsigned)(d), 32u))"), "{cuda}");
+    assert!(cuda.contains("__shfl_xor_sync(0xffffffffu, x, min((unsigned)(d), 32u))"), "{cuda}");
+}

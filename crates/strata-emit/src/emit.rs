@@ -1199,8 +1199,14 @@ impl<'p> Emitter<'p> {
                 // A delta of 32 or more keeps every lane's own value, as on `sim`; the hardware
                 // adds the delta in 32 bits, so a run-time delta is clamped (a literal one is not).
                 let a = match (op, args.get(1)) {
-                    (ShuffleOp::Down, Some(Expr::Lit(Lit::Int(d, _)))) if *d < 32 => arg(1)?,
-                    (ShuffleOp::Down, _) => format!("min((unsigned)({}), 32u)", arg(1)?),
+                    // (`shfl_up`/`shfl_xor` by 32 also keep the lane's own value: the hardware reads
+                    // the low five bits, so 32 is a shift or mask of 0.)
+                    (ShuffleOp::Down | ShuffleOp::Up | ShuffleOp::Xor, Some(Expr::Lit(Lit::Int(d, _)))) if *d < 32 => {
+                        arg(1)?
+                    }
+                    (ShuffleOp::Down | ShuffleOp::Up | ShuffleOp::Xor, _) => {
+                        format!("min((unsigned)({}), 32u)", arg(1)?)
+                    }
                     _ => format!("(unsigned)({})", arg(1)?),
                 };
                 // The intrinsics have no `bool` overload: exchange it as an `int`.
