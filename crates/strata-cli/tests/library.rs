@@ -580,3 +580,41 @@ int main(void) {
     assert_eq!(text(&out.stdout), "1 1 1\n0\n0 32 95\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Parameters named like `<errno.h>`'s macros (`errno`, `EINVAL`, …) or like the names the launch
+/// function itself writes (its `stream` parameter, `cudaStream_t`, `cudaError_t`) are renamed: the
+/// libraries compile with cc (and nvcc).
+#[test]
+fn parameters_named_like_errno_macros_or_the_launch_functions_own_names_are_renamed() {
+    let dir = work_dir("param-names");
+    let file = dir.join("names.strata");
+    std::fs::write(
+        &file,
+        "fn k(errno: i32, EINVAL: i32, EDOM: i32, ENOMEM: i32, v: &uniq gpu.global [i32; 64])\n\
+         \x20   -[grid: gpu.grid<X<2>, X<32>>]-> () {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) thread in block.threads {\n\
+         \x20           v.group::<32>[[block]][[thread]] = errno + EINVAL + EDOM + ENOMEM;\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n\
+         fn s<stream: nat>(cudaStream_t: i32, cudaError_t: i32, v: &uniq gpu.global [i32; stream * 32])\n\
+         \x20   -[grid: gpu.grid<X<stream>, X<32>>]-> () {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) thread in block.threads {\n\
+         \x20           v.group::<32>[[block]][[thread]] = cudaStream_t + cudaError_t;\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    compile_as_library(&dir, 0, &file, &cc, nvcc().as_deref());
+    let c = std::fs::read_to_string(dir.join("lib0.c")).unwrap();
+    assert!(c.contains("int k_launch(int32_t errno_1, int32_t EINVAL_1, int32_t EDOM_1, int32_t ENOMEM_1,"), "{c}");
+    let cu = std::fs::read_to_string(dir.join("lib0.cu")).unwrap();
+    assert!(
+        cu.contains("cudaError_t s_launch(uint64_t stream_1, int32_t cudaStream_t_1, int32_t cudaError_t_1,"),
+        "{cu}"
+    );
+}

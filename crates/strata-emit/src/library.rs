@@ -149,6 +149,34 @@ impl Kernel {
         // a numbered suffix), and never hide one of the library's functions.
         let mut scope = crate::names::Names::default();
         names.iter().for_each(|n| scope.reserve(n));
+        // The names the launch function itself writes (besides its `strata_*` locals, which no
+        // Strata name is given): its CUDA stream parameter, and the types, constants and
+        // functions of its body.
+        for n in [
+            "stream",
+            "cudaStream_t",
+            "cudaError_t",
+            "cudaSuccess",
+            "cudaErrorInvalidValue",
+            "cudaErrorInvalidConfiguration",
+            "cudaFuncSetAttribute",
+            "cudaFuncAttributeMaxDynamicSharedMemorySize",
+            "cudaDeviceGetAttribute",
+            "cudaDevAttrMaxSharedMemoryPerBlockOptin",
+            "cudaGetDevice",
+            "cudaGetLastError",
+            "dim3",
+            "size_t",
+            "uint64_t",
+            "unsigned",
+            "UINT32_MAX",
+            "INT_MAX",
+            "SIZE_MAX",
+            "EINVAL",
+            "STRATA_RESTRICT",
+        ] {
+            scope.reserve(n);
+        }
         let mut fresh = |strata: &str| scope.take(strata, false);
         let sizes: Vec<(String, String)> = f.nat_params.iter().map(|n| (n.clone(), fresh(n))).collect();
         let c_of = |e: &IExpr| host_iexpr(e, &sizes);
