@@ -618,3 +618,39 @@ fn parameters_named_like_errno_macros_or_the_launch_functions_own_names_are_rena
         "{cu}"
     );
 }
+
+/// The CUDA launch function computes the dynamic shared memory with overflow checks (two buffers
+/// of 2^63 bytes do not wrap to 0) and refuses a size beyond `int` or the device's opt-in maximum
+/// before launching, never truncating it with `(int)`.
+#[test]
+fn cuda_library_shared_memory_size_is_checked_not_wrapped_or_truncated() {
+    let dir = work_dir("smem-sum");
+    let file = dir.join("smem.strata");
+    std::fs::write(
+        &file,
+        "fn twobufs<m: nat>([grid.blocks.forall(X)] a: &uniq gpu.shared [[f32; m]; 32],\n\
+         \x20                  [grid.blocks.forall(X)] b: &uniq gpu.shared [[f32; m]; 32],\n\
+         \x20                  out: &uniq gpu.global [f32; 32])\n\
+         \x20   -[grid: gpu.grid<X<1>, X<32>>]-> () where m >= 1 {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) t in block.threads {\n\
+         \x20           a[[t]][0] = 1.0;\n\
+         \x20           b[[t]][0] = a[[t]][0];\n\
+         \x20           out.group::<32>[[block]][[t]] = b[[t]][0];\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    compile_as_library(&dir, 0, &file, &cc, nvcc().as_deref());
+    let cu = std::fs::read_to_string(dir.join("lib0.cu")).unwrap();
+    for check in [
+        "if (bytes > SIZE_MAX - one) return SIZE_MAX;",
+        "if (one > SIZE_MAX - 15) return SIZE_MAX;",
+        "if (strata_smem > (size_t)0x7fffffff) return cudaErrorInvalidValue;",
+        "if (strata_smem > (size_t)strata_optin) return cudaErrorInvalidValue;",
+    ] {
+        assert!(cu.contains(check), "missing `{check}`:\n{cu}");
+    }
+}
