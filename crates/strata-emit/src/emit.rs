@@ -1079,6 +1079,14 @@ impl<'p> Emitter<'p> {
                     _ => format!("({x} {} {y})", op.symbol()),
                 }
             }
+            // A float converted to an integer saturates (NaN gives 0), as on `sim`: a plain C cast
+            // of an out-of-range value is undefined behaviour.
+            Expr::Cast(x, s)
+                if matches!(self.expr_ty(cx, x), Ty::Scalar(ScalarTy::F32 | ScalarTy::F64))
+                    && matches!(s, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) =>
+            {
+                format!("strata_f2{}((double)({}))", scalar_suffix(*s), self.expr(cx, x)?)
+            }
             Expr::Cast(x, s) => format!("(({})({}))", scalar_c(*s), self.expr(cx, x)?),
             Expr::Call { func, nats, args, .. } => {
                 let mut a = Vec::new();
