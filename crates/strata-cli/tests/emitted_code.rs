@@ -76,7 +76,7 @@ fn cuda_kernels_keep_their_names_and_read_only_inputs_are_const_restrict() {
 fn clashing_names_are_numbered_and_the_rest_kept() {
     let cuda = emit("cuda", "tests/corpus/run/names_reserved_in_c.strata", &[]);
     for expected in [
-        "__device__ int32_t printf_1(int32_t class_1, int32_t errno)",
+        "__device__ int32_t printf_1(int32_t class_1, int32_t errno_1)",
         "__global__ void min_1(const int32_t* __restrict__ int_1, int32_t* __restrict__ threadIdx_1)",
         "int32_t tid_1 = ",
         "int32_t x_1 = tid_1;",
