@@ -76,7 +76,7 @@ fn cuda_kernels_keep_their_names_and_read_only_inputs_are_const_restrict() {
 fn clashing_names_are_numbered_and_the_rest_kept() {
     let cuda = emit("cuda", "tests/corpus/run/names_reserved_in_c.strata", &[]);
     for expected in [
-        "__device__ int32_t printf_1(int32_t class_1, int32_t errno)",
+        "__device__ int32_t printf_1(int32_t class_1, int32_t errno_1)",
         "__global__ void min_1(const int32_t* __restrict__ int_1, int32_t* __restrict__ threadIdx_1)",
         "int32_t tid_1 = ",
         "int32_t x_1 = tid_1;",
@@ -254,4 +254,48 @@ fn emitted_code_is_standard_c11_and_cuda_without_gnu_extensions() {
     let _ = std::fs::remove_dir_all(&dir);
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn cuda_shfl_up_and_xor_clamp_a_run_time_offset_as_shfl_down_does() {
+    // An offset of 32 or more keeps every lane's own value (as on `sim`); the hardware reads only
+    // its low five bits, so a run-time offset is clamped to 32 for `shfl_up` and `shfl_xor` too.
+    let cuda = emit("cuda", "tests/corpus/run/shfl_up_xor_large_runtime_offset.strata", &[]);
+    assert!(cuda.contains("__shfl_up_sync(0xffffffffu, x, min((unsigned)(d), 32u))"), "{cuda}");
+    assert!(cuda.contains("__shfl_xor_sync(0xffffffffu, x, min((unsigned)(d), 32u))"), "{cuda}");
+}
+
+#[test]
+fn parallel_runs_of_one_program_share_the_cache_without_reading_a_half_written_source() {
+    // Every run writes its C under a name of its own and renames only whole files into place, so
+    // runs of the same program at once (a test suite, `make -j`) all succeed, and a successful
+    // build leaves no source behind for another run's compiler to read while it is rewritten.
+    let dir = work_dir("cache-race");
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let src = dir.join("one.strata");
+    std::fs::write(&src, "fn main() -[t: cpu.thread]-> () {\n    println(7);\n}\n").unwrap();
+    let runs: Vec<_> = (0..6)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_strata"))
+                .env("STRATA_CACHE_DIR", &cache)
+                .arg("run")
+                .arg(&src)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        let out = run.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "7\n");
+    }
+    let left: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c") || n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "left in the cache: {left:?}");
 }

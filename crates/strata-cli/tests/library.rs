@@ -580,3 +580,77 @@ int main(void) {
     assert_eq!(text(&out.stdout), "1 1 1\n0\n0 32 95\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Parameters named like `<errno.h>`'s macros (`errno`, `EINVAL`, …) or like the names the launch
+/// function itself writes (its `stream` parameter, `cudaStream_t`, `cudaError_t`) are renamed: the
+/// libraries compile with cc (and nvcc).
+#[test]
+fn parameters_named_like_errno_macros_or_the_launch_functions_own_names_are_renamed() {
+    let dir = work_dir("param-names");
+    let file = dir.join("names.strata");
+    std::fs::write(
+        &file,
+        "fn k(errno: i32, EINVAL: i32, EDOM: i32, ENOMEM: i32, v: &uniq gpu.global [i32; 64])\n\
+         \x20   -[grid: gpu.grid<X<2>, X<32>>]-> () {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) thread in block.threads {\n\
+         \x20           v.group::<32>[[block]][[thread]] = errno + EINVAL + EDOM + ENOMEM;\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n\
+         fn s<stream: nat>(cudaStream_t: i32, cudaError_t: i32, v: &uniq gpu.global [i32; stream * 32])\n\
+         \x20   -[grid: gpu.grid<X<stream>, X<32>>]-> () {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) thread in block.threads {\n\
+         \x20           v.group::<32>[[block]][[thread]] = cudaStream_t + cudaError_t;\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    compile_as_library(&dir, 0, &file, &cc, nvcc().as_deref());
+    let c = std::fs::read_to_string(dir.join("lib0.c")).unwrap();
+    assert!(c.contains("int k_launch(int32_t errno_1, int32_t EINVAL_1, int32_t EDOM_1, int32_t ENOMEM_1,"), "{c}");
+    let cu = std::fs::read_to_string(dir.join("lib0.cu")).unwrap();
+    assert!(
+        cu.contains("cudaError_t s_launch(uint64_t stream_1, int32_t cudaStream_t_1, int32_t cudaError_t_1,"),
+        "{cu}"
+    );
+}
+
+/// The CUDA launch function computes the dynamic shared memory with overflow checks (two buffers
+/// of 2^63 bytes do not wrap to 0) and refuses a size beyond `int` or the device's opt-in maximum
+/// before launching, never truncating it with `(int)`.
+#[test]
+fn cuda_library_shared_memory_size_is_checked_not_wrapped_or_truncated() {
+    let dir = work_dir("smem-sum");
+    let file = dir.join("smem.strata");
+    std::fs::write(
+        &file,
+        "fn twobufs<m: nat>([grid.blocks.forall(X)] a: &uniq gpu.shared [[f32; m]; 32],\n\
+         \x20                  [grid.blocks.forall(X)] b: &uniq gpu.shared [[f32; m]; 32],\n\
+         \x20                  out: &uniq gpu.global [f32; 32])\n\
+         \x20   -[grid: gpu.grid<X<1>, X<32>>]-> () where m >= 1 {\n\
+         \x20   sched(X) block in grid.blocks {\n\
+         \x20       sched(X) t in block.threads {\n\
+         \x20           a[[t]][0] = 1.0;\n\
+         \x20           b[[t]][0] = a[[t]][0];\n\
+         \x20           out.group::<32>[[block]][[t]] = b[[t]][0];\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    compile_as_library(&dir, 0, &file, &cc, nvcc().as_deref());
+    let cu = std::fs::read_to_string(dir.join("lib0.cu")).unwrap();
+    for check in [
+        "if (bytes > SIZE_MAX - one) return SIZE_MAX;",
+        "if (one > SIZE_MAX - 15) return SIZE_MAX;",
+        "if (strata_smem > (size_t)0x7fffffff) return cudaErrorInvalidValue;",
+        "if (strata_smem > (size_t)strata_optin) return cudaErrorInvalidValue;",
+    ] {
+        assert!(cu.contains(check), "missing `{check}`:\n{cu}");
+    }
+}

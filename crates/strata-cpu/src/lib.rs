@@ -57,9 +57,14 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     std::fs::create_dir_all(cache).map_err(|e| {
         error(format!("cannot create the cache directory `{}`: {e}", cache.display()), "set STRATA_CACHE_DIR")
     })?;
-    let src = cache.join(format!("prog-{key}.c"));
+    // Another `strata` may be building the same program in the same cache at the same time: the
+    // source and the executable are written under names of this process (and call) only, so no
+    // compiler ever reads a half-written file, and the executable is renamed into place whole.
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let src = cache.join(format!("prog-{key}.{unique}.c"));
     std::fs::write(&src, c).map_err(|e| error(format!("cannot write `{}`: {e}", src.display()), ""))?;
-    let tmp = cache.join(format!("prog-{key}.tmp{}", std::process::id()));
+    let tmp = cache.join(format!("prog-{key}.tmp{unique}"));
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
         cmd.args(base).args(&extra);
@@ -87,6 +92,10 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
         }
     };
     if !out.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        // The source stays for the bug report, under the program's own name (renamed whole).
+        let kept = cache.join(format!("prog-{key}.c"));
+        let src = if std::fs::rename(&src, &kept).is_ok() { kept } else { src };
         let stderr = String::from_utf8_lossy(&out.stderr);
         let first: String = stderr.lines().take(20).collect::<Vec<_>>().join("\n");
         return Err(Box::new(
@@ -99,6 +108,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
             .with_note(format!("`{cc} {} -fopenmp -o … {}`:\n{first}", base.join(" "), src.display())),
         ));
     }
+    let _ = std::fs::remove_file(&src);
     std::fs::rename(&tmp, &exe).map_err(|e| error(format!("cannot store the compiled program: {e}"), ""))?;
     Ok(exe)
 }

@@ -1079,6 +1079,14 @@ impl<'p> Emitter<'p> {
                     _ => format!("({x} {} {y})", op.symbol()),
                 }
             }
+            // A float converted to an integer saturates (NaN gives 0), as on `sim`: a plain C cast
+            // of an out-of-range value is undefined behaviour.
+            Expr::Cast(x, s)
+                if matches!(self.expr_ty(cx, x), Ty::Scalar(ScalarTy::F32 | ScalarTy::F64))
+                    && matches!(s, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) =>
+            {
+                format!("strata_f2{}((double)({}))", scalar_suffix(*s), self.expr(cx, x)?)
+            }
             Expr::Cast(x, s) => format!("(({})({}))", scalar_c(*s), self.expr(cx, x)?),
             Expr::Call { func, nats, args, .. } => {
                 let mut a = Vec::new();
@@ -1199,8 +1207,14 @@ impl<'p> Emitter<'p> {
                 // A delta of 32 or more keeps every lane's own value, as on `sim`; the hardware
                 // adds the delta in 32 bits, so a run-time delta is clamped (a literal one is not).
                 let a = match (op, args.get(1)) {
-                    (ShuffleOp::Down, Some(Expr::Lit(Lit::Int(d, _)))) if *d < 32 => arg(1)?,
-                    (ShuffleOp::Down, _) => format!("min((unsigned)({}), 32u)", arg(1)?),
+                    // (`shfl_up`/`shfl_xor` by 32 also keep the lane's own value: the hardware reads
+                    // the low five bits, so 32 is a shift or mask of 0.)
+                    (ShuffleOp::Down | ShuffleOp::Up | ShuffleOp::Xor, Some(Expr::Lit(Lit::Int(d, _)))) if *d < 32 => {
+                        arg(1)?
+                    }
+                    (ShuffleOp::Down | ShuffleOp::Up | ShuffleOp::Xor, _) => {
+                        format!("min((unsigned)({}), 32u)", arg(1)?)
+                    }
                     _ => format!("(unsigned)({})", arg(1)?),
                 };
                 // The intrinsics have no `bool` overload: exchange it as an `int`.

@@ -149,6 +149,34 @@ impl Kernel {
         // a numbered suffix), and never hide one of the library's functions.
         let mut scope = crate::names::Names::default();
         names.iter().for_each(|n| scope.reserve(n));
+        // The names the launch function itself writes (besides its `strata_*` locals, which no
+        // Strata name is given): its CUDA stream parameter, and the types, constants and
+        // functions of its body.
+        for n in [
+            "stream",
+            "cudaStream_t",
+            "cudaError_t",
+            "cudaSuccess",
+            "cudaErrorInvalidValue",
+            "cudaErrorInvalidConfiguration",
+            "cudaFuncSetAttribute",
+            "cudaFuncAttributeMaxDynamicSharedMemorySize",
+            "cudaDeviceGetAttribute",
+            "cudaDevAttrMaxSharedMemoryPerBlockOptin",
+            "cudaGetDevice",
+            "cudaGetLastError",
+            "dim3",
+            "size_t",
+            "uint64_t",
+            "unsigned",
+            "UINT32_MAX",
+            "INT_MAX",
+            "SIZE_MAX",
+            "EINVAL",
+            "STRATA_RESTRICT",
+        ] {
+            scope.reserve(n);
+        }
         let mut fresh = |strata: &str| scope.take(strata, false);
         let sizes: Vec<(String, String)> = f.nat_params.iter().map(|n| (n.clone(), fresh(n))).collect();
         let c_of = |e: &IExpr| host_iexpr(e, &sizes);
@@ -303,12 +331,26 @@ impl Kernel {
                 let tests: Vec<String> = variable.iter().map(|n| format!("{n} > UINT32_MAX")).collect();
                 writeln!(out, "    if ({}) return cudaErrorInvalidConfiguration;", tests.join(" || ")).ok();
             }
+            // The size is computed with overflow checks (SIZE_MAX where it does not fit), and
+            // refused before any launch where it exceeds what `int` (the attribute's type) or the
+            // device's opt-in maximum can hold: never truncated.
             writeln!(out, "    size_t strata_smem = {};", self.smem_call).ok();
+            writeln!(out, "    if (strata_smem > (size_t)0x7fffffff) return cudaErrorInvalidValue;").ok();
             // Above 48 KiB a kernel must opt in to dynamic shared memory.
             writeln!(out, "    if (strata_smem > 48 * 1024) {{").ok();
+            writeln!(out, "        int strata_dev = 0, strata_optin = 0;").ok();
+            writeln!(out, "        cudaError_t strata_e = cudaGetDevice(&strata_dev);").ok();
+            writeln!(out, "        if (strata_e != cudaSuccess) return strata_e;").ok();
             writeln!(
                 out,
-                "        cudaError_t strata_e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)strata_smem);",
+                "        strata_e = cudaDeviceGetAttribute(&strata_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, strata_dev);"
+            )
+            .ok();
+            writeln!(out, "        if (strata_e != cudaSuccess) return strata_e;").ok();
+            writeln!(out, "        if (strata_smem > (size_t)strata_optin) return cudaErrorInvalidValue;").ok();
+            writeln!(
+                out,
+                "        strata_e = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)strata_smem);",
                 self.c_name
             )
             .ok();

@@ -6,7 +6,8 @@
 //! suffix `_1`, `_2`, … (the same program always gets the same names, in C and in CUDA):
 //!
 //! * C and C++ keywords (`int`, `class`, `and`, …) and macros of the included headers (`linux`,
-//!   `stdout`, `NAN`, …);
+//!   `stdout`, `NAN`, …), and `errno` and every name of the form `E[A-Z0-9]+` (`EINVAL`, `EDOM`,
+//!   …), which C reserves for `<errno.h>` (the C kernel library includes it);
 //! * for functions, every name the included C and CUDA headers declare at global scope (`exp`,
 //!   `min`, `printf`, `threadIdx`, …), and `main` (the C entry point, which calls the Strata
 //!   `main` under the name `strata_main`);
@@ -204,6 +205,14 @@ fn bad_shape(name: &str) -> bool {
         || ((name.starts_with("strata_") || name.starts_with("STRATA_")) && !numbered(name))
 }
 
+/// `errno` and the names C reserves for the macros of `<errno.h>`: `E`, then capitals and digits.
+fn errno_name(name: &str) -> bool {
+    name == "errno"
+        || (name.len() > 1
+            && name.starts_with('E')
+            && name[1..].bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+}
+
 /// Whether `name` may not be used as it is for a function (`global`) or a local.
 fn is_reserved(name: &str, global: bool) -> bool {
     let r = reserved();
@@ -211,6 +220,7 @@ fn is_reserved(name: &str, global: bool) -> bool {
         || r.keywords.contains(name)
         || r.macros.contains(name)
         || r.body.contains(name)
+        || errno_name(name)
         || (global && (name == "main" || r.globals.contains(name)))
 }
 

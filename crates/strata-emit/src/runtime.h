@@ -123,6 +123,23 @@ STRATA_INLINE STRATA_HD uint64_t strata_index(uint64_t i, uint64_t bound, strata
     return i;
 }
 
+/* Float -> integer casts with one meaning on every device, that of Rust's `as` (and of `sim`):
+   truncation toward zero, NaN gives 0, a value beyond the type's range its minimum or maximum.
+   (A plain C cast of such a value is undefined behaviour.) An `f32` converts to `double`
+   exactly. */
+STRATA_INLINE STRATA_HD int32_t strata_f2i32(double x) {
+    return x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX : (int32_t)x;
+}
+STRATA_INLINE STRATA_HD int64_t strata_f2i64(double x) {
+    return x != x ? 0 : x <= -9223372036854775808.0 ? INT64_MIN : x >= 9223372036854775808.0 ? INT64_MAX : (int64_t)x;
+}
+STRATA_INLINE STRATA_HD uint32_t strata_f2u32(double x) {
+    return x != x || x <= 0.0 ? 0 : x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_f2u64(double x) {
+    return x != x || x <= 0.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+}
+
 /* A run-time value used as an index. */
 STRATA_INLINE STRATA_HD uint64_t strata_idx(int64_t i, strata_pos at) {
     if (i < 0) strata_fail_any(903, at, "a negative index");

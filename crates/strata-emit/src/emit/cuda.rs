@@ -55,9 +55,16 @@ impl Emitter<'_> {
         for n in &f.nat_params {
             writeln!(self.out, "    (void){};", nat_name(&cx.names, n)).ok();
         }
-        writeln!(self.out, "    size_t bytes = 0;").ok();
+        // Every product, rounding and sum is checked: a size that does not fit `size_t` gives
+        // SIZE_MAX, which no launch accepts (never a wrapped, smaller size).
+        writeln!(self.out, "    size_t bytes = 0, one;").ok();
         for (_, t, len) in &bufs {
-            writeln!(self.out, "    bytes += ((size_t)({len}) * sizeof({t}) + 15) & ~(size_t)15;").ok();
+            writeln!(self.out, "    if ((uint64_t)({len}) > (uint64_t)(SIZE_MAX / sizeof({t}))) return SIZE_MAX;").ok();
+            writeln!(self.out, "    one = (size_t)({len}) * sizeof({t});").ok();
+            writeln!(self.out, "    if (one > SIZE_MAX - 15) return SIZE_MAX;").ok();
+            writeln!(self.out, "    one = (one + 15) & ~(size_t)15;").ok();
+            writeln!(self.out, "    if (bytes > SIZE_MAX - one) return SIZE_MAX;").ok();
+            writeln!(self.out, "    bytes += one;").ok();
         }
         writeln!(self.out, "    return bytes;\n}}").ok();
         Ok(())
