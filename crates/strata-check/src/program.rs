@@ -473,6 +473,12 @@ pub fn ill_formed_index(e: &IllFormed, span: Span) -> Diagnostic {
 /// nothing).
 pub fn where_facts(clauses: &[(Nat, CmpOp, Nat, Span)]) -> Facts {
     let mut facts = Facts::new();
+    add_clauses(&mut facts, clauses);
+    facts
+}
+
+/// Adds comparisons of sizes (a `where` clause, or a condition known to hold) to `facts`.
+pub fn add_clauses(facts: &mut Facts, clauses: &[(Nat, CmpOp, Nat, Span)]) {
     for (a, op, b, _) in clauses {
         let _ = match op {
             CmpOp::Eq => facts.add_eq(a, b),
@@ -488,7 +494,6 @@ pub fn where_facts(clauses: &[(Nat, CmpOp, Nat, Span)]) -> Facts {
             }
         }
     }
-    facts
 }
 
 /// Parses the prelude; it is part of the compiler, so an error in it is a bug caught by tests.

@@ -305,12 +305,24 @@ impl FnCx<'_> {
                 },
             };
             if truth != Truth::Proven && generics_ok {
-                self.error(
+                let mut d = Diagnostic::error(
                     codes::SIZE_NOT_PROVEN,
-                    span,
                     format!("cannot prove `{a} {} {b}` required by `{path}`", op.symbol()),
+                    span,
                     "the `where` clause of the callee is not satisfied here",
                 );
+                // A fact that is not false here can be established by checking it first, where it
+                // can be written as a value (`^` is exclusive or there, not a power).
+                let as_value = format!("{a}{b}")
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ' ' | '+' | '-' | '*' | '/' | '%'));
+                if truth == Truth::Unknown && as_value && !(a.vars().is_empty() && b.vars().is_empty()) {
+                    d = d.with_note(format!(
+                        "help: check it before the call (`if {a} {} {b} {{ … }}`), or require it with a `where` clause of the enclosing function",
+                        op.symbol()
+                    ));
+                }
+                self.report(d);
             }
         }
         if WARP_COLLECTIVES.contains(&name) {

@@ -21,6 +21,7 @@ use uniformity::Uni;
 
 mod accesses;
 mod calls;
+mod conditions;
 mod host;
 mod limits;
 mod places;
@@ -1406,7 +1407,9 @@ impl<'p> FnCx<'p> {
         }
         let before = self.accesses.clone();
         let moved_before: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
+        let outer = self.assume_condition(c, true);
         let t = self.block(then, expected);
+        self.restore_facts(outer);
         let mut loans = std::mem::take(&mut self.val_loans);
         let after_then = std::mem::replace(&mut self.accesses, before);
         // Each branch starts from the moves made before the `if`; after it, a value moved on
@@ -1417,7 +1420,9 @@ impl<'p> FnCx<'p> {
         }
         let result = match els {
             Some(e) => {
+                let outer = self.assume_condition(c, false);
                 let et = self.expr(e, Some(&t));
+                self.restore_facts(outer);
                 // The value is either branch's: it may hold the loans of both.
                 union_loans(&mut loans, self.val_loans.drain(..));
                 if !self.compatible(&t, &et) {

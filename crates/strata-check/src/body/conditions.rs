@@ -1,0 +1,100 @@
+//! Facts from conditions: `if n % 256 == 0 && n >= 1024 { … }` lets the branch where the
+//! condition holds use those facts about sizes, exactly as a `where` clause would, so that a
+//! program establishes what a view or a launch needs with an ordinary check.
+//!
+//! Only comparisons between size expressions count (size parameters, `const` items, loop
+//! counters, natural literals, `+ - * / %`); a conjunction gives each of its comparisons to the
+//! `then` branch, and a single comparison gives its negation to the `else` branch. Anything else
+//! in a condition (a run-time value, `||`, `!`) adds nothing — never a wrong fact.
+
+use super::*;
+use crate::program::add_clauses;
+use ast::CmpOp;
+
+impl FnCx<'_> {
+    /// The size that the value expression `e` computes, if it is made of sizes only.
+    fn size_of_expr(&self, e: &ast::Expr) -> Option<Nat> {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(v, None)) => u64::try_from(*v).ok().map(Nat::lit),
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(id) => self.vars[id].nat.clone(),
+                None => self.prog.consts.get(&segs[0].name).map(|v| Nat::lit(*v)),
+            },
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.size_of_expr(a)?, self.size_of_expr(b)?);
+                match op {
+                    BinOp::Add => a.add(&b).ok(),
+                    BinOp::Sub => a.sub(&b).ok(),
+                    BinOp::Mul => a.mul(&b).ok(),
+                    BinOp::Div => a.div(&b).ok(),
+                    BinOp::Rem => a.rem(&b).ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `a op b` if `e` compares two sizes.
+    fn size_comparison(&self, e: &ast::Expr) -> Option<(Nat, CmpOp, Nat)> {
+        let ExprKind::Binary(op, a, b) = &e.kind else { return None };
+        let op = match op {
+            BinOp::Eq => CmpOp::Eq,
+            BinOp::Ne => CmpOp::Ne,
+            BinOp::Lt => CmpOp::Lt,
+            BinOp::Le => CmpOp::Le,
+            BinOp::Gt => CmpOp::Gt,
+            BinOp::Ge => CmpOp::Ge,
+            _ => return None,
+        };
+        Some((self.size_of_expr(a)?, op, self.size_of_expr(b)?))
+    }
+
+    /// What holds about sizes where `cond` is true.
+    fn facts_where_true(&self, cond: &ast::Expr, out: &mut Vec<(Nat, CmpOp, Nat, Span)>) {
+        match &cond.kind {
+            ExprKind::Binary(BinOp::And, a, b) => {
+                self.facts_where_true(a, out);
+                self.facts_where_true(b, out);
+            }
+            _ => {
+                if let Some((a, op, b)) = self.size_comparison(cond) {
+                    out.push((a, op, b, cond.span));
+                }
+            }
+        }
+    }
+
+    /// What holds about sizes where `cond` is false: the negation of a single comparison.
+    fn facts_where_false(&self, cond: &ast::Expr) -> Vec<(Nat, CmpOp, Nat, Span)> {
+        let Some((a, op, b)) = self.size_comparison(cond) else { return Vec::new() };
+        let negated = match op {
+            CmpOp::Eq => return Vec::new(),
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        };
+        vec![(a, negated, b, cond.span)]
+    }
+
+    /// Adds the facts `cond` gives to the branch where it is `holds`; returns the facts before,
+    /// for [`Self::restore_facts`].
+    pub(super) fn assume_condition(&mut self, cond: &ast::Expr, holds: bool) -> Facts {
+        let saved = self.facts.clone();
+        let clauses = if holds {
+            let mut out = Vec::new();
+            self.facts_where_true(cond, &mut out);
+            out
+        } else {
+            self.facts_where_false(cond)
+        };
+        add_clauses(&mut self.facts, &clauses);
+        saved
+    }
+
+    pub(super) fn restore_facts(&mut self, saved: Facts) {
+        self.facts = saved;
+    }
+}
