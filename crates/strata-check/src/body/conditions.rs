@@ -2,8 +2,9 @@
 //! condition holds use those facts about sizes, exactly as a `where` clause would, so that a
 //! program establishes what a view or a launch needs with an ordinary check.
 //!
-//! Only comparisons between size expressions count (size parameters, `const` items, loop
-//! counters, natural literals, `+ - * / %`); a conjunction gives each of its comparisons to the
+//! Only comparisons between size expressions whose run-time value is exact count (size
+//! parameters, `const` items, loop counters, natural literals, `/` and `%` by a non-zero literal;
+//! see [`FnCx::size_of_expr`]); a conjunction gives each of its comparisons to the
 //! `then` branch, and a single comparison gives its negation to the `else` branch. Anything else
 //! in a condition (a run-time value, `||`, `!`) adds nothing — never a wrong fact.
 
@@ -12,7 +13,11 @@ use crate::program::add_clauses;
 use ast::CmpOp;
 
 impl FnCx<'_> {
-    /// The size that the value expression `e` computes, if it is made of sizes only.
+    /// The size that the value expression `e` computes, if it is made of sizes only and its
+    /// run-time value is exactly that size. Only forms that cannot wrap or fail at run time
+    /// count: a size parameter, `const` item or `for` counter, a natural literal, and `/` or `%`
+    /// by a non-zero literal. A sum, difference or product could wrap around 2^64 at run time
+    /// (a size may be that large) and then the condition would hold where the fact does not.
     fn size_of_expr(&self, e: &ast::Expr) -> Option<Nat> {
         match &e.kind {
             ExprKind::Lit(ast::Lit::Int(v, None)) => u64::try_from(*v).ok().map(Nat::lit),
@@ -20,15 +25,13 @@ impl FnCx<'_> {
                 Some(id) => self.vars[id].nat.clone(),
                 None => self.prog.consts.get(&segs[0].name).map(|v| Nat::lit(*v)),
             },
-            ExprKind::Binary(op, a, b) => {
-                let (a, b) = (self.size_of_expr(a)?, self.size_of_expr(b)?);
+            ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) => {
+                let ExprKind::Lit(ast::Lit::Int(k, None)) = b.kind else { return None };
+                let k = u64::try_from(k).ok().filter(|k| *k >= 1)?;
+                let a = self.size_of_expr(a)?;
                 match op {
-                    BinOp::Add => a.add(&b).ok(),
-                    BinOp::Sub => a.sub(&b).ok(),
-                    BinOp::Mul => a.mul(&b).ok(),
-                    BinOp::Div => a.div(&b).ok(),
-                    BinOp::Rem => a.rem(&b).ok(),
-                    _ => None,
+                    BinOp::Div => a.div(&Nat::lit(k)).ok(),
+                    _ => a.rem(&Nat::lit(k)).ok(),
                 }
             }
             _ => None,
