@@ -223,7 +223,7 @@ pub fn check_shape(
             d = d.with_note(format!("in scope: {context}"));
         }
         d.with_note(format!(
-            "help: use sizes that provably respect it: a loop range for which it holds, or a `where` clause of the enclosing function (`where {goal}`)"
+            "help: use sizes that provably respect it: check it before the launch (`if …`, see facts from conditions), a loop range for which it holds, or a `where` clause of the enclosing function (`where {goal}`)"
         ))
     };
     // Zero-sized dimensions: nothing to launch.
