@@ -705,7 +705,17 @@ impl<'p> Emitter<'p> {
     /// or a copy of another array.
     fn assign_array(&mut self, cx: &Cx, target: &str, ty: &Ty, e: &Expr, ind: usize) -> Result<(), E> {
         let pad = "    ".repeat(ind);
+        // An empty array value fills nothing: no code (nvcc warns about an unused counter).
+        fn empty(e: &Expr) -> bool {
+            match e {
+                Expr::ArrayRepeat(_, IExpr::Const(0)) => true,
+                Expr::ArrayRepeat(x, _) => empty(x),
+                Expr::ArrayList(xs) => xs.iter().all(empty),
+                _ => false,
+            }
+        }
         match e {
+            Expr::ArrayRepeat(..) | Expr::ArrayList(_) if empty(e) => {}
             Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
                 writeln!(self.out, "{pad}{{").ok();
                 writeln!(self.out, "{pad}    uint64_t fill_ = 0;").ok();
@@ -725,6 +735,9 @@ impl<'p> Emitter<'p> {
     fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match e {
+            // An empty array has nothing to fill (and `i < 0` on an unsigned counter is a
+            // warning, an error under nvcc's -Werror).
+            Expr::ArrayRepeat(_, IExpr::Const(0)) => {}
             Expr::ArrayRepeat(x, n) => {
                 let n = self.iexpr(cx, n)?;
                 let r = format!("rep{}_", self.labels);
