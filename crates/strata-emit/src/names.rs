@@ -245,14 +245,16 @@ impl Names {
         if base.is_empty() || base.as_bytes()[0].is_ascii_digit() {
             base.insert(0, 'v');
         }
-        for k in 1.. {
+        // Finitely many names are taken, so some suffix is free.
+        let mut k: u64 = 1;
+        loop {
             let candidate = format!("{base}_{k}");
             if !is_reserved(&candidate, global) && !self.taken.contains(&candidate) {
                 self.taken.insert(candidate.clone());
                 return candidate;
             }
+            k += 1;
         }
-        unreachable!("finitely many names are taken")
     }
 
     /// Marks an emitter-made name as taken, so that no Strata name is given it.

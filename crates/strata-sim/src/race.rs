@@ -252,16 +252,15 @@ impl Races {
                 pages.entry(buf).or_insert(p)
             }
         };
-        let page = &mut pages[off / PAGE];
-        if page.is_none() {
-            let cells = mem::try_vec(PAGE as u64, Cell::default())?;
-            *charged += mem::bytes_of(&cells);
-            *page = Some(cells.into_boxed_slice());
-        }
-        let cell = match page {
-            Some(p) => &mut p[off % PAGE],
-            None => unreachable!("the page was just allocated"),
+        let page = match &mut pages[off / PAGE] {
+            Some(p) => p,
+            empty => {
+                let cells = mem::try_vec(PAGE as u64, Cell::default())?;
+                *charged += mem::bytes_of(&cells);
+                empty.insert(cells.into_boxed_slice())
+            }
         };
+        let cell = &mut page[off % PAGE];
         let found = |e: Ent, write: bool| {
             now.concurrent(&e).then(|| Conflict {
                 block: stamp_block[e.stamp as usize],

@@ -518,7 +518,7 @@ impl Printer<'_> {
 
     fn if_expr(&mut self, e: &Expr, inline: bool) -> Doc {
         let ExprKind::If { cond, then, els } = &e.kind else {
-            unreachable!("if_expr() on a non-`if` expression");
+            return self.expr(e, LEVEL_ASSIGN, true);
         };
         let (c, id) = self.cond(cond);
         let then = match single_expr(then) {
@@ -634,7 +634,8 @@ impl Printer<'_> {
     /// A run of binary operations of one precedence level, `a + b - c`, as one group.
     fn binary(&mut self, e: &Expr, open_ok: bool) -> (Doc, GroupId) {
         let ExprKind::Binary(op, l, r) = &e.kind else {
-            unreachable!("binary() on a non-binary expression");
+            let id = self.new_group();
+            return (Doc::group_id(id, self.expr(e, LEVEL_ASSIGN, open_ok)), id);
         };
         let prec = op.precedence();
         let mut rights = vec![(*op, &**r)];
@@ -664,21 +665,15 @@ impl Printer<'_> {
     fn postfix_chain(&mut self, e: &Expr) -> Doc {
         let mut ops = Vec::new();
         let mut cur = e;
+        // Every postfix operand continues the chain (it never needs parentheses); the first
+        // other expression is its base.
         let base = loop {
             match &cur.kind {
                 ExprKind::Field(x, _) | ExprKind::Index(x, _) | ExprKind::Select(x, _) | ExprKind::View(x, _) => {
                     ops.push(cur);
-                    // A postfix operand never needs parentheses: the chain goes on.
-                    if matches!(
-                        x.kind,
-                        ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::Select(..) | ExprKind::View(..)
-                    ) {
-                        cur = x;
-                    } else {
-                        break &**x;
-                    }
+                    cur = x;
                 }
-                _ => unreachable!("postfix_chain() on a non-postfix expression"),
+                _ => break cur,
             }
         };
         let innermost = ops.last().copied().unwrap_or(e);
@@ -703,7 +698,8 @@ impl Printer<'_> {
                     (false, concat(vec![open, self.expr(i, LEVEL_ASSIGN, true), text("]")]))
                 }
                 ExprKind::Select(_, ex) => (false, text(format!("[[{}]]", exec_expr(ex)))),
-                _ => unreachable!(),
+                // `ops` holds only the postfix operations collected above.
+                _ => continue,
             };
             if dot {
                 steps.push(vec![part]);
