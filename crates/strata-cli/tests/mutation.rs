@@ -13,6 +13,7 @@
 //! | `index + 1` | a static index `[i]` becomes `[i + 1]` |
 //! | `widen take_left` | `take_left::<n>` becomes `take_left::<n + 1>` |
 //! | `swap take_left/right` | `take_left` becomes `take_right` or the other way round |
+//! | `weaken condition` | in an `if` condition, a conjunct of `&&` is dropped or a comparison is negated (`>=` becomes `<`, …), so that facts from conditions would be wrong |
 //!
 //! Most mutants are rejected. Every mutant the checker still accepts is lowered and, if it has a
 //! `main`, run on `sim` with the deterministic schedule and [`RANDOM_SEEDS`] random ones. A data
@@ -46,7 +47,7 @@ const PER_KIND: usize = 5;
 /// Run errors that an accepted program must never have.
 const PROMISED: [&str; 5] = ["E0901", "E0902", "E0903", "E0905", "E0906"];
 
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "delete sync",
     "drop selection",
     "swap selection",
@@ -56,6 +57,7 @@ const KINDS: [&str; 9] = [
     "index + 1",
     "widen take_left",
     "swap take_left/right",
+    "weaken condition",
 ];
 
 // ------------------------------------------------------------------------------------------------
@@ -263,6 +265,43 @@ fn mutants(text: &str) -> Vec<Mutant> {
     }
     for i in occurrences(text, "take_right::<") {
         push("swap take_left/right", replace(text, i, i + "take_right".len(), "take_left"));
+    }
+    // `if` conditions, which may give their branches facts about sizes.
+    for (start, code) in code_lines(text) {
+        let Some(at) = code.find("if ") else { continue };
+        if !(at == 0 || code[..at].ends_with(' ')) {
+            continue;
+        }
+        let Some(brace) = code.rfind(" {") else { continue };
+        let (from, to) = (start + at + 3, start + brace);
+        if from >= to {
+            continue;
+        }
+        let cond = &text[from..to];
+        let conjuncts: Vec<&str> = cond.split(" && ").collect();
+        if conjuncts.len() > 1 {
+            for k in 0..conjuncts.len() {
+                let kept: Vec<&str> = conjuncts.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, c)| *c).collect();
+                push("weaken condition", replace(text, from, to, &kept.join(" && ")));
+            }
+        }
+        for (k, c) in conjuncts.iter().enumerate() {
+            let negated = [
+                (" >= ", " < "),
+                (" <= ", " > "),
+                (" == ", " != "),
+                (" != ", " == "),
+                (" < ", " >= "),
+                (" > ", " <= "),
+            ]
+            .iter()
+            .find_map(|(op, neg)| c.find(op).map(|i| format!("{}{neg}{}", &c[..i], &c[i + op.len()..])));
+            if let Some(n) = negated {
+                let mut parts: Vec<String> = conjuncts.iter().map(|x| x.to_string()).collect();
+                parts[k] = n;
+                push("weaken condition", replace(text, from, to, &parts.join(" && ")));
+            }
+        }
     }
     // A `&uniq` parameter of a GPU function copied into every thread of a `sched` and written.
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -613,10 +652,12 @@ fn mutations_apply() {
             v.group::<32>[[block]].take_left::<32>[[t]] = v[0];
         }
         sync(block);
-        split(X) block.threads at 16 {
-            lo => {
-            },
-            hi => { }
+        if 64 % 32 == 0 && 64 >= 32 {
+            split(X) block.threads at 16 {
+                lo => {
+                },
+                hi => { }
+            }
         }
     }
 }
@@ -629,6 +670,8 @@ fn mutations_apply() {
     assert!(ms.iter().any(|m| m.kind == "delete sync" && !m.text.contains("sync(block);")));
     assert!(ms.iter().any(|m| m.kind == "index + 1" && m.text.contains("v[0 + 1]")));
     assert!(ms.iter().any(|m| m.kind == "widen take_left" && m.text.contains("take_left::<(32) + 1>")));
+    assert!(ms.iter().any(|m| m.kind == "weaken condition" && m.text.contains("if 64 >= 32 {")));
+    assert!(ms.iter().any(|m| m.kind == "weaken condition" && m.text.contains("if 64 % 32 == 0 && 64 < 32 {")));
     assert!(ms.iter().any(|m| m.kind == "selection to [0]" && m.text.contains("[[block]].take_left::<32>[0]")));
     assert!(ms.iter().any(|m| m.kind == "copy param into thread" && m.text.contains("let c_mut = v;")));
     // Types are not indices, and view-array types are not selections.

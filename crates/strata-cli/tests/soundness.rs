@@ -1098,6 +1098,13 @@ impl Gen {
                     } else {
                         self.block_stmts(b, loops, depth + 1);
                     }
+                    // The `else` branch knows the negation of the comparison (facts from
+                    // conditions); the `then` branch knows the comparison.
+                    if self.rng.chance(40) {
+                        self.close("} else {");
+                        self.mark("else of a loop-variable condition");
+                        self.block_stmts(b, loops, depth + 1);
+                    }
                     self.conds.pop();
                     self.close("}");
                 }
