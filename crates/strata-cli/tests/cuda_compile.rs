@@ -12,48 +12,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn nvcc() -> Option<PathBuf> {
-    let candidate = std::env::var_os("NVCC")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(".venv/bin/nvcc"));
-    let ok = Command::new(&candidate).arg("--version").output().is_ok_and(|o| o.status.success());
-    ok.then_some(candidate)
-}
-
-/// Programs whose CUDA must compile: examples, benchmarks and run-pass corpus programs that are
-/// not `sim-only` (those the cpu and cuda targets refuse with E0801 by design).
-fn programs() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root().join("examples"), root().join("bench"), root().join("tests/corpus")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "strata") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            let in_corpus = p.starts_with(root().join("tests/corpus"));
-            let runs = text.lines().any(|l| l.trim() == "//@ run-pass");
-            let known_bug = text.lines().any(|l| l.starts_with("//@ known-bug") || l.starts_with("//@ sim-only"));
-            let has_main = text.contains("fn main(");
-            if has_main && !known_bug && (!in_corpus || runs) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+mod common;
+use common::{compiled_programs, nvcc};
 
 /// Emits and compiles one program; returns a description of what went wrong.
 fn compile_one(strata: &Path, nvcc: &Path, file: &Path, work: &Path, index: usize) -> Result<(), String> {
@@ -110,7 +70,7 @@ fn emitted_cuda_compiles_with_nvcc_for_sm80_and_sm90_without_warnings_or_spills(
     let strata = PathBuf::from(env!("CARGO_BIN_EXE_strata"));
     let work = std::env::temp_dir().join(format!("strata-cuda-compile-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
-    let files = programs();
+    let files = compiled_programs();
     assert!(files.len() >= 30, "expected the examples, benchmarks and run tests, found {}", files.len());
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());

@@ -11,9 +11,8 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{compiled_programs, root};
 
 /// `strata ARGS` run in the repository root (so that paths print as given, relative).
 fn strata(args: &[&str]) -> Output {
@@ -178,38 +177,9 @@ fn shared_memory_beyond_48_kib_is_dynamic_and_the_launch_raises_the_limit() {
     assert!(!program_part(&small).contains("cudaFuncSetAttribute"), "{small}");
 }
 
-/// Programs whose C and CUDA are checked: the examples, benchmarks and `run-pass` corpus
-/// programs (as in `cuda_compile.rs`).
-fn programs() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root().join("examples"), root().join("bench"), root().join("tests/corpus")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "strata") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            let in_corpus = p.starts_with(root().join("tests/corpus"));
-            let runs = text.lines().any(|l| l.trim() == "//@ run-pass");
-            let refused = text.lines().any(|l| l.starts_with("//@ known-bug") || l.starts_with("//@ sim-only"));
-            if text.contains("fn main(") && !refused && (!in_corpus || runs) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn emitted_code_is_standard_c11_and_cuda_without_gnu_extensions() {
-    let files = programs();
+    let files = compiled_programs();
     assert!(files.len() >= 30, "found only {} programs", files.len());
     let dir = work_dir("std");
     let next = AtomicUsize::new(0);

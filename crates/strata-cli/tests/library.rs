@@ -8,9 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{nvcc, root};
 
 fn strata() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
@@ -131,15 +130,6 @@ fn c_header_is_valid_cpp() {
         "c++ use.cpp",
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn nvcc() -> Option<PathBuf> {
-    let candidate = std::env::var_os("NVCC")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(".venv/bin/nvcc"));
-    let ok = Command::new(&candidate).arg("--version").output().is_ok_and(|o| o.status.success());
-    ok.then_some(candidate)
 }
 
 #[test]

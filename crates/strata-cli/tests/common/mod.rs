@@ -1,0 +1,51 @@
+//! Helpers shared by the integration tests that compile emitted code (`cuda_compile.rs`,
+//! `emitted_code.rs`, `library.rs`). Each test crate uses only some of them.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A working nvcc: `$NVCC`, else the project's `.venv/bin/nvcc` (`scripts/setup-nvcc.sh`).
+pub fn nvcc() -> Option<PathBuf> {
+    let candidate = std::env::var_os("NVCC")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".venv/bin/nvcc"));
+    let ok = Command::new(&candidate).arg("--version").output().is_ok_and(|o| o.status.success());
+    ok.then_some(candidate)
+}
+
+/// Programs whose C and CUDA must compile: examples, benchmarks and `run-pass` corpus programs
+/// with a `main` that are not `sim-only` or `known-bug` (the cpu and cuda targets refuse those
+/// with E0801 by design), sorted.
+pub fn compiled_programs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root().join("examples"), root().join("bench"), root().join("tests/corpus")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "strata") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let in_corpus = p.starts_with(root().join("tests/corpus"));
+            let runs = text.lines().any(|l| l.trim() == "//@ run-pass");
+            let refused = text.lines().any(|l| l.starts_with("//@ known-bug") || l.starts_with("//@ sim-only"));
+            if text.contains("fn main(") && !refused && (!in_corpus || runs) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
