@@ -792,6 +792,20 @@ impl<'p> Emitter<'p> {
             // CUDA's built-ins are `unsigned`: widen them; the cpu device's are `uint64_t` already.
             return Ok(if self.cuda { format!("((uint64_t){name})") } else { name });
         }
+        // Host code computes the sizes everything else is bounded by, possibly from data:
+        // checked, as `sim` checks every size.
+        let host = matches!(cx.f.kind, FnKind::Host);
+        match e {
+            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host => {
+                let f = match e {
+                    IExpr::Add(..) => "strata_nadd",
+                    IExpr::Mul(..) => "strata_nmul",
+                    _ => "strata_npow",
+                };
+                return Ok(format!("{f}({}, {}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?, self.at(cx.span)));
+            }
+            _ => {}
+        }
         if let Some((a, op, b)) = e.infix() {
             return Ok(format!("({} {op} {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?));
         }
@@ -879,7 +893,12 @@ impl<'p> Emitter<'p> {
     /// Total number of scalars in a value of type `t`.
     fn flat_len(&self, cx: &Cx, t: &Ty) -> Result<String, E> {
         Ok(match t {
-            Ty::Array { elem, len } => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
+            Ty::Array { elem, len } => match &**elem {
+                Ty::Array { .. } if matches!(cx.f.kind, FnKind::Host) => {
+                    format!("strata_nmul({}, {}, {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?, self.at(cx.span))
+                }
+                _ => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
+            },
             _ => "UINT64_C(1)".to_string(),
         })
     }

@@ -845,6 +845,15 @@ impl<'a> FnLower<'_, 'a> {
             }
             self.err(l.span, "shared memory declared by a warp or a thread, or of non-scalar elements");
         }
+        if let (cty::Ty::Nat, Some(e)) = (&cty, &l.init) {
+            // `let n: nat = e;`, a size bound at run time: a host local holding the value, which
+            // sizes read like a `for` counter's.
+            let local = self.new_local(&l.name.name, Ty::Nat, self.local_level());
+            let v = self.value_into(e, out);
+            self.bind(&l.name.name, Binding::Counter(local));
+            out.push(Stmt::Let { local, init: Some(Expr::Cast(Box::new(v), ScalarTy::U64)), span: l.span });
+            return;
+        }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
         if let (cty::Ty::At(_, mem), Some(_), Level::Host) = (&cty, &init, self.level) {

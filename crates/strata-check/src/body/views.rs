@@ -78,11 +78,16 @@ impl FnCx<'_> {
                     return None;
                 }
                 if !divides {
-                    self.error(
-                        codes::SIZE_NOT_PROVEN,
-                        v.span,
-                        "group size must divide the array length",
-                        format!("cannot prove that {k} divides {len}"),
+                    self.report(
+                        Diagnostic::error(
+                            codes::SIZE_NOT_PROVEN,
+                            "group size must divide the array length",
+                            v.span,
+                            format!("cannot prove that {k} divides {len}"),
+                        )
+                        .with_note(format!(
+                            "help: check it first (`if {len} % {k} == 0 {{ … }}`), or require it with a `where` clause"
+                        )),
                     );
                     return None;
                 }
