@@ -269,3 +269,21 @@ fn parallel_runs_of_one_program_share_the_cache_without_reading_a_half_written_s
         .collect();
     assert!(left.is_empty(), "left in the cache: {left:?}");
 }
+
+#[test]
+fn cpu_blocks_are_collapsed_loops_over_their_coordinates() {
+    // A grid extent that is a run-time size must not cost a 64-bit division per block (a
+    // constant one was a mask): the blocks are three collapsed loops, so OpenMP derives the
+    // coordinates once per chunk of blocks. That every block runs once with its own coordinates
+    // is `tests/corpus/run/grid_3d_run_time_extents_every_block_once.strata`.
+    let c = emit("c", "tests/corpus/run/grid_3d_run_time_extents_every_block_once.strata", &[]);
+    let own = program_part(&c);
+    assert!(
+        c.contains(
+            "        #pragma omp for collapse(3) schedule(static)\n        for (uint64_t bz_ = 0; bz_ < GZ_; bz_++)\n        \
+             for (uint64_t by_ = 0; by_ < GY_; by_++)\n        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {\n"
+        ),
+        "{own}"
+    );
+    assert!(!c.contains("% GX_") && !c.contains("/ GX_"), "{own}");
+}
