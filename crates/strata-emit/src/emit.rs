@@ -883,6 +883,8 @@ impl<'p> Emitter<'p> {
             IExpr::Const(c) => format!("INT32_C({c})"),
             IExpr::Counter(l) if cx.narrow32.contains(l) => self.local(cx, *l),
             IExpr::Counter(l) => format!("((int32_t){})", self.local(cx, *l)),
+            // A size parameter its `where` clauses bound (`Function::nat_max`).
+            IExpr::Param(p) => format!("((int32_t){})", nat_name(&cx.names, p)),
             // The range proof bounds the exponent by 30: a plain shift.
             IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => format!("(INT32_C(1) << ({}))", self.iexpr32(cx, b)?),
             // The range proof refuses the rest, so they never reach here: a compiler bug if they do.
@@ -1689,6 +1691,7 @@ mod tests {
                 shared: Vec::new(),
             },
             nat_params: nats,
+            nat_max: Default::default(),
             params: vec![0],
             locals: vec![
                 Local { name: "a".into(), ty: array, level: Level::Block },
@@ -1703,6 +1706,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),
@@ -1750,6 +1754,7 @@ mod tests {
             name: "show".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: vec![0],
             locals: vec![Local { name: "d".into(), ty: Ty::Owned(Box::new(arr), Mem::GpuGlobal), level: Level::Host }],
             body: vec![print(Expr::Load(local)), print(Expr::Ref(elem.clone())), print(Expr::Load(elem))],
@@ -1761,6 +1766,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),
@@ -1799,6 +1805,7 @@ mod tests {
                 shared: Vec::new(),
             },
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: vec![0, 1, 2, 3],
             locals: vec![
                 local("ro", arr(ScalarTy::F32)),
@@ -1822,6 +1829,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),

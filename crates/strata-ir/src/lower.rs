@@ -216,6 +216,7 @@ impl<'a> Lowering<'a> {
                 name: f.name.name.clone(),
                 kind: FnKind::Host,
                 nat_params: vec![],
+                nat_max: Default::default(),
                 params: vec![],
                 locals: vec![],
                 body: vec![],
@@ -359,10 +360,12 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared, .. } = &mut kind {
             shared.append(&mut fl.shared_decls);
         }
+        let nat_max = nat_params.iter().filter_map(|n| Some((n.clone(), proven_max(&sig.facts, n)?))).collect();
         let mut func = ir::Function {
             name: f.name.name.clone(),
             kind,
             nat_params,
+            nat_max,
             params,
             locals: fl.locals,
             body,
@@ -2248,4 +2251,24 @@ fn offset(idx: &[IExpr], dims: &[IExpr]) -> IExpr {
         off = IExpr::add(off, IExpr::mul(x.clone(), stride));
     }
     off
+}
+
+/// The least `c <= 2^31 - 1` with `n <= c` proven by `facts`, if there is one.
+fn proven_max(facts: &strata_check::nat::Facts, n: &str) -> Option<u64> {
+    let v = Nat::var(n);
+    let proven = |c: u64| facts.le(&v, &Nat::lit(c)) == strata_check::nat::Truth::Proven;
+    let (mut lo, mut hi) = (0u64, (1u64 << 31) - 1);
+    if !proven(hi) {
+        return None;
+    }
+    // Invariant: `n <= hi` is proven; every bound below `lo` is not.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if proven(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(hi)
 }
