@@ -288,4 +288,10 @@ fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_tim
     let run = strata(&["run", file]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert_eq!(String::from_utf8_lossy(&run.stdout), "5\n");
+    // Size arithmetic in a kernel over an unbounded size parameter is checked on the cpu device
+    // as on sim (n = 2^63: `n * 3` does not fit 64 bits), never a wrapped offset.
+    let wraps = strata(&["run", "tests/corpus/adversarial/rt_04_kernel_size_arithmetic_wraps_in_c.strata"]);
+    let err = String::from_utf8_lossy(&wraps.stderr);
+    assert_eq!(wraps.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E0903]: size arithmetic overflowed"), "{err}");
 }

@@ -830,11 +830,16 @@ impl<'p> Emitter<'p> {
         // checked, as `sim` checks every size.
         let host = matches!(cx.f.kind, FnKind::Host);
         match e {
-            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host => {
-                let f = match e {
-                    IExpr::Add(..) => "strata_nadd",
-                    IExpr::Mul(..) => "strata_nmul",
-                    _ => "strata_npow",
+            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host || !cx.env.fits_u64(e) => {
+                // GPU code: only where the ranges in scope do not rule out wrap-around (sizes
+                // without a `where` bound); everything with known ranges stays plain arithmetic.
+                let f = match (e, host) {
+                    (IExpr::Add(..), true) => "strata_nadd",
+                    (IExpr::Mul(..), true) => "strata_nmul",
+                    (_, true) => "strata_npow",
+                    (IExpr::Add(..), false) => "strata_kadd",
+                    (IExpr::Mul(..), false) => "strata_kmul",
+                    (_, false) => "strata_kpow",
                 };
                 return Ok(format!("{f}({}, {}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?, self.at(cx.span)));
             }

@@ -175,6 +175,28 @@ STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     return r;
 }
 
+/* Size arithmetic in GPU code that the emitter cannot prove free of wrap-around (a size
+   parameter without a `where` bound): error E0903, as on `sim`, instead of a wrapped offset. */
+STRATA_INLINE STRATA_HD uint64_t strata_kadd(uint64_t a, uint64_t b, strata_pos at) {
+    uint64_t r = a + b;
+    if (r < a) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_kmul(uint64_t a, uint64_t b, strata_pos at) {
+#if defined(__CUDA_ARCH__)
+    if (__umul64hi(a, b) != 0) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+#else
+    if (a != 0 && b > UINT64_MAX / a) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+#endif
+    return a * b;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_kpow(uint64_t b, uint64_t e, strata_pos at) {
+    if (b <= 1) return e == 0 ? 1 : b;
+    uint64_t r = 1;
+    while (e--) r = strata_kmul(r, b, at);
+    return r;
+}
+
 /* Size arithmetic in host code, where sizes may come from data (`let n: nat = …`): a result
    beyond 64 bits is error E0903, as on `sim`, instead of a wrapped size that would allocate
    too little. (Kernels only compute offsets below sizes the host computed this way.) */
