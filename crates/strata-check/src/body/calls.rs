@@ -483,7 +483,7 @@ impl FnCx<'_> {
                 let clash = seen.iter().find(|(q, _)| {
                     q.place.root == l.place.root
                         && (l.own == Ownership::Uniq || q.own == Ownership::Uniq)
-                        && prefix_overlap(&q.place.steps, &l.place.steps)
+                        && self.steps_may_overlap(&q.place.steps, &l.place.steps)
                 });
                 if let Some((q, at)) = clash {
                     let name = self.vars[l.place.root].name.clone();

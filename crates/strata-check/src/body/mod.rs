@@ -1557,10 +1557,6 @@ fn holds_ref(t: &Ty) -> bool {
     }
 }
 
-fn prefix_overlap(a: &[PStep], b: &[PStep]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x == y)
-}
-
 fn level_noun(l: Level) -> &'static str {
     if l == Level::Warp {
         "warp"
