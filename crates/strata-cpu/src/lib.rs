@@ -120,6 +120,8 @@ pub struct RunOptions {
     pub time_limit: Option<Duration>,
     /// Where a time-limit error points (the program's `main`).
     pub main_span: Option<Span>,
+    /// The program's arguments (argument 0 is the first after the executable's name).
+    pub args: Vec<std::ffi::OsString>,
 }
 
 /// Runs a compiled program, copying its standard output to `out`. `file` is the source the
@@ -144,6 +146,7 @@ fn execute_with(
     opts: &RunOptions,
 ) -> Result<(), Box<Diagnostic>> {
     let mut cmd = Command::new(exe);
+    cmd.args(&opts.args);
     // Run-time errors as `STRATA-ERROR E0903 lo hi message` (byte offsets), parsed below.
     cmd.env("STRATA_ERRORS", "spans");
     if times.is_some() {
