@@ -431,7 +431,7 @@ STRATA_INLINE uint64_t strata_npy_size(int kind) {
 /* An open .npy file and what its header says. */
 typedef struct {
     FILE *f;
-    const char *name;
+    const char *name; /* as messages show it (strata_shown), freed by strata_npy_close */
     char descr[64];
     int fortran, rank;
     uint64_t shape[64];
@@ -608,14 +608,19 @@ STRATA_INLINE void strata_npy_open(strata_npy *h, uint64_t i, strata_pos at) {
     h->data_offset = start + hlen;
 }
 
+STRATA_INLINE void strata_npy_close(strata_npy *h) {
+    fclose(h->f);
+    free((void *)h->name);
+}
+
 /* `npy_len(i)` (axis 0) and `npy_dim(i, axis)`. */
 STRATA_INLINE uint64_t strata_npy_dim(uint64_t i, uint64_t axis, strata_pos at) {
     strata_npy h;
     strata_npy_open(&h, i, at);
-    fclose(h.f);
     if (axis >= (uint64_t)h.rank)
         strata_failf(912, at, "`%s` has %d dimension%s (shape %s); axis %llu does not exist", h.name, h.rank,
                      h.rank == 1 ? "" : "s", strata_npy_shape_text(h.shape, h.rank), (unsigned long long)axis);
+    strata_npy_close(&h);
     return h.shape[axis];
 }
 
@@ -643,23 +648,23 @@ STRATA_INLINE void *strata_load_npy(uint64_t i, int kind, int rank, uint64_t d0,
         strata_failf(912, at, "`%s` holds an array of shape %s but the program reads one of shape %s", h.name,
                      strata_npy_shape_text(h.shape, h.rank), strata_npy_shape_text(dims, rank));
     uint64_t count = rank == 2 ? d0 * d1 : d0, size = strata_npy_size(kind), has = h.len - h.data_offset;
-    const char *shape = strata_npy_shape_text(dims, rank);
     if (size != 0 && count > UINT64_MAX / size)
         strata_failf(912, at, "`%s` is cut short: shape %s of %s needs more than 2^64 bytes of data, it has %llu",
-                     h.name, shape, h.descr, (unsigned long long)has);
+                     h.name, strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)has);
     if (count * size > has)
         strata_failf(912, at, "`%s` is cut short: shape %s of %s needs %llu bytes of data, it has %llu", h.name,
-                     shape, h.descr, (unsigned long long)(count * size), (unsigned long long)has);
+                     strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)(count * size),
+                     (unsigned long long)has);
     if (count * size < has)
         strata_failf(912, at, "`%s` is longer than its header says: shape %s of %s is %llu bytes of data, it has %llu",
-                     h.name, shape, h.descr, (unsigned long long)(count * size), (unsigned long long)has);
+                     h.name, strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)(count * size),
+                     (unsigned long long)has);
     void *data = strata_alloc(count, (size_t)size, at);
     if (fseek(h.f, (long)h.data_offset, SEEK_SET) != 0) strata_npy_cannot(&h, at);
     if (fread(data, (size_t)size, (size_t)count, h.f) < count) {
         if (ferror(h.f)) strata_npy_cannot(&h, at);
         strata_failf(912, at, "`%s` is cut short", h.name);
     }
-    fclose(h.f);
     if (kind == STRATA_BOOL) {
         const unsigned char *b = (const unsigned char *)data;
         for (uint64_t k = 0; k < count; k++)
@@ -667,6 +672,7 @@ STRATA_INLINE void *strata_load_npy(uint64_t i, int kind, int rank, uint64_t d0,
                 strata_failf(912, at, "`%s` holds a bool that is neither 0 nor 1 (element %llu)", h.name,
                              (unsigned long long)k);
     }
+    strata_npy_close(&h);
     return data;
 }
 
@@ -674,12 +680,12 @@ STRATA_INLINE void *strata_load_npy(uint64_t i, int kind, int rank, uint64_t d0,
 STRATA_INLINE void strata_save_npy(uint64_t i, int kind, const void *data, int rank, uint64_t d0, uint64_t d1,
                                    strata_pos at) {
     const char *path = strata_arg(i, at);
-    const char *name = strata_shown(path);
-    uint64_t dims[2] = {d0, d1};
     uint64_t count = rank == 2 ? d0 * d1 : d0;
-    char header[256];
+    char shape[48], header[256];
+    if (rank == 2) snprintf(shape, sizeof shape, "(%llu, %llu)", (unsigned long long)d0, (unsigned long long)d1);
+    else snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)d0);
     int n = snprintf(header + 10, sizeof header - 10, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                     strata_npy_descr(kind), strata_npy_shape_text(dims, rank));
+                     strata_npy_descr(kind), shape);
     size_t total = ((size_t)(10 + n + 1) + 63) / 64 * 64;
     memcpy(header, "\x93NUMPY\x01\x00", 8);
     header[8] = (char)((total - 10) & 0xff);
@@ -688,12 +694,12 @@ STRATA_INLINE void strata_save_npy(uint64_t i, int kind, const void *data, int r
     header[total - 1] = '\n';
     errno = 0;
     FILE *f = fopen(path, "wb");
-    if (f == NULL) strata_failf(912, at, "cannot write `%s`: %s", name, strerror(errno));
+    if (f == NULL) strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
     size_t size = (size_t)strata_npy_size(kind);
     if (fwrite(header, 1, total, f) < total || (count > 0 && fwrite(data, size, (size_t)count, f) < count) ||
         fflush(f) != 0)
-        strata_failf(912, at, "cannot write `%s`: %s", name, strerror(errno));
-    if (fclose(f) != 0) strata_failf(912, at, "cannot write `%s`: %s", name, strerror(errno));
+        strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
+    if (fclose(f) != 0) strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
 }
 
 #ifdef STRATA_CUDA
