@@ -192,6 +192,9 @@ enum Command {
         /// The `.strata` files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The programs' arguments, after `--` (as for `strata run`).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
     },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
@@ -305,11 +308,11 @@ fn run(cli: Cli) -> u8 {
             }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
-        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
+        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files, args } => {
             if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
                 return EXIT_USAGE;
             }
-            let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
+            let sim = strata_sim::Options { check_races: !no_race_check, args, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {

@@ -6,6 +6,8 @@
 //! is asserted on both devices: exit status 1, the code, the file's name in the message.
 
 use std::path::{Path, PathBuf};
+mod common;
+
 use npyz::WriterBuilder;
 use std::process::{Command, Output};
 
@@ -454,6 +456,109 @@ fn headers_of_other_writers_and_versions_are_read_on_both_devices() {
             assert!(o.status.success(), "{device} {dict}: {}", String::from_utf8_lossy(&o.stderr));
             assert_eq!(String::from_utf8_lossy(&o.stdout), "[1, -2, 0.5]\n", "{device} {dict}");
         }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether `nvidia-smi` lists a GPU.
+fn gpu_present() -> bool {
+    Command::new("nvidia-smi").arg("-L").output().is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+}
+
+#[test]
+fn a_cuda_executable_takes_the_program_arguments_on_its_command_line() {
+    let Some(nvcc) = common::nvcc() else {
+        assert!(
+            std::env::var("STRATA_REQUIRE_NVCC").as_deref() != Ok("1"),
+            "STRATA_REQUIRE_NVCC=1 but nvcc was not found: run scripts/setup-nvcc.sh"
+        );
+        eprintln!("npy: nvcc not found ($NVCC or .venv/bin/nvcc); run scripts/setup-nvcc.sh — CUDA test skipped");
+        return;
+    };
+    let dir = scratch("cuda");
+    let src = dir.join("prog.strata");
+    std::fs::write(
+        &src,
+        "fn add<n: nat>(v: &uniq gpu.global [f32; n], x: f32) -[grid: gpu.grid<X<1>, X<n>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = v[[thread]] + x;
+    }
+}
+
+fn main() -[t: cpu.thread]-> () {
+    let h: [f32; 5] @ cpu.mem = load_npy(0);
+    let mut d = GpuGlobal::alloc_copy(&shrd h);
+    add::<<<X<1>, X<5>>>>(&uniq d, arg_f64(1) as f32);
+    let mut out = CpuHeap::new([0.0f32; 5]);
+    copy_mem_to_host(&shrd d, &uniq out);
+    save_npy(2, &shrd out);
+    println(out);
+}
+",
+    )
+    .unwrap();
+    let exe = dir.join("prog");
+    let built = strata().env("NVCC", &nvcc).args(["build", "--target", "cuda", "-o"]).arg(&exe).arg(&src).output().unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    // The arguments are read (and refused) before any CUDA call, with or without a GPU.
+    let missing = dir.join("missing.npy");
+    let o = Command::new(&exe).arg(&missing).arg("1").arg("out.npy").output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let want = format!(":8:33: error[E0912]: cannot read `{}`: No such file or directory", missing.display());
+    assert!(stderr.starts_with(&src.display().to_string()) && stderr.contains(&want), "{stderr}");
+    let o = Command::new(&exe).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the program has 0 arguments; argument 0 is missing"));
+    if !gpu_present() {
+        eprintln!("npy: no GPU (nvidia-smi -L) — the CUDA run itself skipped");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    // On a GPU: the same file as the sim device writes.
+    let x = dir.join("x.npy");
+    write_npy(&x, &[5], &[1.5f32, -2.0, 0.25, 1e30, 3.0]);
+    let (cuda_out, sim_out) = (dir.join("cuda.npy"), dir.join("sim.npy"));
+    let o = Command::new(&exe).arg(&x).arg("0.5").arg(&cuda_out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = strata().args(["run", "--device", "sim"]).arg(&src).arg("--").arg(&x).arg("0.5").arg(&sim_out).output().unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    assert_eq!(o.stdout, s.stdout);
+    assert_eq!(std::fs::read(&cuda_out).unwrap(), std::fs::read(&sim_out).unwrap());
+    let (_, y) = read_npy::<f32>(&cuda_out);
+    assert_eq!(y, vec![2.0, -1.5, 0.75, 1e30, 3.5]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_passes_the_program_arguments_on_both_devices() {
+    let dir = scratch("bench");
+    let x = dir.join("x.npy");
+    write_npy(&x, &[4], &[1u32, 2, 3, 4]);
+    let src = dir.join("prog.strata");
+    std::fs::write(
+        &src,
+        "fn inc(v: &uniq gpu.global [u32; 4]) -[grid: gpu.grid<X<1>, X<4>>]-> () {
+    sched(X) thread in grid.to_threads {
+        v[[thread]] = v[[thread]] + 1u32;
+    }
+}
+
+fn main() -[t: cpu.thread]-> () {
+    let h: [u32; 4] @ cpu.mem = load_npy(0);
+    let mut d = GpuGlobal::alloc_copy(&shrd h);
+    inc::<<<X<1>, X<4>>>>(&uniq d);
+}
+",
+    )
+    .unwrap();
+    for device in ["sim", "cpu"] {
+        let o = strata().args(["bench", "--runs", "1", "--device", device]).arg(&src).arg("--").arg(&x).output().unwrap();
+        assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).contains(" inc "), "{device}");
+        let o = strata().args(["bench", "--runs", "1", "--device", device]).arg(&src).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{device}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("E0912"), "{device}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

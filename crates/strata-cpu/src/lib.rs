@@ -133,8 +133,18 @@ pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<
 /// Like [`execute`], and returns every kernel launch in order: the kernel's name and its wall
 /// time in seconds, measured around the launch only (no compilation, no host code).
 pub fn execute_timed(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
+    execute_timed_with(exe, file, out, &RunOptions::default())
+}
+
+/// [`execute_timed`] with options (the program's arguments).
+pub fn execute_timed_with(
+    exe: &Path,
+    file: FileId,
+    out: &mut dyn Write,
+    opts: &RunOptions,
+) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
     let mut times = Vec::new();
-    execute_with(exe, file, out, Some(&mut times), &RunOptions::default())?;
+    execute_with(exe, file, out, Some(&mut times), opts)?;
     Ok(times)
 }
 
