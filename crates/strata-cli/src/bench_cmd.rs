@@ -72,7 +72,8 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
             let mut sink = std::io::sink();
             let times = match &exe {
                 Some(exe) => {
-                    let run = strata_cpu::RunOptions { args: opts.sim.args.clone(), ..strata_cpu::RunOptions::default() };
+                    let run =
+                        strata_cpu::RunOptions { args: opts.sim.args.clone(), ..strata_cpu::RunOptions::default() };
                     strata_cpu::execute_timed_with(exe, id, &mut sink, &run)
                 }
                 None => strata_sim::run(&program, &opts.sim, &mut sink).map(|s| s.launch_times),

@@ -321,7 +321,19 @@ fn run(cli: Cli) -> u8 {
             }
             build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file, args } => {
+        Command::Run {
+            device,
+            define,
+            max_steps,
+            schedule,
+            seed,
+            no_race_check,
+            time_limit,
+            arch,
+            format,
+            file,
+            args,
+        } => {
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
                 ("--schedule", schedule.is_some()),

@@ -98,9 +98,10 @@ macro_rules! elem {
     };
 }
 
-elem!(bool, "bool", "false", "!v", |v| !v, |k| k % 3 == 0);
+elem!(bool, "bool", "false", "!v", |v| !v, |k| k.is_multiple_of(3));
 elem!(i32, "i32", "0", "3 * v - 7", |v| 3 * v - 7, |k| k as i32 - 500);
-elem!(i64, "i64", "0i64", "v * 5i64 - 3000000000000i64", |v| v * 5 - 3_000_000_000_000, |k| (k as i64 - 400) * 1_000_000_007);
+elem!(i64, "i64", "0i64", "v * 5i64 - 3000000000000i64", |v| v * 5 - 3_000_000_000_000, |k| (k as i64 - 400)
+    * 1_000_000_007);
 elem!(u32, "u32", "0u32", "v * 2u32 + 1u32", |v| v * 2 + 1, |k| k as u32 * 7 + 4_000_000);
 elem!(u64, "u64", "0u64", "v / 3u64 + 1u64", |v| v / 3 + 1, |k| k * 0x1_0000_0001 + 17);
 elem!(f32, "f32", "0.0f32", "v * 0.5f32 - 1.25f32", |v| v * 0.5 - 1.25, |k| k as f32 * 0.37 - 100.0);
@@ -240,7 +241,8 @@ fn the_header_is_numpys_byte_for_byte() {
     numpy.push(b'\n');
     let dir = scratch("header");
     let out = dir.join("z.npy");
-    let src = "fn main() -[t: cpu.thread]-> () {\n    let z = CpuHeap::new([[0; 3]; 2]);\n    save_npy(0, &shrd z);\n}\n";
+    let src =
+        "fn main() -[t: cpu.thread]-> () {\n    let z = CpuHeap::new([[0; 3]; 2]);\n    save_npy(0, &shrd z);\n}\n";
     for device in ["sim", "cpu"] {
         let o = run(&dir, src, device, &[], &[&out]);
         assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
@@ -256,8 +258,7 @@ fn arguments_are_numbers_on_both_devices() {
     let dir = scratch("args");
     let src = "fn main() -[t: cpu.thread]-> () {\n    println(arg_count());\n    println(arg_u64(0));\n    println(arg_f64(1));\n    println(arg_f64(2));\n    println(arg_f64(3));\n}\n";
     for device in ["sim", "cpu"] {
-        let args: Vec<PathBuf> =
-            ["18446744073709551615", "-2.5e-3", "0.1", "-inf"].iter().map(PathBuf::from).collect();
+        let args: Vec<PathBuf> = ["18446744073709551615", "-2.5e-3", "0.1", "-inf"].iter().map(PathBuf::from).collect();
         let refs: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
         let o = run(&dir, src, device, &[], &refs);
         assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
@@ -300,7 +301,7 @@ fn every_file_and_argument_error_is_e0912_on_both_devices() {
         let mut h = vec![0x93, b'N', b'U', b'M', b'P', b'Y', version, 0];
         let pad = if version == 1 { 10 } else { 12 };
         let mut text = dict.to_string();
-        while (pad + text.len() + 1) % 64 != 0 {
+        while !(pad + text.len() + 1).is_multiple_of(64) {
             text.push(' ');
         }
         text.push('\n');
@@ -353,25 +354,41 @@ fn every_file_and_argument_error_is_e0912_on_both_devices() {
             vec!["be.npy", "big-endian data (>f4)"],
         ),
         (
-            file("fortran.npy", &with_data(header_with("{'descr': '<f4', 'fortran_order': True, 'shape': (5,), }", 1), 20)),
+            file(
+                "fortran.npy",
+                &with_data(header_with("{'descr': '<f4', 'fortran_order': True, 'shape': (5,), }", 1), 20),
+            ),
             vec!["fortran.npy", "Fortran order"],
         ),
         (
-            file("rank.npy", &with_data(header_with("{'descr': '<f4', 'fortran_order': False, 'shape': (5, 1), }", 2), 20)),
+            file(
+                "rank.npy",
+                &with_data(header_with("{'descr': '<f4', 'fortran_order': False, 'shape': (5, 1), }", 2), 20),
+            ),
             vec!["rank.npy", "holds an array of shape (5, 1) but the program reads one of shape (5,)"],
         ),
         (
-            file("shape.npy", &with_data(header_with("{\"descr\": '<f4', \"shape\": (6,), \"fortran_order\": False}", 3), 24)),
+            file(
+                "shape.npy",
+                &with_data(header_with("{\"descr\": '<f4', \"shape\": (6,), \"fortran_order\": False}", 3), 24),
+            ),
             vec!["shape.npy", "holds an array of shape (6,) but the program reads one of shape (5,)"],
         ),
-        (file("short.npy", &good_bytes[..good_bytes.len() - 1]), vec!["short.npy", "is cut short", "needs 20 bytes of data, it has 19"]),
-        (file("long.npy", &with_data(good_bytes.clone(), 4)), vec!["long.npy", "is longer than its header says", "it has 24"]),
+        (
+            file("short.npy", &good_bytes[..good_bytes.len() - 1]),
+            vec!["short.npy", "is cut short", "needs 20 bytes of data, it has 19"],
+        ),
+        (
+            file("long.npy", &with_data(good_bytes.clone(), 4)),
+            vec!["long.npy", "is longer than its header says", "it has 24"],
+        ),
     ];
     for (path, words) in &cases {
         assert_error(&dir, load, &[path], 2, words);
     }
     // Values and arguments.
-    let bools = file("bools.npy", &with_data(header_with("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 1), 0));
+    let bools =
+        file("bools.npy", &with_data(header_with("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 1), 0));
     let mut b = std::fs::read(&bools).unwrap();
     b.extend_from_slice(&[1, 0, 7]);
     std::fs::write(&bools, b).unwrap();
@@ -380,7 +397,13 @@ fn every_file_and_argument_error_is_e0912_on_both_devices() {
     let src = "fn main() -[t: cpu.thread]-> () {\n    println(npy_len(0));\n    println(arg_u64(1));\n}\n";
     assert_error(&dir, src, &[&good], 3, &["the program has 1 argument; argument 1 is missing"]);
     assert_error(&dir, src, &[&good, Path::new("-3")], 3, &["argument 1 is `-3`, which is not a u64"]);
-    assert_error(&dir, src, &[&good, Path::new("18446744073709551616")], 3, &["`18446744073709551616`, which is not a u64"]);
+    assert_error(
+        &dir,
+        src,
+        &[&good, Path::new("18446744073709551616")],
+        3,
+        &["`18446744073709551616`, which is not a u64"],
+    );
     let src = "fn main() -[t: cpu.thread]-> () {\n    println(arg_f64(0));\n}\n";
     assert_error(&dir, src, &[Path::new("0x10")], 2, &["argument 0 is `0x10`, which is not a number"]);
     assert_error(&dir, src, &[Path::new(" 1")], 2, &["argument 0 is ` 1`, which is not a number"]);
@@ -388,7 +411,8 @@ fn every_file_and_argument_error_is_e0912_on_both_devices() {
     let src = "fn main() -[t: cpu.thread]-> () {\n    println(npy_dim(0, 1));\n}\n";
     assert_error(&dir, src, &[&good], 2, &["good.npy", "has 1 dimension (shape (5,)); axis 1 does not exist"]);
     // Writing.
-    let src = "fn main() -[t: cpu.thread]-> () {\n    let z = CpuHeap::new([1.5f32; 4]);\n    save_npy(0, &shrd z);\n}\n";
+    let src =
+        "fn main() -[t: cpu.thread]-> () {\n    let z = CpuHeap::new([1.5f32; 4]);\n    save_npy(0, &shrd z);\n}\n";
     let nowhere = dir.join("no/such/dir/out.npy");
     assert_error(&dir, src, &[&nowhere], 3, &["cannot write", "out.npy", "No such file or directory"]);
     assert_error(&dir, src, &[&dir], 3, &["cannot write", "Is a directory"]);
@@ -408,10 +432,18 @@ fn a_file_of_the_wrong_type_or_rank_is_a_run_time_error_with_exit_status_1() {
         ("[[i32; 3]; 2]", "holds <i8 (i64) but the program reads i32"),
         ("[i64; 6]", "holds an array of shape (2, 3) but the program reads one of shape (6,)"),
     ] {
-        let src = format!("fn main() -[t: cpu.thread]-> () {{\n    let v: {ty} @ cpu.mem = load_npy(0);\n    println(v);\n}}\n");
+        let src = format!(
+            "fn main() -[t: cpu.thread]-> () {{\n    let v: {ty} @ cpu.mem = load_npy(0);\n    println(v);\n}}\n"
+        );
         std::fs::write(dir.join("prog.strata"), &src).unwrap();
         for device in ["sim", "cpu"] {
-            let o = strata().args(["run", "--device", device]).arg(dir.join("prog.strata")).arg("--").arg(&x).output().unwrap();
+            let o = strata()
+                .args(["run", "--device", device])
+                .arg(dir.join("prog.strata"))
+                .arg("--")
+                .arg(&x)
+                .output()
+                .unwrap();
             let stderr = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(1), "{device}: {stderr}");
             assert!(stderr.starts_with("error[E0912]: "), "{device}: {stderr}");
@@ -438,7 +470,7 @@ fn headers_of_other_writers_and_versions_are_read_on_both_devices() {
         let mut file = vec![0x93, b'N', b'U', b'M', b'P', b'Y', version, 0];
         let before = if version == 1 { 10 } else { 12 };
         let mut text = dict.to_string();
-        while (before + text.len() + 1) % 64 != 0 {
+        while !(before + text.len() + 1).is_multiple_of(64) {
             text.push(' ');
         }
         text.push('\n');
@@ -498,7 +530,8 @@ fn main() -[t: cpu.thread]-> () {
     )
     .unwrap();
     let exe = dir.join("prog");
-    let built = strata().env("NVCC", &nvcc).args(["build", "--target", "cuda", "-o"]).arg(&exe).arg(&src).output().unwrap();
+    let built =
+        strata().env("NVCC", &nvcc).args(["build", "--target", "cuda", "-o"]).arg(&exe).arg(&src).output().unwrap();
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
     // The arguments are read (and refused) before any CUDA call, with or without a GPU.
     let missing = dir.join("missing.npy");
@@ -521,7 +554,15 @@ fn main() -[t: cpu.thread]-> () {
     let (cuda_out, sim_out) = (dir.join("cuda.npy"), dir.join("sim.npy"));
     let o = Command::new(&exe).arg(&x).arg("0.5").arg(&cuda_out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = strata().args(["run", "--device", "sim"]).arg(&src).arg("--").arg(&x).arg("0.5").arg(&sim_out).output().unwrap();
+    let s = strata()
+        .args(["run", "--device", "sim"])
+        .arg(&src)
+        .arg("--")
+        .arg(&x)
+        .arg("0.5")
+        .arg(&sim_out)
+        .output()
+        .unwrap();
     assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
     assert_eq!(o.stdout, s.stdout);
     assert_eq!(std::fs::read(&cuda_out).unwrap(), std::fs::read(&sim_out).unwrap());
@@ -553,7 +594,8 @@ fn main() -[t: cpu.thread]-> () {
     )
     .unwrap();
     for device in ["sim", "cpu"] {
-        let o = strata().args(["bench", "--runs", "1", "--device", device]).arg(&src).arg("--").arg(&x).output().unwrap();
+        let o =
+            strata().args(["bench", "--runs", "1", "--device", device]).arg(&src).arg("--").arg(&x).output().unwrap();
         assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stdout).contains(" inc "), "{device}");
         let o = strata().args(["bench", "--runs", "1", "--device", device]).arg(&src).output().unwrap();

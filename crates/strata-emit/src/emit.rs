@@ -982,9 +982,10 @@ impl<'p> Emitter<'p> {
                 Ty::Scalar(ScalarTy::U64)
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
-            Expr::Builtin(Builtin::LoadNpy(t), args, _) => {
-                Ty::Owned(Box::new(strata_ir::ir::npy_array_ty(*t, &strata_ir::ir::npy_dims(args, 1))), strata_ir::ir::Mem::Cpu)
-            }
+            Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
+                Box::new(strata_ir::ir::npy_array_ty(*t, &strata_ir::ir::npy_dims(args, 1))),
+                strata_ir::ir::Mem::Cpu,
+            ),
             Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
                 match args.first().map(|a| self.expr_ty(cx, a)) {
                     Some(Ty::Ref(t, _)) => match leaf(&t) {
@@ -1280,7 +1281,9 @@ impl<'p> Emitter<'p> {
     /// `save_npy` call, whose dimensions follow its first `skip` arguments.
     fn npy_dims(&self, cx: &Cx, args: &[Expr], skip: usize) -> Result<(usize, String, String), E> {
         let dims = &args[skip.min(args.len())..];
-        let c = |i: usize| dims.get(i).map_or(Ok("1".to_string()), |d| self.expr(cx, d).map(|v| format!("(uint64_t)({v})")));
+        let c = |i: usize| {
+            dims.get(i).map_or(Ok("1".to_string()), |d| self.expr(cx, d).map(|v| format!("(uint64_t)({v})")))
+        };
         Ok((dims.len(), c(0)?, c(1)?))
     }
 

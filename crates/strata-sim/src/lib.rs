@@ -1159,8 +1159,8 @@ impl Machine<'_, '_> {
             Builtin::LoadNpy(elem) => {
                 let dims: Vec<u64> = (1..vs.len()).map(index).collect();
                 let data = self.npy(span, |a| npy::load(a, index(0), elem, &dims))?;
-                let name = format!("the array read from `{}`", self.npy(span, |a| Ok(npy::shown(npy::arg(a, index(0))?)))?);
-                Value::Owned { buf: self.alloc(data, Space::Cpu, name) }
+                let file = self.npy(span, |a| Ok(npy::shown(npy::arg(a, index(0))?)))?;
+                Value::Owned { buf: self.alloc(data, Space::Cpu, format!("the array read from `{file}`")) }
             }
             Builtin::SaveNpy(elem) => {
                 let dims: Vec<u64> = (2..vs.len()).map(index).collect();

@@ -106,10 +106,7 @@ pub(crate) fn arg_u64(args: &[OsString], i: u64) -> Result<u64, String> {
         None
     };
     value.ok_or_else(|| {
-        format!(
-            "argument {i} is `{}`, which is not a u64 (decimal digits, at most 18446744073709551615)",
-            shown(a)
-        )
+        format!("argument {i} is `{}`, which is not a u64 (decimal digits, at most 18446744073709551615)", shown(a))
     })
 }
 
@@ -343,11 +340,9 @@ fn read_header(name: &str, f: &mut std::fs::File) -> R<Header> {
         (1, 0) if pre.len() >= 10 => (10u64, u64::from(u16::from_le_bytes([pre[8], pre[9]]))),
         (2 | 3, 0) if pre.len() >= 12 => (12, u64::from(u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]))),
         (1..=3, 0) => return Err(not_npy("its header is cut short")),
-        (a, b) => {
-            return Err(NpyError::Msg(format!(
-                "`{name}` is an .npy file of format version {a}.{b}, which cannot be read (versions 1.0, 2.0 and 3.0 can)"
-            )))
-        }
+        (a, b) => return Err(NpyError::Msg(format!(
+            "`{name}` is an .npy file of format version {a}.{b}, which cannot be read (versions 1.0, 2.0 and 3.0 can)"
+        ))),
     };
     if start + hlen > len {
         return Err(not_npy("its header is cut short"));
@@ -419,11 +414,7 @@ pub(crate) fn load(args: &[OsString], i: u64, elem: ScalarTy, dims: &[u64]) -> R
     }
     if h.descr != want {
         let what = type_name(&h.descr).map_or(String::new(), |t| format!(" ({t})"));
-        return Err(NpyError::Msg(format!(
-            "`{name}` holds {}{what} but the program reads {}",
-            h.descr,
-            elem.name()
-        )));
+        return Err(NpyError::Msg(format!("`{name}` holds {}{what} but the program reads {}", h.descr, elem.name())));
     }
     if h.fortran {
         return Err(NpyError::Msg(format!(
@@ -444,19 +435,28 @@ pub(crate) fn load(args: &[OsString], i: u64, elem: ScalarTy, dims: &[u64]) -> R
     if needs != Some(has) {
         let (shape, d) = (shape_text(dims), &h.descr);
         return Err(NpyError::Msg(match needs {
-            Some(n) if n > has => format!("`{name}` is cut short: shape {shape} of {d} needs {n} bytes of data, it has {has}"),
-            Some(n) => format!("`{name}` is longer than its header says: shape {shape} of {d} is {n} bytes of data, it has {has}"),
-            None => format!("`{name}` is cut short: shape {shape} of {d} needs more than 2^64 bytes of data, it has {has}"),
+            Some(n) if n > has => {
+                format!("`{name}` is cut short: shape {shape} of {d} needs {n} bytes of data, it has {has}")
+            }
+            Some(n) => format!(
+                "`{name}` is longer than its header says: shape {shape} of {d} is {n} bytes of data, it has {has}"
+            ),
+            None => {
+                format!("`{name}` is cut short: shape {shape} of {d} needs more than 2^64 bytes of data, it has {has}")
+            }
         }));
     }
     f.rewind().map_err(|e| format!("cannot read `{name}`: {}", os_error(&e)))?;
-    let npy = npyz::NpyFile::new(std::io::BufReader::new(f))
-        .map_err(|_| format!("`{name}` is not an .npy file: its header is not a dictionary of `descr`, `fortran_order` and `shape`"))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(f)).map_err(|_| {
+        format!("`{name}` is not an .npy file: its header is not a dictionary of `descr`, `fortran_order` and `shape`")
+    })?;
     let agrees = npy.header().dtype().descr() == format!("'{}'", h.descr)
         && npy.header().shape() == h.shape.as_slice()
         && npy.header().order() == npyz::Order::C;
     if !agrees {
-        return Err(NpyError::Msg(format!("`{name}` is not an .npy file: its header is not a dictionary of `descr`, `fortran_order` and `shape`")));
+        return Err(NpyError::Msg(format!(
+            "`{name}` is not an .npy file: its header is not a dictionary of `descr`, `fortran_order` and `shape`"
+        )));
     }
     Ok(Arr::from_typed(match elem {
         ScalarTy::Bool => Typed::Bool(read_all(&name, npy, count)?),
