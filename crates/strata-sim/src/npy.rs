@@ -340,9 +340,11 @@ fn read_header(name: &str, f: &mut std::fs::File) -> R<Header> {
         (1, 0) if pre.len() >= 10 => (10u64, u64::from(u16::from_le_bytes([pre[8], pre[9]]))),
         (2 | 3, 0) if pre.len() >= 12 => (12, u64::from(u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]))),
         (1..=3, 0) => return Err(not_npy("its header is cut short")),
-        (a, b) => return Err(NpyError::Msg(format!(
+        (a, b) => {
+            return Err(NpyError::Msg(format!(
             "`{name}` is an .npy file of format version {a}.{b}, which cannot be read (versions 1.0, 2.0 and 3.0 can)"
-        ))),
+        )))
+        }
     };
     if start + hlen > len {
         return Err(not_npy("its header is cut short"));
@@ -572,4 +574,77 @@ fn write_all<T: npyz::Serialize>(
         writer.write_one(&mut *w, &x).map_err(WriteError::Io)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dict(s: &str) -> Option<(String, bool, Vec<u64>)> {
+        Dict { s: s.as_bytes(), at: 0 }.parse()
+    }
+
+    #[test]
+    fn the_header_grammar_takes_what_writers_write_and_nothing_else() {
+        let numpy = Some(("<f4".to_string(), false, vec![5]));
+        assert_eq!(dict("{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }"), numpy);
+        assert_eq!(dict("{'descr': '<f4', 'fortran_order': False, 'shape': (5, ), }"), numpy);
+        assert_eq!(dict("{\"shape\": (5,),\t\"fortran_order\": False, \"descr\": \"<f4\"}   "), numpy);
+        assert_eq!(dict("{'descr': '|b1', 'fortran_order': True, 'shape': (), }"), Some(("|b1".into(), true, vec![])));
+        assert_eq!(
+            dict("{'descr': '<i8', 'fortran_order': False, 'shape': (0, 18446744073709551615)}").map(|d| d.2),
+            Some(vec![0, u64::MAX])
+        );
+        for bad in [
+            "",
+            "{}",
+            "{'descr': '<f4', 'fortran_order': False}",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (5), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': [5], }",
+            "{'descr': '<f4', 'fortran_order': false, 'shape': (5,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (05,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (-5,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (18446744073709551616,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+            "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (5,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), 'extra': 1}",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (5,),, }",
+            "{'descr': '<f4\\n', 'fortran_order': False, 'shape': (5,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), } x",
+            "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (5,), }",
+        ] {
+            assert_eq!(dict(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn numbers_of_arguments() {
+        for ok in ["0", "2.5", "-2.5", "+.5", "5.", "1e10", "1E-3", "-1.5e+7", "inf", "-Infinity", "NaN"] {
+            assert!(float_syntax(ok.as_bytes()), "{ok}");
+            assert!(ok.parse::<f64>().is_ok(), "{ok}");
+        }
+        for bad in ["", ".", "e5", "1e", "1.2.3", " 1", "1 ", "0x10", "1_000", "infinit", "nan(1)", "--1"] {
+            assert!(!float_syntax(bad.as_bytes()), "{bad}");
+        }
+        let args: Vec<OsString> = vec!["007".into(), "-1".into()];
+        assert_eq!(arg_u64(&args, 0), Ok(7));
+        assert!(arg_u64(&args, 1).is_err());
+        assert_eq!(arg_u64(&args, 2), Err("the program has 2 arguments; argument 2 is missing".to_string()));
+        assert_eq!(shown(b"a\x01\xff`"), "a\\x01\\xff`");
+    }
+
+    #[test]
+    fn the_header_written_is_aligned_to_64_bytes() {
+        for shape in [vec![], vec![5], vec![u64::MAX, 1], vec![1; 30]] {
+            let h = header_bytes("<f8", &shape);
+            assert_eq!(h.len() % 64, 0);
+            assert_eq!(h.last(), Some(&b'\n'));
+            assert_eq!(usize::from(u16::from_le_bytes([h[8], h[9]])), h.len() - 10);
+            let text = std::str::from_utf8(&h[10..h.len() - 1]).unwrap();
+            assert_eq!(dict(text).map(|d| d.2), Some(shape.clone()));
+        }
+        assert_eq!(shape_text(&[]), "()");
+        assert_eq!(shape_text(&[5]), "(5,)");
+        assert_eq!(shape_text(&[2, 3]), "(2, 3)");
+    }
 }
