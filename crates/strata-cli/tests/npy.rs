@@ -386,6 +386,29 @@ fn every_file_and_argument_error_is_e0912_on_both_devices() {
     for (path, words) in &cases {
         assert_error(&dir, load, &[path], 2, words);
     }
+    // Headers outside the grammar both devices share (sim's `npy::Dict`, the runtime's
+    // `strata_npy_dict`), though some are Python literals numpy could read.
+    for (k, dict) in [
+        "{}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (5), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': [5], }",
+        "{'descr': '<f4', 'fortran_order': false, 'shape': (5,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (05,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (18446744073709551616,), }",
+        "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (5,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), 'extra': 1}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (5,),, }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), } x",
+        "{'descr': '<f\\x34', 'fortran_order': False, 'shape': (5,), }",
+        "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (5,), }",
+        "{'descr': '<f4',\n 'fortran_order': False, 'shape': (5,), }",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = file(&format!("grammar{k}.npy"), &with_data(header_with(dict, 1), 20));
+        assert_error(&dir, load, &[&path], 2, &["not a dictionary of `descr`, `fortran_order` and `shape`"]);
+    }
     // Values and arguments.
     let bools =
         file("bools.npy", &with_data(header_with("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 1), 0));
