@@ -183,6 +183,55 @@ pub fn concrete(n: &Nat) -> Option<u64> {
     }
 }
 
+/// For a size with a single variable `v` that grows with it (`(n + 255) / 256`), the condition on
+/// `v` itself under which the size is at least 1 (`at_most` None) or at most `at_most`: `v >= k`
+/// or `v <= k`, a fact an `if` establishes directly (facts from conditions take only exact
+/// forms, and `(n + 255) / 256 >= 1` is not one). None where the size is not of that shape.
+pub fn single_size_bound(size: &Nat, at_most: Option<u64>) -> Option<String> {
+    let vars = size.vars();
+    if vars.len() != 1 || size.terms().any(|(_, c)| c < 0) {
+        return None;
+    }
+    let v = vars.into_iter().next()?;
+    let at = |x: u64| size.eval(&|name| (name == &*v).then_some(x)).ok();
+    // Search 0..=2^62 assuming the size grows with `v`, then confirm around the threshold.
+    let (mut lo, mut hi) = (0u64, 1u64 << 62);
+    match at_most {
+        None => {
+            // The least x with size(x) >= 1.
+            if at(hi).is_none_or(|s| s < 1) {
+                return None;
+            }
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if at(mid).is_some_and(|s| s >= 1) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            let ok = at(hi).is_some_and(|s| s >= 1) && (hi == 0 || at(hi - 1).is_some_and(|s| s < 1));
+            ok.then(|| format!("{v} >= {hi}"))
+        }
+        Some(limit) => {
+            // The greatest x with size(x) <= limit.
+            if at(0).is_none_or(|s| s > limit) {
+                return None;
+            }
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if at(mid).is_some_and(|s| s <= limit) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            let ok = at(lo).is_some_and(|s| s <= limit) && at(lo + 1).is_none_or(|s| s > limit);
+            ok.then(|| format!("{v} <= {lo}"))
+        }
+    }
+}
+
 /// How a limit compares with a size: known to hold, known to fail, or not provable.
 fn decide(facts: Option<&Facts>, a: &Nat, b: &Nat) -> Option<Truth> {
     match (concrete(a), concrete(b)) {
@@ -215,15 +264,20 @@ pub fn check_shape(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let arch = profile.arch;
-    // A size the facts in scope cannot bound.
-    let unproven = |code, message: String, span, size: &Nat, goal: String| {
+    // A size the facts in scope cannot bound: `goal` is `size >= 1` (`at_most` None) or
+    // `size <= at_most`.
+    let unproven = |code, message: String, span, size: &Nat, goal: String, at_most: Option<u64>| {
         let mut d = Diagnostic::error(code, message, span, format!("cannot prove `{goal}`"));
         let context = facts.map(|f| f.describe(&size.vars())).unwrap_or_default();
         if !context.is_empty() {
             d = d.with_note(format!("in scope: {context}"));
         }
+        let check = match single_size_bound(size, at_most) {
+            Some(c) => format!("`if {c} {{ … }}`"),
+            None => "`if …`, see facts from conditions".to_string(),
+        };
         d.with_note(format!(
-            "help: use sizes that provably respect it: check it before the launch (`if …`, see facts from conditions), a loop range for which it holds, or a `where` clause of the enclosing function (`where {goal}`)"
+            "help: use sizes that provably respect it: check it before the launch ({check}), a loop range for which it holds, or a `where` clause of the enclosing function (`where {goal}`)"
         ))
     };
     // Zero-sized dimensions: nothing to launch.
@@ -256,6 +310,7 @@ pub fn check_shape(
                     d.span,
                     &d.size,
                     format!("{} >= 1", d.size),
+                    None,
                 ));
             }
             _ => {}
@@ -319,6 +374,7 @@ pub fn check_shape(
                         whole,
                         &total,
                         format!("{total} <= {}", profile.max_threads_per_block),
+                        Some(profile.max_threads_per_block),
                     ));
                     return out;
                 }
@@ -363,6 +419,7 @@ pub fn check_shape(
                 d.span,
                 &d.size,
                 format!("{} <= {limit}", d.size),
+                Some(limit),
             )),
             _ => {}
         }
@@ -685,6 +742,20 @@ fn symbolic_shared(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn single_size_bounds_are_exact_thresholds() {
+        let n = Nat::var("n");
+        let blocks = n.add(&Nat::lit(255)).unwrap().div(&Nat::lit(256)).unwrap();
+        assert_eq!(single_size_bound(&blocks, None).as_deref(), Some("n >= 1"));
+        let tail = n.add(&Nat::lit(253)).unwrap().div(&Nat::lit(256)).unwrap();
+        assert_eq!(single_size_bound(&tail, None).as_deref(), Some("n >= 3"));
+        assert_eq!(single_size_bound(&blocks, Some(4)).as_deref(), Some("n <= 1024"));
+        assert_eq!(single_size_bound(&n.div(&Nat::lit(256)).unwrap(), None).as_deref(), Some("n >= 256"));
+        // Two variables, or a size that is never small enough: no suggestion.
+        assert_eq!(single_size_bound(&n.mul(&Nat::var("m")).unwrap(), None), None);
+        assert_eq!(single_size_bound(&n.add(&Nat::lit(10)).unwrap(), Some(4)), None);
+    }
 
     #[test]
     fn default_is_sm_80_and_figures_are_the_documented_ones() {

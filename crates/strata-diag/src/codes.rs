@@ -94,6 +94,7 @@ registry! {
     TAKE_OUT_OF_BOUNDS = "E0304", Check, "split position out of bounds";
     UNKNOWN_VIEW = "E0305", Check, "unknown view";
     NOT_AN_ARRAY = "E0306", Check, "view or index applied to a non-array";
+    SIZE_ESCAPES = "E0307", Check, "a size bound at run time escapes its scope";
     // --- execution resources ---
     WRONG_EXEC = "E0401", Check, "wrong execution resource";
     INVALID_SCHED = "E0402", Check, "invalid schedule";

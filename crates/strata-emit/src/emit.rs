@@ -798,6 +798,20 @@ impl<'p> Emitter<'p> {
             // CUDA's built-ins are `unsigned`: widen them; the cpu device's are `uint64_t` already.
             return Ok(if self.cuda { format!("((uint64_t){name})") } else { name });
         }
+        // Host code computes the sizes everything else is bounded by, possibly from data:
+        // checked, as `sim` checks every size.
+        let host = matches!(cx.f.kind, FnKind::Host);
+        match e {
+            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host => {
+                let f = match e {
+                    IExpr::Add(..) => "strata_nadd",
+                    IExpr::Mul(..) => "strata_nmul",
+                    _ => "strata_npow",
+                };
+                return Ok(format!("{f}({}, {}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?, self.at(cx.span)));
+            }
+            _ => {}
+        }
         if let Some((a, op, b)) = e.infix() {
             return Ok(format!("({} {op} {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?));
         }
@@ -875,6 +889,8 @@ impl<'p> Emitter<'p> {
             IExpr::Const(c) => format!("INT32_C({c})"),
             IExpr::Counter(l) if cx.narrow32.contains(l) => self.local(cx, *l),
             IExpr::Counter(l) => format!("((int32_t){})", self.local(cx, *l)),
+            // A size parameter its `where` clauses bound (`Function::nat_max`).
+            IExpr::Param(p) => format!("((int32_t){})", nat_name(&cx.names, p)),
             // The range proof bounds the exponent by 30: a plain shift.
             IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => format!("(INT32_C(1) << ({}))", self.iexpr32(cx, b)?),
             // The range proof refuses the rest, so they never reach here: a compiler bug if they do.
@@ -885,7 +901,12 @@ impl<'p> Emitter<'p> {
     /// Total number of scalars in a value of type `t`.
     fn flat_len(&self, cx: &Cx, t: &Ty) -> Result<String, E> {
         Ok(match t {
-            Ty::Array { elem, len } => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
+            Ty::Array { elem, len } => match &**elem {
+                Ty::Array { .. } if matches!(cx.f.kind, FnKind::Host) => {
+                    format!("strata_nmul({}, {}, {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?, self.at(cx.span))
+                }
+                _ => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
+            },
             _ => "UINT64_C(1)".to_string(),
         })
     }
@@ -1714,6 +1735,7 @@ mod tests {
                 shared: Vec::new(),
             },
             nat_params: nats,
+            nat_max: Default::default(),
             params: vec![0],
             locals: vec![
                 Local { name: "a".into(), ty: array, level: Level::Block },
@@ -1728,6 +1750,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),
@@ -1775,6 +1798,7 @@ mod tests {
             name: "show".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: vec![0],
             locals: vec![Local { name: "d".into(), ty: Ty::Owned(Box::new(arr), Mem::GpuGlobal), level: Level::Host }],
             body: vec![print(Expr::Load(local)), print(Expr::Ref(elem.clone())), print(Expr::Load(elem))],
@@ -1786,6 +1810,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),
@@ -1824,6 +1849,7 @@ mod tests {
                 shared: Vec::new(),
             },
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: vec![0, 1, 2, 3],
             locals: vec![
                 local("ro", arr(ScalarTy::F32)),
@@ -1847,6 +1873,7 @@ mod tests {
             name: "main".into(),
             kind: FnKind::Host,
             nat_params: Vec::new(),
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),

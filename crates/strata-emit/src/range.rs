@@ -6,7 +6,7 @@
 //! result where nothing overflows or goes negative. [`Env::range`] proves that by interval
 //! arithmetic: it gives an interval for an expression only if *every* sub-expression's value lies
 //! in `0..=I32_MAX`, for every value the leaves can take. Everything it cannot bound (size
-//! parameters, run-time `Value`s, a subtraction that may go negative, a division by a possible
+//! parameters without a `where` bound, run-time `Value`s, a subtraction that may go negative, a division by a possible
 //! zero) makes the whole expression stay 64-bit.
 
 use std::collections::HashMap;
@@ -56,6 +56,9 @@ pub(crate) struct Env {
     pub(crate) block: [Option<Interval>; 3],
     /// The values each `for` counter in scope takes.
     pub(crate) counters: HashMap<LocalId, Interval>,
+    /// The values of the size parameters the function's `where` clauses bound
+    /// ([`Function::nat_max`]).
+    pub(crate) params: HashMap<String, Interval>,
 }
 
 impl Env {
@@ -64,10 +67,11 @@ impl Env {
     /// do (a launch beyond them fails, so the kernel never runs with such coordinates). The C of
     /// the cpu device has no such limits: there only constant shapes bound anything.
     pub(crate) fn for_function(f: &Function, cuda_limits: bool) -> Env {
-        let consts = Env::default();
         let limits_grid = [I32_MAX, 65535, 65535];
         let limits_block = [1024, 1024, 64];
         let mut env = Env::default();
+        env.params = f.nat_max.iter().map(|(n, max)| (n.clone(), Interval::new(0, *max))).collect();
+        let consts = env.clone();
         let shape = match &f.kind {
             FnKind::Kernel { grid, block, .. } => Some((grid, block)),
             FnKind::Device => None,
@@ -96,7 +100,8 @@ impl Env {
             IExpr::BlockIdx(d) => self.grid[dim(*d)]?.below(),
             IExpr::BlockDim(d) => self.block[dim(*d)]?,
             IExpr::GridDim(d) => self.grid[dim(*d)]?,
-            IExpr::Param(_) | IExpr::Value(_) => return None,
+            IExpr::Param(p) => *self.params.get(p)?,
+            IExpr::Value(_) => return None,
             IExpr::Add(a, b) => {
                 let (a, b) = two(a, b)?;
                 Interval::new(a.lo + b.lo, a.hi + b.hi)
@@ -224,6 +229,18 @@ mod tests {
     }
 
     #[test]
+    fn where_bounds_bound_parameters() {
+        // `where n <= 2^20`: `bx * 256 + tx < n` stays in 32 bits, `n * 4096` does not.
+        let mut e = env();
+        e.params.insert("n".into(), Interval::new(0, 1 << 20));
+        let n = || IExpr::Param("n".into());
+        assert_eq!(e.range(&add(n(), tx())), Some(Interval::new(0, (1 << 20) + 255)));
+        assert_eq!(e.range(&mul(n(), c(2048))), None);
+        assert_eq!(e.range(&mul(n(), c(2047))), Some(Interval::new(0, 2047 << 20)));
+        assert_eq!(e.range(&IExpr::Param("m".into())), None);
+    }
+
+    #[test]
     fn boundary_of_i32() {
         let e = env();
         assert_eq!(e.range(&c(I32_MAX)), Some(Interval::new(I32_MAX, I32_MAX)));
@@ -294,6 +311,7 @@ mod tests {
             name: "k".into(),
             kind: FnKind::Kernel { grid, block, shared: Vec::new() },
             nat_params: vec!["n".into()],
+            nat_max: Default::default(),
             params: Vec::new(),
             locals: Vec::new(),
             body: Vec::new(),

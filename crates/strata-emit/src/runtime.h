@@ -171,6 +171,25 @@ STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     return r;
 }
 
+/* Size arithmetic in host code, where sizes may come from data (`let n: nat = …`): a result
+   beyond 64 bits is error E0903, as on `sim`, instead of a wrapped size that would allocate
+   too little. (Kernels only compute offsets below sizes the host computed this way.) */
+STRATA_INLINE uint64_t strata_nadd(uint64_t a, uint64_t b, strata_pos at) {
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE uint64_t strata_nmul(uint64_t a, uint64_t b, strata_pos at) {
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {
+    uint64_t r = 1;
+    while (e--) r = strata_nmul(r, b, at);
+    return r;
+}
+
 STRATA_INLINE STRATA_HD uint64_t strata_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 STRATA_INLINE STRATA_HD uint64_t strata_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 

@@ -538,6 +538,11 @@ pub struct Function {
     pub kind: FnKind,
     /// Size parameters, bound by value at each call or launch.
     pub nat_params: Vec<String>,
+    /// Upper bounds of size parameters that the function's `where` clauses prove (at most
+    /// 2^31 - 1; a parameter without one is absent). Every call and launch satisfies the clauses
+    /// (the checker proves them, a library's launch function checks them), so backends may rely
+    /// on them, e.g. for 32-bit index arithmetic.
+    pub nat_max: std::collections::HashMap<String, u64>,
     /// Parameters passed by the caller, in order (a kernel's shared buffers are not among them).
     pub params: Vec<LocalId>,
     pub locals: Vec<Local>,

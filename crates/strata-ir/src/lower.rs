@@ -216,6 +216,7 @@ impl<'a> Lowering<'a> {
                 name: f.name.name.clone(),
                 kind: FnKind::Host,
                 nat_params: vec![],
+                nat_max: Default::default(),
                 params: vec![],
                 locals: vec![],
                 body: vec![],
@@ -359,10 +360,12 @@ impl<'a> Lowering<'a> {
         if let FnKind::Kernel { shared, .. } = &mut kind {
             shared.append(&mut fl.shared_decls);
         }
+        let nat_max = nat_params.iter().filter_map(|n| Some((n.clone(), proven_max(&sig.facts, n)?))).collect();
         let mut func = ir::Function {
             name: f.name.name.clone(),
             kind,
             nat_params,
+            nat_max,
             params,
             locals: fl.locals,
             body,
@@ -844,6 +847,15 @@ impl<'a> FnLower<'_, 'a> {
                 return;
             }
             self.err(l.span, "shared memory declared by a warp or a thread, or of non-scalar elements");
+        }
+        if let (cty::Ty::Nat, Some(e)) = (&cty, &l.init) {
+            // `let n: nat = e;`, a size bound at run time: a host local holding the value, which
+            // sizes read like a `for` counter's.
+            let local = self.new_local(&l.name.name, Ty::Nat, self.local_level());
+            let v = self.value_into(e, out);
+            self.bind(&l.name.name, Binding::Counter(local));
+            out.push(Stmt::Let { local, init: Some(Expr::Cast(Box::new(v), ScalarTy::U64)), span: l.span });
+            return;
         }
         let local = self.new_local(&l.name.name, ty, self.local_level());
         let init = l.init.as_ref().map(|e| self.value_into(e, out));
@@ -2270,4 +2282,24 @@ fn offset(idx: &[IExpr], dims: &[IExpr]) -> IExpr {
         off = IExpr::add(off, IExpr::mul(x.clone(), stride));
     }
     off
+}
+
+/// The least `c <= 2^31 - 1` with `n <= c` proven by `facts`, if there is one.
+fn proven_max(facts: &strata_check::nat::Facts, n: &str) -> Option<u64> {
+    let v = Nat::var(n);
+    let proven = |c: u64| facts.le(&v, &Nat::lit(c)) == strata_check::nat::Truth::Proven;
+    let (mut lo, mut hi) = (0u64, (1u64 << 31) - 1);
+    if !proven(hi) {
+        return None;
+    }
+    // Invariant: `n <= hi` is proven; every bound below `lo` is not.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if proven(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(hi)
 }

@@ -247,6 +247,7 @@ mod tests {
             name: "f".into(),
             kind,
             nat_params: vec![],
+            nat_max: Default::default(),
             params: vec![],
             locals: vec![Local { name: "x".into(), ty: Ty::Nat, level: Level::Host }],
             body,

@@ -26,6 +26,7 @@ mod host;
 mod limits;
 mod places;
 mod resources;
+mod sizes;
 mod summary;
 mod uniformity;
 mod views;
@@ -242,6 +243,8 @@ pub struct FnCx<'p> {
     varies: Uni,
     /// Nat variables introduced by `for` loops, by source name.
     loop_nats: Vec<String>,
+    /// Sizes bound at run time by `let n: nat = e;` ([`sizes`]), with the scope depth of each.
+    bound_sizes: Vec<(String, usize)>,
     /// Set while typing the borrow that initialises a `let`.
     binding_alias: bool,
     /// Nesting of named-view expansions (bounded: a view may be defined in terms of itself).
@@ -308,6 +311,7 @@ impl<'p> FnCx<'p> {
             varies: Uni::Uniform,
             val_loans: Vec::new(),
             loop_nats: Vec::new(),
+            bound_sizes: Vec::new(),
             binding_alias: false,
             view_depth: 0,
             divergent_return: None,
@@ -555,6 +559,7 @@ impl<'p> FnCx<'p> {
     }
 
     fn pop_scope(&mut self) {
+        self.end_bound_sizes(self.scopes.len());
         if let Some(scope) = self.scopes.pop() {
             for id in scope.into_iter().rev() {
                 if let Some(ids) = self.visible.get_mut(&self.vars[id].name) {
@@ -581,7 +586,7 @@ impl<'p> FnCx<'p> {
 
     fn lower(&mut self) -> Lower<'_> {
         let mut generics = self.generics.clone();
-        for n in &self.loop_nats {
+        for n in self.loop_nats.iter().chain(self.bound_sizes.iter().map(|(n, _)| n)) {
             generics.insert(n.clone(), Kind::Nat);
         }
         let default_mem = if self.on_gpu() { Mem::GpuGlobal } else { Mem::CpuMem };
@@ -631,6 +636,7 @@ impl<'p> FnCx<'p> {
                         let depth = self.scopes.len() - 1;
                         let loans = self.val_loans.clone();
                         self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
+                        self.check_no_escaping_size(&t, expr.span);
                     }
                     ty = if last && !semi { t } else { Ty::UNIT };
                 }
@@ -664,6 +670,10 @@ impl<'p> FnCx<'p> {
     }
 
     fn let_stmt(&mut self, l: &ast::LetStmt) {
+        if self.is_size_binding(l) {
+            self.size_let(l);
+            return;
+        }
         let declared = l.ty.as_ref().map(|t| self.lower_ty(t));
         if let (Some(d), Some(t)) = (&declared, &l.ty) {
             self.check_sizes_natural(d, t.span);
@@ -1249,15 +1259,22 @@ impl<'p> FnCx<'p> {
                 format!("{what} out of bounds: the length is {len} but the {what} is {i}"),
                 format!("{what} {i} is not below {len}"),
             ),
-            Truth::Unknown => self.report(
-                Diagnostic::error(
+            Truth::Unknown => {
+                let d = Diagnostic::error(
                     codes::INDEX_OUT_OF_BOUNDS,
                     format!("cannot prove that this {what} is in bounds"),
                     span,
                     format!("cannot prove `{i} < {len}`"),
-                )
-                .with_note("every iteration of a loop is checked, the first one included"),
-            ),
+                );
+                let d = if self.loop_nats.is_empty() {
+                    d.with_note(format!(
+                        "help: check it first (`if {i} < {len} {{ … }}`: a condition on sizes is a fact in its branch)"
+                    ))
+                } else {
+                    d.with_note("every iteration of a loop is checked, the first one included")
+                };
+                self.report(d)
+            }
         }
     }
 
@@ -1272,10 +1289,7 @@ impl<'p> FnCx<'p> {
 
     fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
         let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
-        if self.generics.contains_key(&var.name)
-            || self.prog.consts.contains_key(&var.name)
-            || self.loop_nats.contains(&var.name)
-        {
+        if self.is_size_name(&var.name) {
             self.error(
                 codes::DUPLICATE_DEFINITION,
                 var.span,

@@ -78,12 +78,21 @@ impl FnCx<'_> {
                     return None;
                 }
                 if !divides {
-                    self.error(
+                    let d = Diagnostic::error(
                         codes::SIZE_NOT_PROVEN,
-                        v.span,
                         "group size must divide the array length",
+                        v.span,
                         format!("cannot prove that {k} divides {len}"),
                     );
+                    // Only a symbolic length can be checked: a constant one simply does not divide.
+                    let d = if len.vars().is_empty() {
+                        d
+                    } else {
+                        d.with_note(format!(
+                            "help: check it first (`if {len} % {k} == 0 {{ … }}`), or require it with a `where` clause"
+                        ))
+                    };
+                    self.report(d);
                     return None;
                 }
                 let groups = crate::pow2::simplify(&len.div(k).ok()?, &self.facts);
