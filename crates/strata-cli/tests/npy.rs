@@ -109,16 +109,19 @@ elem!(f64, "f64", "0.0", "v * v - 0.1", |v| v * v - 0.1, |k| (k as f64).sqrt() -
 
 /// The program for one element type: `y = f(x)` of a vector (argument 0 → 2) and the transpose of
 /// `f` of an N x M matrix (argument 1 → 3), which also goes through GPU memory and back; the
-/// vector itself is written again unchanged (argument 4).
-fn program<T: Elem>() -> String {
+/// vector itself is written again unchanged (argument 4). The sizes are constants (`-D N=…`), or
+/// with `run_time` sizes bound at run time from the files (`let N: nat = npy_len(0);`).
+fn program<T: Elem>(run_time: bool) -> String {
     let (t, zero, f) = (T::NAME, T::ZERO, T::F.replace('v', "x[i]"));
     let fm = T::F.replace('v', "back[i][j]");
+    let (consts, lets) = if run_time {
+        ("", "    let N: nat = npy_len(0);\n    let M: nat = npy_dim(1, 1);\n")
+    } else {
+        ("const N: nat = 1;\nconst M: nat = 1;\n\n", "")
+    };
     format!(
-        "const N: nat = 1;
-const M: nat = 1;
-
-fn main() -[t: cpu.thread]-> () {{
-    let x: [{t}; N] @ cpu.mem = load_npy(0);
+        "{consts}fn main() -[t: cpu.thread]-> () {{
+{lets}    let x: [{t}; N] @ cpu.mem = load_npy(0);
     let m = load_npy::<[[{t}; M]; N]>(1);
     assert(npy_len(0) == N as u64);
     assert(npy_dim(1, 0) == N as u64);
@@ -147,20 +150,26 @@ fn main() -[t: cpu.thread]-> () {{
 /// Every length of the test for one element type, on both devices.
 fn round_trip<T: Elem>() {
     let dir = scratch(T::NAME);
-    let src = program::<T>();
-    for (n, m) in [(0u64, 3u64), (1, 1), (1000, 3), (7, 0)] {
+    let sizes = [(0u64, 3u64), (1, 1), (1000, 3), (7, 0)];
+    let runs = sizes.iter().map(|&s| (s, false)).chain(sizes.iter().map(|&s| (s, true)));
+    for ((n, m), run_time) in runs {
+        let src = program::<T>(run_time);
         let x: Vec<T> = (0..n).map(T::input).collect();
         let mat: Vec<T> = (0..n * m).map(|k| T::input(k * 13 % 1001)).collect();
         let (xin, min) = (dir.join("x.npy"), dir.join("m.npy"));
         write_npy(&xin, &[n], &x);
         write_npy(&min, &[n, m], &mat);
-        let defines = vec!["-D".to_string(), format!("N={n}"), "-D".to_string(), format!("M={m}")];
+        let defines = if run_time {
+            Vec::new()
+        } else {
+            vec!["-D".to_string(), format!("N={n}"), "-D".to_string(), format!("M={m}")]
+        };
         let mut written: Vec<Vec<Vec<u8>>> = Vec::new();
         for device in ["sim", "cpu"] {
             let outs: Vec<PathBuf> = (0..3).map(|k| dir.join(format!("{device}-out{k}.npy"))).collect();
             let args = [xin.as_path(), min.as_path(), &outs[0], &outs[1], &outs[2]];
             let out = run(&dir, &src, device, &defines, &args);
-            let what = format!("{} ({n}, {m}) on {device}", T::NAME);
+            let what = format!("{} ({n}, {m}) on {device}, sizes at run time: {run_time}", T::NAME);
             assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
             // y = f(x)
             let (shape, y) = read_npy::<T>(&outs[0]);
