@@ -30,8 +30,9 @@ pub fn npy_array(t: &Ty) -> Result<(ScalarTy, Vec<Nat>), String> {
         at = elem;
     }
     if matches!(at, Ty::ViewArray(..)) {
-        return Err("it is a view, whose elements need not lie in memory in order; copy it into an array first"
-            .to_string());
+        return Err(
+            "it is a view, whose elements need not lie in memory in order; copy it into an array first".to_string()
+        );
     }
     if dims.is_empty() {
         return Err("it is not an array".to_string());
