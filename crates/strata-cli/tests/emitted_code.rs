@@ -269,3 +269,23 @@ fn parallel_runs_of_one_program_share_the_cache_without_reading_a_half_written_s
         .collect();
     assert!(left.is_empty(), "left in the cache: {left:?}");
 }
+
+/// Sizes bound at run time (issue 13): a kernel over a size parameter takes it as a parameter on
+/// both targets; a thread-local array of such a length, which CUDA cannot express (no
+/// variable-length arrays in device code), is refused by the cuda target with E0801 instead of
+/// C that nvcc rejects; the cpu device runs it.
+#[test]
+fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_time_length() {
+    let cuda = emit("cuda", "tests/corpus/run/size_bound_at_run_time_saxpy.strata", &[]);
+    assert!(cuda.contains("__global__ void saxpy(uint64_t n, float a,"), "{}", program_part(&cuda));
+    let c = emit("c", "tests/corpus/run/size_bound_at_run_time_saxpy.strata", &[]);
+    assert!(c.contains("static void saxpy(uint64_t n, float a,"), "{}", program_part(&c));
+    let file = "tests/corpus/adversarial/rt_11_gpu_local_array_of_size_parameter_nvcc.strata";
+    let out = strata(&["emit", "--target", "cuda", file]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E0801]: not supported by the cuda target"), "{err}");
+    let run = strata(&["run", file]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "5\n");
+}

@@ -161,6 +161,9 @@ struct Cx<'f> {
     env: Env,
     /// Counters declared `int32_t` (the others are `uint64_t`).
     narrow32: HashSet<LocalId>,
+    /// Host code: the array locals of each enclosing C block, allocated on the heap (a length
+    /// from data may not fit the stack) and freed at the block's end.
+    heap_arrays: Vec<Vec<String>>,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -387,6 +390,7 @@ impl<'p> Emitter<'p> {
             returns: false,
             env: Env::for_function(f, self.cuda),
             narrow32: HashSet::new(),
+            heap_arrays: Vec::new(),
         }
     }
 
@@ -536,8 +540,18 @@ impl<'p> Emitter<'p> {
     // Statements
 
     fn stmts(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
+        let host = matches!(cx.f.kind, FnKind::Host);
+        if host {
+            cx.heap_arrays.push(Vec::new());
+        }
         for s in body {
             self.stmt(cx, s, ind)?;
+        }
+        if host {
+            let pad = "    ".repeat(ind);
+            for name in cx.heap_arrays.pop().unwrap_or_default().iter().rev() {
+                writeln!(self.out, "{pad}free({name});").ok();
+            }
         }
         Ok(())
     }
@@ -569,6 +583,26 @@ impl<'p> Emitter<'p> {
                         if let Some(a) = args.first() {
                             self.assign_array(cx, &name, inner, a, ind)?;
                         }
+                    }
+                    (ty @ Ty::Array { .. }, init) if matches!(cx.f.kind, FnKind::Host) => {
+                        // A local array of host code: on the heap, whatever its length.
+                        let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
+                        let at = self.at(cx.span);
+                        writeln!(self.out, "{pad}{t} *{name} = ({t} *)strata_alloc({len}, sizeof({t}), {at});").ok();
+                        if let Some(frees) = cx.heap_arrays.last_mut() {
+                            frees.push(name.clone());
+                        }
+                        if let Some(e) = init {
+                            self.assign_array(cx, &name, ty, e, ind)?;
+                        }
+                    }
+                    (Ty::Array { len, .. }, _) if self.cuda && !matches!(len, IExpr::Const(_)) => {
+                        return Err(Box::new(Diagnostic::error(
+                            codes::UNSUPPORTED,
+                            "not supported by the cuda target: an array in GPU-local memory whose length is not a constant",
+                            cx.span,
+                            "CUDA has no variable-length arrays: use a constant length, or shared or global memory (the cpu device and sim run it)",
+                        )));
                     }
                     (ty @ Ty::Array { .. }, init) => {
                         // A local array (per thread in kernels): a C array, filled from its value.

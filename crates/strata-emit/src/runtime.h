@@ -165,9 +165,14 @@ STRATA_DIVISION(int64_t, i64, a == INT64_MIN && b == -1)
 STRATA_DIVISION(uint32_t, u32, false)
 STRATA_DIVISION(uint64_t, u64, false)
 
+/* b^e by squaring (at most 64 steps whatever e is). */
 STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     uint64_t r = 1;
-    while (e--) r *= b;
+    while (e != 0) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }
     return r;
 }
 
@@ -185,6 +190,8 @@ STRATA_INLINE uint64_t strata_nmul(uint64_t a, uint64_t b, strata_pos at) {
     return r;
 }
 STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {
+    /* 0 and 1 to any power never overflow; any other base overflows within 64 steps. */
+    if (b <= 1) return e == 0 ? 1 : b;
     uint64_t r = 1;
     while (e--) r = strata_nmul(r, b, at);
     return r;

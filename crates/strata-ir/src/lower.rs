@@ -593,8 +593,20 @@ impl<'a> FnLower<'_, 'a> {
     // --------------------------------------------------------------------------------------------
     // Sizes and types
 
+    /// The innermost *size* named `name`: a variable of the same name may shadow a size in value
+    /// positions (`let n = 5;`), but sizes (`[f32; n]`, `0..n`) still mean the size, as the
+    /// checker reads them.
+    fn lookup_size(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, b)| n == name && matches!(b, Binding::Counter(_) | Binding::Nat(_)))
+            .map(|(_, b)| b.clone())
+    }
+
     fn name_to_iexpr(&self, name: &str) -> IExpr {
-        match self.lookup(name) {
+        match self.lookup_size(name) {
             Some(Binding::Counter(c)) => IExpr::Counter(c),
             Some(Binding::Nat(n)) => n,
             _ => {

@@ -899,6 +899,8 @@ impl Machine<'_, '_> {
                     IExpr::Mul(..) => x.checked_mul(y),
                     IExpr::Div(..) => x.checked_div(y),
                     IExpr::Rem(..) => x.checked_rem(y),
+                    // 0 and 1 to any power (the exponent may exceed 32 bits) never overflow.
+                    _ if x <= 1 => Some(if y == 0 { 1 } else { x }),
                     _ => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
                 };
                 result.ok_or_else(over)?

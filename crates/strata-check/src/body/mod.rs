@@ -1036,7 +1036,18 @@ impl<'p> FnCx<'p> {
     }
 
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, expected: Option<&Ty>, span: Span) -> Ty {
-        let operand_exp = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) { None } else { expected };
+        // A comparison of sizes (`n < 8`, `n % 256 == 0`) is evaluated in `u64`, exactly: in the
+        // literals' default `i32` a large size would be truncated, and the condition would hold
+        // where the fact it gives the branch does not.
+        let u64_ty = Ty::Scalar(ScalarTy::U64);
+        let size_cmp = op.is_comparison() && (self.mentions_size(l) || self.mentions_size(r));
+        let operand_exp = if size_cmp {
+            Some(&u64_ty)
+        } else if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+            None
+        } else {
+            expected
+        };
         let (mut lt, l_uni) = self.expr_uni(l, operand_exp);
         // The right operand of `&&` and `||` runs only where the left one lets it.
         let short = matches!(op, BinOp::And | BinOp::Or) && l_uni > Uni::Uniform && self.on_gpu();
@@ -1055,6 +1066,10 @@ impl<'p> FnCx<'p> {
         }
         if matches!(rt, Ty::IntLit | Ty::FloatLit) && !matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
             self.fix_open_var(r, &lt);
+        }
+        if size_cmp && matches!(lt, Ty::IntLit | Ty::Nat) && matches!(rt, Ty::IntLit | Ty::Nat) {
+            self.retype_literals(l, &u64_ty);
+            self.retype_literals(r, &u64_ty);
         }
         let joined = self.join_numeric(&lt, &rt);
         let bad = |me: &mut Self| {
@@ -1150,6 +1165,22 @@ impl<'p> FnCx<'p> {
             (Ty::FloatLit, y) if y.is_float() => Some(y.clone()),
             (x, Ty::FloatLit) if x.is_float() => Some(x.clone()),
             _ => None,
+        }
+    }
+
+    /// Whether the value expression `e` reads a size (a generic, constant, `for` counter or bound
+    /// size) outside a cast, through parentheses and arithmetic.
+    fn mentions_size(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(id) => self.vars[id].nat.is_some(),
+                None => self.prog.consts.contains_key(&segs[0].name),
+            },
+            ExprKind::Paren(x) | ExprKind::Unary(_, x) => self.mentions_size(x),
+            ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                self.mentions_size(a) || self.mentions_size(b)
+            }
+            _ => false,
         }
     }
 
