@@ -113,6 +113,10 @@ enum Command {
         format: Format,
         /// The `.strata` file to run.
         file: PathBuf,
+        /// The program's arguments, after `--`: `strata run prog.strata -- a.npy 2.5` (argument 0
+        /// is `a.npy`; `arg_u64`, `arg_f64`, `load_npy`, `save_npy` read them).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
     },
     /// Print what a program compiles to.
     Emit {
@@ -188,6 +192,9 @@ enum Command {
         /// The `.strata` files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The programs' arguments, after `--` (as for `strata run`).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
     },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
@@ -301,11 +308,11 @@ fn run(cli: Cli) -> u8 {
             }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
-        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
+        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files, args } => {
             if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
                 return EXIT_USAGE;
             }
-            let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
+            let sim = strata_sim::Options { check_races: !no_race_check, args, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
@@ -314,7 +321,19 @@ fn run(cli: Cli) -> u8 {
             }
             build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
+        Command::Run {
+            device,
+            define,
+            max_steps,
+            schedule,
+            seed,
+            no_race_check,
+            time_limit,
+            arch,
+            format,
+            file,
+            args,
+        } => {
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
                 ("--schedule", schedule.is_some()),
@@ -333,6 +352,7 @@ fn run(cli: Cli) -> u8 {
                 random_seed: (schedule == Some(Schedule::Random)).then_some(seed.unwrap_or(0)),
                 check_races: !no_race_check,
                 deadline: None,
+                args,
             };
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
@@ -789,7 +809,11 @@ fn run_file(
     let result = match device {
         Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
         Device::Cpu => {
-            let run = strata_cpu::RunOptions { time_limit, main_span: main_name_span(&program, &sources) };
+            let run = strata_cpu::RunOptions {
+                time_limit,
+                main_span: main_name_span(&program, &sources),
+                args: opts.args.clone(),
+            };
             strata_cpu::run(&program, id, &mut out, &run)
         }
     };

@@ -175,7 +175,7 @@ enum Mode {
     Borrow(Ownership),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Subst {
     nats: HashMap<String, Nat>,
     tys: HashMap<String, Ty>,
@@ -195,6 +195,9 @@ pub struct TypeTable {
     /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
     /// the exchanged scalar type from it).
     pub shuffle_types: HashMap<Span, ScalarTy>,
+    /// The data type `d` of every call of `load_npy`/`save_npy`, by the call's span: an array
+    /// the lowering reads the element type and dimensions from ([`crate::npy::npy_array`]).
+    pub npy_types: HashMap<Span, Ty>,
     /// The type of every `if` expression that has a value, by its span (the lowering stores the
     /// value of each branch in a local of this type).
     pub value_types: HashMap<Span, Ty>,
@@ -910,7 +913,7 @@ impl<'p> FnCx<'p> {
                 t
             }
             ExprKind::Call { func, generics, exec, launch, args } => {
-                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span)
+                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span, expected)
             }
             ExprKind::Tuple(es) => {
                 let exp: Option<Vec<Ty>> = match expected {
