@@ -64,8 +64,8 @@ impl Env {
     pub(crate) fn for_function(f: &Function, cuda_limits: bool) -> Env {
         let limits_grid = [I32_MAX, 65535, 65535];
         let limits_block = [1024, 1024, 64];
-        let mut env = Env::default();
-        env.params = f.nat_max.iter().map(|(n, max)| (n.clone(), Interval::new(0, *max))).collect();
+        let params = f.nat_max.iter().map(|(n, max)| (n.clone(), Interval::new(0, *max))).collect();
+        let mut env = Env { params, ..Env::default() };
         let consts = env.clone();
         let shape = match &f.kind {
             FnKind::Kernel { grid, block, .. } => Some((grid, block)),
