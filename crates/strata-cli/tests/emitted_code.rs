@@ -280,6 +280,14 @@ fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_tim
     assert!(cuda.contains("__global__ void saxpy(uint64_t n, float a,"), "{}", program_part(&cuda));
     let c = emit("c", "tests/corpus/run/size_bound_at_run_time_saxpy.strata", &[]);
     assert!(c.contains("static void saxpy(uint64_t n, float a,"), "{}", program_part(&c));
+    for (example, signature) in [
+        ("saxpy", "__global__ void saxpy(uint64_t n, float a,"),
+        ("stencil", "__global__ void stencil3(uint64_t n,"),
+        ("block_reduction", "__global__ void block_sums(uint64_t nb,"),
+    ] {
+        let cuda = emit("cuda", &format!("examples/npy/{example}.strata"), &[]);
+        assert!(cuda.contains(signature), "{example}: {}", program_part(&cuda));
+    }
     let file = "tests/corpus/adversarial/rt_11_gpu_local_array_of_size_parameter_nvcc.strata";
     let out = strata(&["emit", "--target", "cuda", file]);
     let err = String::from_utf8_lossy(&out.stderr);
