@@ -812,7 +812,7 @@ fn run_file(
 /// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim`
 /// (docs/cuda-c.md). The `cpu` device and `-D` do not apply to CUDA-C yet.
 fn run_cuda_c(
-    file: &PathBuf,
+    file: &std::path::Path,
     device: Device,
     defines: &[(String, u64)],
     opts: &strata_sim::Options,

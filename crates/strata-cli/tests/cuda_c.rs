@@ -111,7 +111,10 @@ fn unwritten_shared_memory_read_is_reported() {
 fn host_code_reading_device_memory_is_reported() {
     let (code, stdout, stderr) = run_short("tests/cuda_c/host_reads_device.cu", &[]);
     assert_eq!((code, stdout.as_str()), (1, ""));
-    assert_eq!(stderr, "tests/cuda_c/host_reads_device.cu:6:20: error[E0905]: host code accessed `d` in `gpu.global`\n");
+    assert_eq!(
+        stderr,
+        "tests/cuda_c/host_reads_device.cu:6:20: error[E0905]: host code accessed `d` in `gpu.global`\n"
+    );
 }
 
 #[test]
@@ -137,7 +140,13 @@ fn unsupported_constructs_never_run() {
     std::fs::create_dir_all(&dir).unwrap();
     for (i, (body, what)) in cases.iter().enumerate() {
         let file = dir.join(format!("case{i}.cu"));
-        std::fs::write(&file, format!("#include <stdio.h>\nint main(void) {{\n    printf(\"start\\n\");\n    {body}\n    return 0;\n}}\n")).unwrap();
+        std::fs::write(
+            &file,
+            format!(
+                "#include <stdio.h>\nint main(void) {{\n    printf(\"start\\n\");\n    {body}\n    return 0;\n}}\n"
+            ),
+        )
+        .unwrap();
         let out = run(&["run", "--format", "short", file.to_str().unwrap()]);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{body}: {stderr}");

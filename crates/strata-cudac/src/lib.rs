@@ -38,7 +38,8 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
     let src = Src { text, base: 0 };
-    let mut lx = Lx { file, macros: HashMap::new(), functions: Vec::new(), kernels: HashMap::new(), f: FnState::default() };
+    let mut lx =
+        Lx { file, macros: HashMap::new(), functions: Vec::new(), kernels: HashMap::new(), f: FnState::default() };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
     let mut c = root.walk();
@@ -148,11 +149,8 @@ fn arith(a: ScalarTy, b: ScalarTy) -> ScalarTy {
 fn syntax_errors(file: FileId, n: Node, src: &Src) -> R<()> {
     if n.is_error() || n.is_missing() {
         let span = span_of(file, n, src);
-        let what = if n.is_missing() {
-            format!("expected `{}`", n.kind())
-        } else {
-            "this is not valid CUDA-C".to_string()
-        };
+        let what =
+            if n.is_missing() { format!("expected `{}`", n.kind()) } else { "this is not valid CUDA-C".to_string() };
         return Err(Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "syntax error", span, what)));
     }
     if n.has_error() {
@@ -592,7 +590,11 @@ impl Lx {
     fn elements(&mut self, bytes: Node, t: ScalarTy, src: &Src) -> R<IExpr> {
         let (e, et) = self.rvalue(bytes, src)?;
         let e = self.convert(e, et, CTy::S(ScalarTy::U64), bytes, src)?;
-        Ok(IExpr::Value(Box::new(Expr::Binary(BinOp::Div, Box::new(e), Box::new(int(size_of(t).into(), ScalarTy::U64))))))
+        Ok(IExpr::Value(Box::new(Expr::Binary(
+            BinOp::Div,
+            Box::new(e),
+            Box::new(int(size_of(t).into(), ScalarTy::U64)),
+        ))))
     }
 
     fn args<'t>(&self, call: Node<'t>, src: &Src) -> R<Vec<Node<'t>>> {
@@ -801,7 +803,12 @@ impl Lx {
         let probe = self.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
         let k = self.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
         let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(dt)), len)], span);
-        let elem = |l: LocalId, i: IExpr| Place { root: l, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+        let elem = |l: LocalId, i: IExpr| Place {
+            root: l,
+            path: vec![PathStep::Deref, PathStep::Elem(i)],
+            checks: Vec::new(),
+            span,
+        };
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
         let kv = || IExpr::Value(Box::new(load(k)));
         // The device buffer must hold `count` elements: a pointer at offset `count` is past its end
@@ -846,20 +853,32 @@ impl Lx {
         let mut c = cfg.walk();
         let conf: Vec<Node> = cfg.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
         if conf.len() < 2 || conf.len() > 3 {
-            return Err(self.unsupported(cfg, src, "a launch configuration other than `<<<grid, block[, shared bytes]>>>`"));
+            return Err(self.unsupported(
+                cfg,
+                src,
+                "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
+            ));
         }
         let mut dims = Vec::new();
         for d in &conf {
             let (e, t) = self.rvalue(*d, src)?;
             if matches!(t, CTy::Ptr(_) | CTy::S(ScalarTy::F32 | ScalarTy::F64)) {
-                return Err(self.unsupported(*d, src, "a launch dimension that is not an integer (`dim3` is not supported yet)"));
+                return Err(self.unsupported(
+                    *d,
+                    src,
+                    "a launch dimension that is not an integer (`dim3` is not supported yet)",
+                ));
             }
             let e = self.convert(e, t, CTy::S(ScalarTy::U64), *d, src)?;
             dims.push(IExpr::Value(Box::new(e)));
         }
         let smem = dims.get(2).cloned().unwrap_or(IExpr::Const(0));
         if args.len() != ptys.len() {
-            return Err(self.unsupported(n, src, format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len())));
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
+            ));
         }
         let mut values = Vec::new();
         for (a, pt) in args.iter().zip(&ptys) {
@@ -903,7 +922,11 @@ impl Lx {
         }
         let print = |s: &str, out: &mut Vec<Stmt>| {
             if !s.is_empty() {
-                out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str(s.to_string()))], span)));
+                out.push(Stmt::Eval(Expr::Builtin(
+                    Builtin::PrintInline,
+                    vec![Expr::Lit(Lit::Str(s.to_string()))],
+                    span,
+                )));
             }
         };
         let mut lit = String::new();
@@ -1039,7 +1062,8 @@ impl Lx {
         };
         let t = arith(ta, tb);
         let is_float = matches!(t, ScalarTy::F32 | ScalarTy::F64);
-        if is_float && matches!(op, BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr) {
+        if is_float && matches!(op, BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr)
+        {
             return Err(self.unsupported(n, src, format!("`{}` on floating-point numbers", op.symbol())));
         }
         let (ea, eb) = (cast(a.0, ta, t), cast(b.0, tb, t));
@@ -1068,7 +1092,12 @@ impl Lx {
                 if let Some(m) = self.macros.get(name).cloned() {
                     let msrc = Src { text: &m.text, base: m.base };
                     let e = macro_expr(&m).ok_or_else(|| {
-                        Box::new(Diagnostic::error(codes::UNSUPPORTED, "not supported in CUDA-C yet: this macro", m.span, ""))
+                        Box::new(Diagnostic::error(
+                            codes::UNSUPPORTED,
+                            "not supported in CUDA-C yet: this macro",
+                            m.span,
+                            "",
+                        ))
                     })?;
                     return self.rvalue(e, &msrc);
                 }
@@ -1107,7 +1136,11 @@ impl Lx {
                     // The IR evaluates both operands; C evaluates the right one only when
                     // needed, which matters when it can fail (a memory read, a division).
                     if !cannot_fail(&b) {
-                        return Err(self.unsupported(right, src, format!("a right operand of `{op_text}` that reads memory or divides")));
+                        return Err(self.unsupported(
+                            right,
+                            src,
+                            format!("a right operand of `{op_text}` that reads memory or divides"),
+                        ));
                     }
                     return Ok((Expr::Binary(op, Box::new(a), Box::new(b)), CTy::S(ScalarTy::Bool)));
                 }
