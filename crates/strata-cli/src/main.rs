@@ -79,9 +79,9 @@ enum Command {
     /// Run a program's `main`.
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
-        /// semantics).
-        #[arg(long, value_enum, default_value_t = Device::Cpu)]
-        device: Device,
+        /// semantics; the default, and the only device, for CUDA-C `.cu` files).
+        #[arg(long, value_enum)]
+        device: Option<Device>,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
@@ -334,6 +334,8 @@ fn run(cli: Cli) -> u8 {
             file,
             args,
         } => {
+            let cuda_c = file.extension().is_some_and(|e| e == "cu");
+            let device = device.unwrap_or(if cuda_c { Device::Sim } else { Device::Cpu });
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
                 ("--schedule", schedule.is_some()),
@@ -354,6 +356,9 @@ fn run(cli: Cli) -> u8 {
                 deadline: None,
                 args,
             };
+            if cuda_c {
+                return run_cuda_c(&file, device, &define, &opts, time_limit, format);
+            }
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
@@ -818,6 +823,52 @@ fn run_file(
         }
     };
     match result {
+        Ok(_) => 0,
+        Err(d) => {
+            use std::io::Write;
+            let _ = out.flush();
+            report(&[*d], &sources, format);
+            EXIT_PROGRAM_ERRORS
+        }
+    }
+}
+
+/// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim`
+/// (docs/cuda-c.md). The `cpu` device and `-D` do not apply to CUDA-C yet.
+fn run_cuda_c(
+    file: &std::path::Path,
+    device: Device,
+    defines: &[(String, u64)],
+    opts: &strata_sim::Options,
+    time_limit: Option<std::time::Duration>,
+    format: Format,
+) -> u8 {
+    if device != Device::Sim {
+        eprintln!("error: CUDA-C files (`.cu`) run only on `--device sim` for now");
+        return EXIT_USAGE;
+    }
+    if !defines.is_empty() {
+        eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
+        return EXIT_USAGE;
+    }
+    let mut sources = SourceMap::new();
+    let id = match load_file(file, &mut sources, format) {
+        Ok(id) => id,
+        Err(code) => return code,
+    };
+    let mut program = match strata_cudac::lower(id, sources.source(id)) {
+        Ok(p) => p,
+        Err(d) => {
+            report(&[*d], &sources, format);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
+    let opts =
+        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match strata_sim::run(&program, opts, &mut out) {
         Ok(_) => 0,
         Err(d) => {
             use std::io::Write;
