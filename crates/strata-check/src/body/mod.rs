@@ -1368,9 +1368,7 @@ impl<'p> FnCx<'p> {
                 // lie in the same range (the bounds do not change while the loop runs; the facts
                 // are dropped with the loop's, before any enclosing loop renames what they say).
                 let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
-                for a in &mut self.accesses {
-                    crate::place::rename_access_nat(a, &var.name, &earlier);
-                }
+                self.rename_nat_everywhere(&var.name, &earlier);
                 let _ = self.facts.add_le(&a, &earlier);
                 let _ = self.facts.add_lt(&earlier, &b);
             }
@@ -1390,9 +1388,7 @@ impl<'p> FnCx<'p> {
         }
         // After the loop its variable means nothing: a later loop may reuse the name.
         let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
-        for a in &mut self.accesses {
-            crate::place::rename_access_nat(a, &var.name, &gone);
-        }
+        self.rename_nat_everywhere(&var.name, &gone);
         self.loop_nats.pop();
         self.pop_scope();
         self.facts = saved_facts;
