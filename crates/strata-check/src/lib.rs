@@ -8,6 +8,7 @@ mod body;
 pub mod exec;
 mod liveness;
 pub mod nat;
+pub mod npy;
 pub mod place;
 pub mod pow2;
 pub mod program;
@@ -94,6 +95,7 @@ pub fn check_program_for(
             types.literals.extend(t.literals);
             types.call_nats.extend(t.call_nats);
             types.shuffle_types.extend(t.shuffle_types);
+            types.npy_types.extend(t.npy_types);
             types.value_types.extend(t.value_types);
             types.selections.extend(t.selections);
             types.warp_syncs.extend(t.warp_syncs);

@@ -13,6 +13,8 @@ pub struct BenchOptions {
     pub runs: usize,
     pub json: Option<PathBuf>,
     pub svg: Option<PathBuf>,
+    /// The sim device's options; its `args` (the programs' arguments, after `--`) are given to
+    /// the programs on every device.
     pub sim: strata_sim::Options,
 }
 
@@ -69,7 +71,11 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
             }
             let mut sink = std::io::sink();
             let times = match &exe {
-                Some(exe) => strata_cpu::execute_timed(exe, id, &mut sink),
+                Some(exe) => {
+                    let run =
+                        strata_cpu::RunOptions { args: opts.sim.args.clone(), ..strata_cpu::RunOptions::default() };
+                    strata_cpu::execute_timed_with(exe, id, &mut sink, &run)
+                }
                 None => strata_sim::run(&program, &opts.sim, &mut sink).map(|s| s.launch_times),
             };
             let times = match times {

@@ -79,9 +79,9 @@ enum Command {
     /// Run a program's `main`.
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
-        /// semantics).
-        #[arg(long, value_enum, default_value_t = Device::Cpu)]
-        device: Device,
+        /// semantics; the default, and the only device, for CUDA-C `.cu` files).
+        #[arg(long, value_enum)]
+        device: Option<Device>,
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
@@ -113,6 +113,10 @@ enum Command {
         format: Format,
         /// The `.strata` file to run.
         file: PathBuf,
+        /// The program's arguments, after `--`: `strata run prog.strata -- a.npy 2.5` (argument 0
+        /// is `a.npy`; `arg_u64`, `arg_f64`, `load_npy`, `save_npy` read them).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
     },
     /// Print what a program compiles to.
     Emit {
@@ -188,6 +192,9 @@ enum Command {
         /// The `.strata` files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The programs' arguments, after `--` (as for `strata run`).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
     },
     /// Print the long explanation of a diagnostic code, e.g. `strata explain E0501`.
     Explain {
@@ -301,11 +308,11 @@ fn run(cli: Cli) -> u8 {
             }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
-        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files } => {
+        Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files, args } => {
             if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
                 return EXIT_USAGE;
             }
-            let sim = strata_sim::Options { check_races: !no_race_check, ..strata_sim::Options::default() };
+            let sim = strata_sim::Options { check_races: !no_race_check, args, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
         Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
@@ -314,7 +321,21 @@ fn run(cli: Cli) -> u8 {
             }
             build_cuda(&file, arch, &define, &output)
         }
-        Command::Run { device, define, max_steps, schedule, seed, no_race_check, time_limit, arch, format, file } => {
+        Command::Run {
+            device,
+            define,
+            max_steps,
+            schedule,
+            seed,
+            no_race_check,
+            time_limit,
+            arch,
+            format,
+            file,
+            args,
+        } => {
+            let cuda_c = file.extension().is_some_and(|e| e == "cu");
+            let device = device.unwrap_or(if cuda_c { Device::Sim } else { Device::Cpu });
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
                 ("--schedule", schedule.is_some()),
@@ -333,7 +354,11 @@ fn run(cli: Cli) -> u8 {
                 random_seed: (schedule == Some(Schedule::Random)).then_some(seed.unwrap_or(0)),
                 check_races: !no_race_check,
                 deadline: None,
+                args,
             };
+            if cuda_c {
+                return run_cuda_c(&file, device, &define, &opts, time_limit, format);
+            }
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
     }
@@ -789,11 +814,61 @@ fn run_file(
     let result = match device {
         Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
         Device::Cpu => {
-            let run = strata_cpu::RunOptions { time_limit, main_span: main_name_span(&program, &sources) };
+            let run = strata_cpu::RunOptions {
+                time_limit,
+                main_span: main_name_span(&program, &sources),
+                args: opts.args.clone(),
+            };
             strata_cpu::run(&program, id, &mut out, &run)
         }
     };
     match result {
+        Ok(_) => 0,
+        Err(d) => {
+            use std::io::Write;
+            let _ = out.flush();
+            report(&[*d], &sources, format);
+            EXIT_PROGRAM_ERRORS
+        }
+    }
+}
+
+/// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim`
+/// (docs/cuda-c.md). The `cpu` device and `-D` do not apply to CUDA-C yet.
+fn run_cuda_c(
+    file: &std::path::Path,
+    device: Device,
+    defines: &[(String, u64)],
+    opts: &strata_sim::Options,
+    time_limit: Option<std::time::Duration>,
+    format: Format,
+) -> u8 {
+    if device != Device::Sim {
+        eprintln!("error: CUDA-C files (`.cu`) run only on `--device sim` for now");
+        return EXIT_USAGE;
+    }
+    if !defines.is_empty() {
+        eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
+        return EXIT_USAGE;
+    }
+    let mut sources = SourceMap::new();
+    let id = match load_file(file, &mut sources, format) {
+        Ok(id) => id,
+        Err(code) => return code,
+    };
+    let mut program = match strata_cudac::lower(id, sources.source(id)) {
+        Ok(p) => p,
+        Err(d) => {
+            report(&[*d], &sources, format);
+            return EXIT_PROGRAM_ERRORS;
+        }
+    };
+    program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
+    let opts =
+        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match strata_sim::run(&program, opts, &mut out) {
         Ok(_) => 0,
         Err(d) => {
             use std::io::Write;

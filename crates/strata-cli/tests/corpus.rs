@@ -9,6 +9,8 @@
 //! * `//@ run-pass` — the program is accepted and, once `strata run` exists, runs and prints the
 //!   `//@ stdout: TEXT` lines (one directive per expected line);
 //! * `//@ args: -D N=64` — extra arguments for the compiler;
+//! * `//@ program-args: tests/corpus/run/data/x.npy 2.5` — arguments of the program itself, given
+//!   after `--` to every `strata run` (paths are relative to the repository root);
 //! * `//@ no-run: TEXT` — an accepted program with a `main` that cannot run (TEXT says why, e.g. it
 //!   only declares the kernel it launches); every other accepted program with a `main` must run
 //!   on `sim` without error;
@@ -107,6 +109,8 @@ struct Spec {
     /// `//@ cpu-large: -D …`: arguments of one more run on `cpu` at a larger size, which must
     /// end without error (the program's own checks hold); its output is not compared.
     cpu_large: Option<Vec<String>>,
+    /// `//@ program-args: …`: the program's own arguments, after `--` on every `strata run`.
+    program_args: Vec<String>,
 }
 
 /// Reads the directives and annotations of a corpus file. Every malformed or misplaced
@@ -121,6 +125,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
     let mut no_run = None;
     let mut sim_only = None;
     let mut cpu_large = None;
+    let mut program_args = Vec::new();
     let mut in_header = true;
 
     for (index, line) in text.lines().enumerate() {
@@ -156,6 +161,8 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             }
         } else if let Some(rest) = word.strip_prefix("stdout:") {
             stdout.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+        } else if let Some(rest) = word.strip_prefix("program-args:") {
+            program_args.extend(rest.split_whitespace().map(str::to_string));
         } else if let Some(rest) = word.strip_prefix("args:") {
             args.extend(rest.split_whitespace().map(str::to_string));
         } else if let Some(rest) = word.strip_prefix("known-bug:").map(str::trim).filter(|r| !r.is_empty()) {
@@ -196,7 +203,7 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
         errors.push("`//@ cpu-large:` is only meaningful in a `run-pass` file the cpu device runs".to_string());
     }
     if errors.is_empty() {
-        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run, sim_only, cpu_large })
+        Ok(Spec { mode, args, stdout, annotations, known_bug, no_run, sim_only, cpu_large, program_args })
     } else {
         Err(errors)
     }
@@ -615,6 +622,14 @@ fn check_args(args: &[String]) -> Vec<&str> {
     out
 }
 
+/// The program's own arguments (`//@ program-args:`) after `--`, at the end of a `strata run`.
+fn with_program_args<'a>(args: &mut Vec<&'a str>, program_args: &'a [String]) {
+    if !program_args.is_empty() {
+        args.push("--");
+        args.extend(program_args.iter().map(String::as_str));
+    }
+}
+
 fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
     let path = ctx.root.join(rel);
     let text = match std::fs::read_to_string(&path) {
@@ -749,6 +764,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         let mut args: Vec<&str> = vec!["run", "--device", "sim"];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
+        with_program_args(&mut args, &spec.program_args);
         let out = match run_strata(&ctx.root, &args, ctx.timeout) {
             Ok(out) => out,
             Err(e) => return Outcome::Failed(vec![e]),
@@ -769,6 +785,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         let mut args: Vec<&str> = vec!["run", "--device", "sim", "--format", "short"];
         args.extend(spec.args.iter().map(String::as_str));
         args.push(rel);
+        with_program_args(&mut args, &spec.program_args);
         let out = match run_strata(&ctx.root, &args, ctx.timeout) {
             Ok(out) => out,
             Err(e) => return Outcome::Failed(vec![e]),
@@ -790,6 +807,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             let mut args: Vec<&str> = vec!["run", "--device", "sim"];
             args.extend(spec.args.iter().map(String::as_str));
             args.push(rel);
+            with_program_args(&mut args, &spec.program_args);
             let out = match run_strata(&ctx.root, &args, ctx.timeout) {
                 Ok(out) => out,
                 Err(e) => return Outcome::Failed(vec![e]),
@@ -840,6 +858,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
             args.extend(spec.args.iter().map(String::as_str));
         }
         args.push(rel);
+        with_program_args(&mut args, &spec.program_args);
         if device == "cpu" && spec.sim_only.is_some() {
             // The cpu device must refuse (E0801), not run it differently.
             let out = match run_strata_env(&ctx.root, &args, envs, ctx.timeout) {
@@ -877,6 +896,7 @@ fn check_file_strictly(ctx: &Ctx, rel: &str, snapshots: bool) -> Outcome {
         let mut args: Vec<&str> = vec!["run", "--device", "cpu"];
         args.extend(large.iter().map(String::as_str));
         args.push(rel);
+        with_program_args(&mut args, &spec.program_args);
         let out = match run_strata_env(&ctx.root, &args, &[], ctx.timeout) {
             Ok(out) => out,
             Err(e) => return Outcome::Failed(vec![e]),

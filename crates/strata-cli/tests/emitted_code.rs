@@ -138,7 +138,7 @@ fn launches_wait_and_time_only_with_strata_time_1() {
     // CUDA: no synchronisation in the program's own code except the final one in `main`.
     let cuda = emit("cuda", "examples/array_sum.strata", &[]);
     let own = program_part(&cuda);
-    let main = own.find("int main(void)").unwrap();
+    let main = own.find("int main(").unwrap();
     assert!(!own[..main].contains("cudaDeviceSynchronize"), "{own}");
     assert!(own[main..].contains("cudaDeviceSynchronize"), "{own}");
     assert_eq!(own.matches("strata_cuda_check_kernel(\"sum\", t0_, ").count(), 2, "{own}");
@@ -286,4 +286,38 @@ fn cpu_blocks_are_collapsed_loops_over_their_coordinates() {
         "{own}"
     );
     assert!(!c.contains("% GX_") && !c.contains("/ GX_"), "{own}");
+}
+
+/// Sizes bound at run time (issue 13): a kernel over a size parameter takes it as a parameter on
+/// both targets; a thread-local array of such a length, which CUDA cannot express (no
+/// variable-length arrays in device code), is refused by the cuda target with E0801 instead of
+/// C that nvcc rejects; the cpu device runs it.
+#[test]
+fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_time_length() {
+    let cuda = emit("cuda", "tests/corpus/run/size_bound_at_run_time_saxpy.strata", &[]);
+    assert!(cuda.contains("__global__ void saxpy(uint64_t n, float a,"), "{}", program_part(&cuda));
+    let c = emit("c", "tests/corpus/run/size_bound_at_run_time_saxpy.strata", &[]);
+    assert!(c.contains("static void saxpy(uint64_t n, float a,"), "{}", program_part(&c));
+    for (example, signature) in [
+        ("saxpy", "__global__ void saxpy(uint64_t n, float a,"),
+        ("stencil", "__global__ void stencil3(uint64_t n,"),
+        ("block_reduction", "__global__ void block_sums(uint64_t nb,"),
+    ] {
+        let cuda = emit("cuda", &format!("examples/npy/{example}.strata"), &[]);
+        assert!(cuda.contains(signature), "{example}: {}", program_part(&cuda));
+    }
+    let file = "tests/corpus/adversarial/rt_11_gpu_local_array_of_size_parameter_nvcc.strata";
+    let out = strata(&["emit", "--target", "cuda", file]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E0801]: not supported by the cuda target"), "{err}");
+    let run = strata(&["run", file]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "5\n");
+    // Size arithmetic in a kernel over an unbounded size parameter is checked on the cpu device
+    // as on sim (n = 2^63: `n * 3` does not fit 64 bits), never a wrapped offset.
+    let wraps = strata(&["run", "tests/corpus/adversarial/rt_04_kernel_size_arithmetic_wraps_in_c.strata"]);
+    let err = String::from_utf8_lossy(&wraps.stderr);
+    assert_eq!(wraps.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E0903]: size arithmetic overflowed"), "{err}");
 }

@@ -309,7 +309,7 @@ fn programs_stay_programs_and_lib_makes_a_library_of_one() {
     // Without `--lib`, a file with `main` is emitted as before: a whole program, no launch functions.
     let out = run_ok(strata().args(["emit", "--target", "c", "examples/transpose.strata"]), "emit");
     let c = text(&out.stdout);
-    assert!(c.contains("int main(void)") && !c.contains("_launch"), "{c}");
+    assert!(c.contains("int main(int argc, char **argv)") && !c.contains("_launch"), "{c}");
     // `--header` is for libraries: a usage error for a program.
     let out = strata()
         .args(["emit", "--target", "c", "--header", "/dev/null", "examples/transpose.strata"])

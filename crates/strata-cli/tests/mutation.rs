@@ -460,6 +460,7 @@ fn check_and_run(seed: &Seed, text: &str) -> Outcome {
                 random_seed,
                 check_races: true,
                 deadline: None,
+                args: Vec::new(),
             };
             let mut out = Vec::new();
             strata_sim::run(&program, &opts, &mut out).err().map(|d| {

@@ -2000,7 +2000,13 @@ fn compile_and_run(text: &str, cpu_dir: Option<&Path>) -> Outcome {
     let schedules = std::iter::once(None).chain(RANDOM_SEEDS.iter().map(|&s| Some(s)));
     let sim: Vec<RunResult> = schedules
         .map(|random_seed| {
-            let opts = strata_sim::Options { max_steps: 20_000_000, random_seed, check_races: true, deadline: None };
+            let opts = strata_sim::Options {
+                max_steps: 20_000_000,
+                random_seed,
+                check_races: true,
+                deadline: None,
+                args: Vec::new(),
+            };
             let mut out = Vec::new();
             match strata_sim::run(&program, &opts, &mut out) {
                 Ok(_) => Ok(String::from_utf8_lossy(&out).into_owned()),

@@ -120,6 +120,8 @@ pub struct RunOptions {
     pub time_limit: Option<Duration>,
     /// Where a time-limit error points (the program's `main`).
     pub main_span: Option<Span>,
+    /// The program's arguments (argument 0 is the first after the executable's name).
+    pub args: Vec<std::ffi::OsString>,
 }
 
 /// Runs a compiled program, copying its standard output to `out`. `file` is the source the
@@ -131,8 +133,18 @@ pub fn execute(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<(), Box<
 /// Like [`execute`], and returns every kernel launch in order: the kernel's name and its wall
 /// time in seconds, measured around the launch only (no compilation, no host code).
 pub fn execute_timed(exe: &Path, file: FileId, out: &mut dyn Write) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
+    execute_timed_with(exe, file, out, &RunOptions::default())
+}
+
+/// [`execute_timed`] with options (the program's arguments).
+pub fn execute_timed_with(
+    exe: &Path,
+    file: FileId,
+    out: &mut dyn Write,
+    opts: &RunOptions,
+) -> Result<Vec<(String, f64)>, Box<Diagnostic>> {
     let mut times = Vec::new();
-    execute_with(exe, file, out, Some(&mut times), &RunOptions::default())?;
+    execute_with(exe, file, out, Some(&mut times), opts)?;
     Ok(times)
 }
 
@@ -144,6 +156,7 @@ fn execute_with(
     opts: &RunOptions,
 ) -> Result<(), Box<Diagnostic>> {
     let mut cmd = Command::new(exe);
+    cmd.args(&opts.args);
     // Run-time errors as `STRATA-ERROR E0903 lo hi message` (byte offsets), parsed below.
     cmd.env("STRATA_ERRORS", "spans");
     if times.is_some() {

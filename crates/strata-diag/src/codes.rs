@@ -134,6 +134,7 @@ registry! {
     RUN_ARITHMETIC = "E0909", Run, "arithmetic error";
     RUN_TIME_LIMIT = "E0910", Run, "time limit exceeded";
     RUN_KILLED = "E0911", Run, "program killed by a signal";
+    RUN_PROGRAM_INPUT = "E0912", Run, "program argument or file error";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.

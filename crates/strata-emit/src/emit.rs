@@ -161,6 +161,9 @@ struct Cx<'f> {
     env: Env,
     /// Counters declared `int32_t` (the others are `uint64_t`).
     narrow32: HashSet<LocalId>,
+    /// Host code: the array locals of each enclosing C block, allocated on the heap (a length
+    /// from data may not fit the stack) and freed at the block's end.
+    heap_arrays: Vec<Vec<String>>,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -387,6 +390,7 @@ impl<'p> Emitter<'p> {
             returns: false,
             env: Env::for_function(f, self.cuda),
             narrow32: HashSet::new(),
+            heap_arrays: Vec::new(),
         }
     }
 
@@ -440,7 +444,13 @@ impl<'p> Emitter<'p> {
         // Without `main` this is a kernel library: `library.rs` adds the launch functions (and
         // `emit_c`/`emit_cuda` refuse programs without `main` before they get here).
         let Some(entry) = self.p.entry else { return Ok(self.out) };
-        writeln!(self.out, "int main(void) {{\n    {}();", self.fn_names[entry]).ok();
+        // The program's arguments are those after the executable's name (`arg_u64`, `load_npy`).
+        writeln!(
+            self.out,
+            "int main(int argc, char **argv) {{\n    strata_argc = argc > 0 ? argc - 1 : 0;\n    strata_argv = argv + (argc > 0);\n    {}();",
+            self.fn_names[entry]
+        )
+        .ok();
         if self.cuda {
             // Launches do not wait for their kernels: a kernel that failed after the last CUDA
             // call that waited is reported here, at the end of `main`.
@@ -530,8 +540,18 @@ impl<'p> Emitter<'p> {
     // Statements
 
     fn stmts(&mut self, cx: &mut Cx, body: &[Stmt], ind: usize) -> Result<(), E> {
+        let host = matches!(cx.f.kind, FnKind::Host);
+        if host {
+            cx.heap_arrays.push(Vec::new());
+        }
         for s in body {
             self.stmt(cx, s, ind)?;
+        }
+        if host {
+            let pad = "    ".repeat(ind);
+            for name in cx.heap_arrays.pop().unwrap_or_default().iter().rev() {
+                writeln!(self.out, "{pad}free({name});").ok();
+            }
         }
         Ok(())
     }
@@ -563,6 +583,26 @@ impl<'p> Emitter<'p> {
                         if let Some(a) = args.first() {
                             self.assign_array(cx, &name, inner, a, ind)?;
                         }
+                    }
+                    (ty @ Ty::Array { .. }, init) if matches!(cx.f.kind, FnKind::Host) => {
+                        // A local array of host code: on the heap, whatever its length.
+                        let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
+                        let at = self.at(cx.span);
+                        writeln!(self.out, "{pad}{t} *{name} = ({t} *)strata_alloc({len}, sizeof({t}), {at});").ok();
+                        if let Some(frees) = cx.heap_arrays.last_mut() {
+                            frees.push(name.clone());
+                        }
+                        if let Some(e) = init {
+                            self.assign_array(cx, &name, ty, e, ind)?;
+                        }
+                    }
+                    (Ty::Array { len, .. }, _) if self.cuda && !matches!(len, IExpr::Const(_)) => {
+                        return Err(Box::new(Diagnostic::error(
+                            codes::UNSUPPORTED,
+                            "not supported by the cuda target: an array in GPU-local memory whose length is not a constant",
+                            cx.span,
+                            "CUDA has no variable-length arrays: use a constant length, or shared or global memory (the cpu device and sim run it)",
+                        )));
                     }
                     (ty @ Ty::Array { .. }, init) => {
                         // A local array (per thread in kernels): a C array, filled from its value.
@@ -796,11 +836,16 @@ impl<'p> Emitter<'p> {
         // checked, as `sim` checks every size.
         let host = matches!(cx.f.kind, FnKind::Host);
         match e {
-            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host => {
-                let f = match e {
-                    IExpr::Add(..) => "strata_nadd",
-                    IExpr::Mul(..) => "strata_nmul",
-                    _ => "strata_npow",
+            IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host || !cx.env.fits_u64(e) => {
+                // GPU code: only where the ranges in scope do not rule out wrap-around (sizes
+                // without a `where` bound); everything with known ranges stays plain arithmetic.
+                let f = match (e, host) {
+                    (IExpr::Add(..), true) => "strata_nadd",
+                    (IExpr::Mul(..), true) => "strata_nmul",
+                    (_, true) => "strata_npow",
+                    (IExpr::Add(..), false) => "strata_kadd",
+                    (IExpr::Mul(..), false) => "strata_kmul",
+                    (_, false) => "strata_kpow",
                 };
                 return Ok(format!("{f}({}, {}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?, self.at(cx.span)));
             }
@@ -993,6 +1038,14 @@ impl<'p> Emitter<'p> {
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
+            Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
+                Ty::Scalar(ScalarTy::U64)
+            }
+            Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
+                Box::new(strata_ir::ir::npy_array_ty(*t, &strata_ir::ir::npy_dims(args, 1))),
+                strata_ir::ir::Mem::Cpu,
+            ),
             Expr::Builtin(Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad, args, _) => {
                 match args.first().map(|a| self.expr_ty(cx, a)) {
                     Some(Ty::Ref(t, _)) => match leaf(&t) {
@@ -1257,11 +1310,41 @@ impl<'p> Emitter<'p> {
                     _ => format!("{f}(0xffffffffu, {}, {a})", arg(0)?),
                 }
             }
+            Builtin::ArgCount => "strata_arg_count()".to_string(),
+            Builtin::ArgU64 => format!("strata_arg_u64((uint64_t)({}), {at})", arg(0)?),
+            Builtin::ArgF64 => format!("strata_arg_f64((uint64_t)({}), {at})", arg(0)?),
+            Builtin::NpyLen => format!("strata_npy_dim((uint64_t)({}), 0, {at})", arg(0)?),
+            Builtin::NpyDim => format!("strata_npy_dim((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),
+            Builtin::LoadNpy(t) => {
+                let (rank, d0, d1) = self.npy_dims(cx, args, 1)?;
+                let ct = c_type(&Ty::Scalar(t), span)?;
+                let kind = scalar_suffix(t).to_ascii_uppercase();
+                format!("(({ct} *)strata_load_npy((uint64_t)({}), STRATA_{kind}, {rank}, {d0}, {d1}, {at}))", arg(0)?)
+            }
+            Builtin::SaveNpy(t) => {
+                let (rank, d0, d1) = self.npy_dims(cx, args, 2)?;
+                let kind = scalar_suffix(t).to_ascii_uppercase();
+                format!(
+                    "strata_save_npy((uint64_t)({}), STRATA_{kind}, {}, {rank}, {d0}, {d1}, {at})",
+                    arg(0)?,
+                    arg(1)?
+                )
+            }
             Builtin::Ballot if self.cuda => format!("__ballot_sync(0xffffffffu, {})", arg(0)?),
             Builtin::Shuffle(..) | Builtin::Ballot => {
                 return Err(unsupported(span, "a warp collective that was not expanded into an exchange"))
             }
         })
+    }
+
+    /// The rank and the two dimensions (the second 1 for one dimension) of a `load_npy` or
+    /// `save_npy` call, whose dimensions follow its first `skip` arguments.
+    fn npy_dims(&self, cx: &Cx, args: &[Expr], skip: usize) -> Result<(usize, String, String), E> {
+        let dims = &args[skip.min(args.len())..];
+        let c = |i: usize| {
+            dims.get(i).map_or(Ok("1".to_string()), |d| self.expr(cx, d).map(|v| format!("(uint64_t)({v})")))
+        };
+        Ok((dims.len(), c(0)?, c(1)?))
     }
 
     /// Prints the array of dimensions `dims` (outermost first) that starts at pointer `e`, as

@@ -27,11 +27,6 @@ impl Interval {
         Interval { lo, hi }
     }
 
-    /// `self` if it lies within `0..=I32_MAX`.
-    fn fits(self) -> Option<Interval> {
-        (self.lo <= self.hi && self.hi <= I32_MAX).then_some(self)
-    }
-
     /// The values `0..self.hi` of a coordinate whose extent lies in `self` (`0..=0` for an empty
     /// extent, where no coordinate value exists and any claim holds).
     fn below(self) -> Interval {
@@ -69,8 +64,8 @@ impl Env {
     pub(crate) fn for_function(f: &Function, cuda_limits: bool) -> Env {
         let limits_grid = [I32_MAX, 65535, 65535];
         let limits_block = [1024, 1024, 64];
-        let mut env = Env::default();
-        env.params = f.nat_max.iter().map(|(n, max)| (n.clone(), Interval::new(0, *max))).collect();
+        let params = f.nat_max.iter().map(|(n, max)| (n.clone(), Interval::new(0, *max))).collect();
+        let mut env = Env { params, ..Env::default() };
         let consts = env.clone();
         let shape = match &f.kind {
             FnKind::Kernel { grid, block, .. } => Some((grid, block)),
@@ -92,7 +87,21 @@ impl Env {
     /// The values of `e` if every intermediate value of its evaluation provably lies in
     /// `0..=I32_MAX`; `None` otherwise.
     pub(crate) fn range(&self, e: &IExpr) -> Option<Interval> {
-        let two = |a: &IExpr, b: &IExpr| Some((self.range(a)?, self.range(b)?));
+        self.range_within(e, I32_MAX)
+    }
+
+    /// Whether `e` provably evaluates without any intermediate value leaving `0..=u64::MAX`
+    /// (no wrap-around in 64-bit unsigned arithmetic).
+    pub(crate) fn fits_u64(&self, e: &IExpr) -> bool {
+        self.range_within(e, u64::MAX).is_some()
+    }
+
+    /// The values of `e` if every intermediate value provably lies in `0..=limit`.
+    fn range_within(&self, e: &IExpr, limit: u64) -> Option<Interval> {
+        let two = |a: &IExpr, b: &IExpr| Some((self.range_within(a, limit)?, self.range_within(b, limit)?));
+        let checked = |lo: u128, hi: u128| -> Option<Interval> {
+            (hi <= limit as u128).then(|| Interval::new(lo as u64, hi as u64))
+        };
         let r = match e {
             IExpr::Const(c) => Interval::new(*c, *c),
             IExpr::Counter(l) => *self.counters.get(l)?,
@@ -104,7 +113,7 @@ impl Env {
             IExpr::Value(_) => return None,
             IExpr::Add(a, b) => {
                 let (a, b) = two(a, b)?;
-                Interval::new(a.lo + b.lo, a.hi + b.hi)
+                checked(a.lo as u128 + b.lo as u128, a.hi as u128 + b.hi as u128)?
             }
             IExpr::Sub(a, b) => {
                 let (a, b) = two(a, b)?;
@@ -116,8 +125,7 @@ impl Env {
             }
             IExpr::Mul(a, b) => {
                 let (a, b) = two(a, b)?;
-                // Both factors are below 2^31, so the products fit in u64.
-                Interval::new(a.lo * b.lo, a.hi * b.hi)
+                checked(a.lo as u128 * b.lo as u128, a.hi as u128 * b.hi as u128)?
             }
             IExpr::Div(a, b) => {
                 let (a, b) = two(a, b)?;
@@ -137,17 +145,17 @@ impl Env {
                     Interval::new(0, a.hi.min(b.hi - 1))
                 }
             }
-            // Only powers of two, emitted as a shift; 2^30 is the largest that fits.
+            // Only powers of two, emitted as a shift.
             IExpr::Pow(a, b) if matches!(**a, IExpr::Const(2)) => {
-                let b = self.range(b)?;
-                if b.hi > 30 {
+                let b = self.range_within(b, limit)?;
+                if b.hi >= 64 {
                     return None;
                 }
-                Interval::new(1 << b.lo, 1 << b.hi)
+                checked(1u128 << b.lo, 1u128 << b.hi)?
             }
             IExpr::Pow(..) => return None,
         };
-        r.fits()
+        (r.lo <= r.hi && r.hi <= limit).then_some(r)
     }
 
     /// The values of the counter of `for counter in lo..hi` if the loop can run in 32 bits: both

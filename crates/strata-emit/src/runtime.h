@@ -13,6 +13,7 @@
 #include <math.h>
 #include <time.h>
 #include <stdarg.h>
+#include <errno.h>
 
 #ifdef STRATA_CUDA
 #define STRATA_HD __host__ __device__
@@ -164,9 +165,36 @@ STRATA_DIVISION(int64_t, i64, a == INT64_MIN && b == -1)
 STRATA_DIVISION(uint32_t, u32, false)
 STRATA_DIVISION(uint64_t, u64, false)
 
+/* b^e by squaring (at most 64 steps whatever e is). */
 STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
     uint64_t r = 1;
-    while (e--) r *= b;
+    while (e != 0) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return r;
+}
+
+/* Size arithmetic in GPU code that the emitter cannot prove free of wrap-around (a size
+   parameter without a `where` bound): error E0903, as on `sim`, instead of a wrapped offset. */
+STRATA_INLINE STRATA_HD uint64_t strata_kadd(uint64_t a, uint64_t b, strata_pos at) {
+    uint64_t r = a + b;
+    if (r < a) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_kmul(uint64_t a, uint64_t b, strata_pos at) {
+#if defined(__CUDA_ARCH__)
+    if (__umul64hi(a, b) != 0) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+#else
+    if (a != 0 && b > UINT64_MAX / a) strata_fail_any(903, at, "size arithmetic overflowed or went below zero");
+#endif
+    return a * b;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_kpow(uint64_t b, uint64_t e, strata_pos at) {
+    if (b <= 1) return e == 0 ? 1 : b;
+    uint64_t r = 1;
+    while (e--) r = strata_kmul(r, b, at);
     return r;
 }
 
@@ -184,6 +212,8 @@ STRATA_INLINE uint64_t strata_nmul(uint64_t a, uint64_t b, strata_pos at) {
     return r;
 }
 STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {
+    /* 0 and 1 to any power never overflow; any other base overflows within 64 steps. */
+    if (b <= 1) return e == 0 ? 1 : b;
     uint64_t r = 1;
     while (e--) r = strata_nmul(r, b, at);
     return r;
@@ -321,6 +351,403 @@ STRATA_INLINE void strata_print_nested(int kind, const void *v, int newline, int
     }
     if (newline) putchar('\n');
     free(block);
+}
+
+/* ---- Program arguments and .npy files (host code): run-time error E0912, with the words of the
+   sim device (crates/strata-sim/src/npy.rs), which accepts exactly the same arguments and files. */
+
+/* The program's arguments, set by `main`: argument 0 is the first after the executable's name. */
+static int strata_argc = 0;
+static char **strata_argv = NULL;
+
+/* A run-time error whose message is formatted like printf's. */
+STRATA_INLINE void strata_failf(int code, strata_pos at, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(NULL, 0, format, ap);
+    va_end(ap);
+    char *message = (char *)malloc(n > 0 ? (size_t)n + 1 : 1);
+    if (message == NULL || n < 0) strata_fail(code, at, format);
+    va_start(ap, format);
+    vsnprintf(message, (size_t)n + 1, format, ap);
+    va_end(ap);
+    strata_fail(code, at, message);
+}
+
+/* Text from the arguments as messages show it: printable ASCII as it is, every other byte as
+   \xNN. (A new string; the program ends soon after, so it is not freed.) */
+STRATA_INLINE const char *strata_shown(const char *s) {
+    size_t n = strlen(s);
+    char *out = (char *)malloc(4 * n + 1);
+    if (out == NULL) return s;
+    char *o = out;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x20 && *p < 0x7f) *o++ = (char)*p;
+        else o += sprintf(o, "\\x%02x", (unsigned)*p);
+    }
+    *o = 0;
+    return out;
+}
+
+/* Argument `i`. */
+STRATA_INLINE const char *strata_arg(uint64_t i, strata_pos at) {
+    if (i >= (uint64_t)strata_argc)
+        strata_failf(912, at, "the program has %d argument%s; argument %llu is missing", strata_argc,
+                     strata_argc == 1 ? "" : "s", (unsigned long long)i);
+    return strata_argv[i];
+}
+
+STRATA_INLINE uint64_t strata_arg_count(void) { return (uint64_t)strata_argc; }
+
+/* `arg_u64(i)`: decimal digits only, at most UINT64_MAX. */
+STRATA_INLINE uint64_t strata_arg_u64(uint64_t i, strata_pos at) {
+    const char *a = strata_arg(i, at);
+    uint64_t v = 0;
+    int ok = a[0] != 0;
+    for (const char *p = a; ok && *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10) ok = 0;
+        else v = v * 10 + d;
+    }
+    if (!ok)
+        strata_failf(912, at,
+                     "argument %llu is `%s`, which is not a u64 (decimal digits, at most 18446744073709551615)",
+                     (unsigned long long)i, strata_shown(a));
+    return v;
+}
+
+STRATA_INLINE int strata_lower_is(const char *s, const char *word) {
+    for (; *s && *word; s++, word++)
+        if ((*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s) != *word) return 0;
+    return *s == 0 && *word == 0;
+}
+
+/* The numbers `arg_f64` takes: [+-] then inf, infinity or nan (any case), or digits with an
+   optional fraction and exponent. strtod itself also takes hexadecimal and leading spaces. */
+STRATA_INLINE int strata_float_syntax(const char *s) {
+    if (*s == '+' || *s == '-') s++;
+    if (strata_lower_is(s, "inf") || strata_lower_is(s, "infinity") || strata_lower_is(s, "nan")) return 1;
+    size_t digits = 0;
+    while (*s >= '0' && *s <= '9') s++, digits++;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') s++, digits++;
+    }
+    if (digits == 0) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        size_t exp = 0;
+        while (*s >= '0' && *s <= '9') s++, exp++;
+        if (exp == 0) return 0;
+    }
+    return *s == 0;
+}
+
+/* `arg_f64(i)`: correctly rounded (glibc's strtod, like Rust's parse). */
+STRATA_INLINE double strata_arg_f64(uint64_t i, strata_pos at) {
+    const char *a = strata_arg(i, at);
+    if (!strata_float_syntax(a))
+        strata_failf(912, at, "argument %llu is `%s`, which is not a number (an f64 such as 2.5, -1e-3, inf or nan)",
+                     (unsigned long long)i, strata_shown(a));
+    return strtod(a, NULL);
+}
+
+/* numpy's type string, Strata's name and the size of each element kind of strata_print_nested. */
+STRATA_INLINE const char *strata_npy_descr(int kind) {
+    switch (kind) {
+    case STRATA_F32: return "<f4";
+    case STRATA_F64: return "<f8";
+    case STRATA_I32: return "<i4";
+    case STRATA_I64: return "<i8";
+    case STRATA_U32: return "<u4";
+    case STRATA_U64: return "<u8";
+    default: return "|b1";
+    }
+}
+STRATA_INLINE const char *strata_npy_type_name(const char *descr) {
+    static const char *const names[][2] = {{"|b1", "bool"}, {"<i4", "i32"}, {"<i8", "i64"}, {"<u4", "u32"},
+                                           {"<u8", "u64"},  {"<f4", "f32"}, {"<f8", "f64"}};
+    for (int k = 0; k < 7; k++)
+        if (strcmp(descr, names[k][0]) == 0) return names[k][1];
+    return NULL;
+}
+STRATA_INLINE uint64_t strata_npy_size(int kind) {
+    return kind == STRATA_BOOL ? 1 : kind == STRATA_F32 || kind == STRATA_I32 || kind == STRATA_U32 ? 4 : 8;
+}
+
+/* An open .npy file and what its header says. */
+typedef struct {
+    FILE *f;
+    const char *name; /* as messages show it (strata_shown), freed by strata_npy_close */
+    char descr[64];
+    int fortran, rank;
+    uint64_t shape[64];
+    uint64_t data_offset, len;
+} strata_npy;
+
+/* A shape as Python writes a tuple: (), (5,), (3, 4). Into a new string. */
+STRATA_INLINE const char *strata_npy_shape_text(const uint64_t *shape, int rank) {
+    char *out = (char *)malloc(24 * (size_t)(rank + 1) + 4);
+    if (out == NULL) return "(…)";
+    char *o = out;
+    *o++ = '(';
+    for (int k = 0; k < rank; k++) o += sprintf(o, k ? ", %llu" : "%llu", (unsigned long long)shape[k]);
+    if (rank == 1) *o++ = ',';
+    *o++ = ')';
+    *o = 0;
+    return out;
+}
+
+/* The header dictionary's grammar (the sim device's `Dict`): `{`, entries `'key': value`
+   separated by commas (one after the last allowed), `}`, spaces and tabs around every token; the
+   keys exactly descr (printable ASCII without quotes or backslashes, at most 63 characters),
+   fortran_order (True or False) and shape (a tuple of decimal integers up to UINT64_MAX), each
+   once, in any order, in single or double quotes; the number of elements fits in 64 bits. */
+typedef struct {
+    const char *s, *end;
+} strata_npy_text;
+
+STRATA_INLINE void strata_npy_ws(strata_npy_text *t) {
+    while (t->s < t->end && (*t->s == ' ' || *t->s == '\t')) t->s++;
+}
+STRATA_INLINE int strata_npy_eat(strata_npy_text *t, char c) {
+    strata_npy_ws(t);
+    if (t->s < t->end && *t->s == c) {
+        t->s++;
+        return 1;
+    }
+    return 0;
+}
+STRATA_INLINE int strata_npy_word(strata_npy_text *t, const char *w) {
+    strata_npy_ws(t);
+    size_t n = strlen(w);
+    if ((size_t)(t->end - t->s) >= n && memcmp(t->s, w, n) == 0) {
+        t->s += n;
+        return 1;
+    }
+    return 0;
+}
+/* A string into `out` (64 bytes). */
+STRATA_INLINE int strata_npy_string(strata_npy_text *t, char *out) {
+    strata_npy_ws(t);
+    if (t->s >= t->end || (*t->s != '\'' && *t->s != '"')) return 0;
+    char quote = *t->s++;
+    size_t n = 0;
+    for (; t->s < t->end; t->s++) {
+        unsigned char c = (unsigned char)*t->s;
+        if (c == (unsigned char)quote) {
+            t->s++;
+            out[n] = 0;
+            return 1;
+        }
+        if (c < 0x20 || c >= 0x7f || c == '\\' || c == '\'' || c == '"' || n >= 63) return 0;
+        out[n++] = (char)c;
+    }
+    return 0;
+}
+STRATA_INLINE int strata_npy_int(strata_npy_text *t, uint64_t *v) {
+    strata_npy_ws(t);
+    const char *start = t->s;
+    *v = 0;
+    for (; t->s < t->end && *t->s >= '0' && *t->s <= '9'; t->s++) {
+        unsigned d = (unsigned)(*t->s - '0');
+        if (*v > (UINT64_MAX - d) / 10) return 0;
+        *v = *v * 10 + d;
+    }
+    return t->s > start && !(t->s - start > 1 && *start == '0');
+}
+STRATA_INLINE int strata_npy_shape(strata_npy_text *t, strata_npy *h) {
+    h->rank = 0;
+    if (!strata_npy_eat(t, '(')) return 0;
+    if (strata_npy_eat(t, ')')) return 1;
+    for (;;) {
+        if (h->rank >= 64 || !strata_npy_int(t, &h->shape[h->rank])) return 0;
+        h->rank++;
+        int comma = strata_npy_eat(t, ',');
+        if (strata_npy_eat(t, ')')) return comma || h->rank > 1; /* (5) is a number, not a tuple */
+        if (!comma) return 0;
+    }
+}
+STRATA_INLINE int strata_npy_dict(strata_npy_text *t, strata_npy *h) {
+    int descr = 0, fortran = 0, shape = 0;
+    char key[64];
+    if (!strata_npy_eat(t, '{')) return 0;
+    for (;;) {
+        if (strata_npy_eat(t, '}')) break;
+        if (!strata_npy_string(t, key) || !strata_npy_eat(t, ':')) return 0;
+        if (strcmp(key, "descr") == 0 && !descr) {
+            if (!strata_npy_string(t, h->descr)) return 0;
+            descr = 1;
+        } else if (strcmp(key, "fortran_order") == 0 && !fortran) {
+            if (strata_npy_word(t, "True")) h->fortran = 1;
+            else if (strata_npy_word(t, "False")) h->fortran = 0;
+            else return 0;
+            fortran = 1;
+        } else if (strcmp(key, "shape") == 0 && !shape) {
+            if (!strata_npy_shape(t, h)) return 0;
+            shape = 1;
+        } else {
+            return 0;
+        }
+        if (!strata_npy_eat(t, ',')) {
+            if (!strata_npy_eat(t, '}')) return 0;
+            break;
+        }
+    }
+    strata_npy_ws(t);
+    if (t->s != t->end || !descr || !fortran || !shape) return 0;
+    uint64_t count = 1;
+    for (int k = 0; k < h->rank; k++) {
+        if (h->shape[k] != 0 && count > UINT64_MAX / h->shape[k]) return 0;
+        count *= h->shape[k];
+    }
+    return 1;
+}
+
+STRATA_INLINE void strata_npy_cannot(const strata_npy *h, strata_pos at) {
+    strata_failf(912, at, "cannot read `%s`: %s", h->name, strerror(errno));
+}
+
+/* Opens the .npy file named by argument `i` and reads its header. */
+STRATA_INLINE void strata_npy_open(strata_npy *h, uint64_t i, strata_pos at) {
+    const char *path = strata_arg(i, at);
+    h->name = strata_shown(path);
+    errno = 0;
+    h->f = fopen(path, "rb");
+    if (h->f == NULL) strata_npy_cannot(h, at);
+    unsigned char pre[12];
+    size_t got = fread(pre, 1, 12, h->f);
+    if (got < 12 && ferror(h->f)) strata_npy_cannot(h, at);
+    long len;
+    if (fseek(h->f, 0, SEEK_END) != 0 || (len = ftell(h->f)) < 0) strata_npy_cannot(h, at);
+    h->len = (uint64_t)len;
+    if (got < 6 || memcmp(pre, "\x93NUMPY", 6) != 0)
+        strata_failf(912, at, "`%s` is not an .npy file: it does not start with the .npy magic string", h->name);
+    if (got < 8) strata_failf(912, at, "`%s` is not an .npy file: its header is cut short", h->name);
+    uint64_t start, hlen;
+    if (pre[6] == 1 && pre[7] == 0 && got >= 10) {
+        start = 10;
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+    } else if ((pre[6] == 2 || pre[6] == 3) && pre[7] == 0 && got >= 12) {
+        start = 12;
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+    } else if (pre[6] >= 1 && pre[6] <= 3 && pre[7] == 0) {
+        strata_failf(912, at, "`%s` is not an .npy file: its header is cut short", h->name);
+    } else {
+        strata_failf(912, at,
+                     "`%s` is an .npy file of format version %u.%u, which cannot be read (versions 1.0, 2.0 and 3.0 can)",
+                     h->name, (unsigned)pre[6], (unsigned)pre[7]);
+    }
+    if (start + hlen > h->len) strata_failf(912, at, "`%s` is not an .npy file: its header is cut short", h->name);
+    char *text = (char *)strata_alloc(hlen, 1, at);
+    if (fseek(h->f, (long)start, SEEK_SET) != 0) strata_npy_cannot(h, at);
+    if (fread(text, 1, (size_t)hlen, h->f) < hlen) {
+        if (ferror(h->f)) strata_npy_cannot(h, at);
+        strata_failf(912, at, "`%s` is not an .npy file: its header is cut short", h->name);
+    }
+    strata_npy_text t = {text, text + hlen};
+    if (hlen > 0 && text[hlen - 1] == '\n') t.end--;
+    if (!strata_npy_dict(&t, h))
+        strata_failf(912, at,
+                     "`%s` is not an .npy file: its header is not a dictionary of `descr`, `fortran_order` and `shape`",
+                     h->name);
+    free(text);
+    h->data_offset = start + hlen;
+}
+
+STRATA_INLINE void strata_npy_close(strata_npy *h) {
+    fclose(h->f);
+    free((void *)h->name);
+}
+
+/* `npy_len(i)` (axis 0) and `npy_dim(i, axis)`. */
+STRATA_INLINE uint64_t strata_npy_dim(uint64_t i, uint64_t axis, strata_pos at) {
+    strata_npy h;
+    strata_npy_open(&h, i, at);
+    if (axis >= (uint64_t)h.rank)
+        strata_failf(912, at, "`%s` has %d dimension%s (shape %s); axis %llu does not exist", h.name, h.rank,
+                     h.rank == 1 ? "" : "s", strata_npy_shape_text(h.shape, h.rank), (unsigned long long)axis);
+    strata_npy_close(&h);
+    return h.shape[axis];
+}
+
+/* `load_npy(i)`: a new host array of `rank` (1 or 2) dimensions d0 (, d1) of element `kind`. */
+STRATA_INLINE void *strata_load_npy(uint64_t i, int kind, int rank, uint64_t d0, uint64_t d1, strata_pos at) {
+    strata_npy h;
+    strata_npy_open(&h, i, at);
+    uint64_t dims[2] = {d0, d1};
+    const char *want = strata_npy_descr(kind);
+    if (h.descr[0] == '>')
+        strata_failf(912, at, "`%s` holds big-endian data (%s); only little-endian .npy files can be read", h.name,
+                     h.descr);
+    if (strcmp(h.descr, want) != 0) {
+        const char *t = strata_npy_type_name(h.descr);
+        strata_failf(912, at, "`%s` holds %s%s%s%s but the program reads %s", h.name, h.descr, t ? " (" : "",
+                     t ? t : "", t ? ")" : "", strata_npy_type_name(want));
+    }
+    if (h.fortran)
+        strata_failf(912, at,
+                     "`%s` is stored in Fortran order; only C order can be read (save `np.ascontiguousarray(a)`)",
+                     h.name);
+    int same = h.rank == rank;
+    for (int k = 0; same && k < rank; k++) same = h.shape[k] == dims[k];
+    if (!same)
+        strata_failf(912, at, "`%s` holds an array of shape %s but the program reads one of shape %s", h.name,
+                     strata_npy_shape_text(h.shape, h.rank), strata_npy_shape_text(dims, rank));
+    uint64_t count = rank == 2 ? d0 * d1 : d0, size = strata_npy_size(kind), has = h.len - h.data_offset;
+    if (size != 0 && count > UINT64_MAX / size)
+        strata_failf(912, at, "`%s` is cut short: shape %s of %s needs more than 2^64 bytes of data, it has %llu",
+                     h.name, strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)has);
+    if (count * size > has)
+        strata_failf(912, at, "`%s` is cut short: shape %s of %s needs %llu bytes of data, it has %llu", h.name,
+                     strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)(count * size),
+                     (unsigned long long)has);
+    if (count * size < has)
+        strata_failf(912, at, "`%s` is longer than its header says: shape %s of %s is %llu bytes of data, it has %llu",
+                     h.name, strata_npy_shape_text(dims, rank), h.descr, (unsigned long long)(count * size),
+                     (unsigned long long)has);
+    void *data = strata_alloc(count, (size_t)size, at);
+    if (fseek(h.f, (long)h.data_offset, SEEK_SET) != 0) strata_npy_cannot(&h, at);
+    if (fread(data, (size_t)size, (size_t)count, h.f) < count) {
+        if (ferror(h.f)) strata_npy_cannot(&h, at);
+        strata_failf(912, at, "`%s` is cut short", h.name);
+    }
+    if (kind == STRATA_BOOL) {
+        const unsigned char *b = (const unsigned char *)data;
+        for (uint64_t k = 0; k < count; k++)
+            if (b[k] > 1)
+                strata_failf(912, at, "`%s` holds a bool that is neither 0 nor 1 (element %llu)", h.name,
+                             (unsigned long long)k);
+    }
+    strata_npy_close(&h);
+    return data;
+}
+
+/* `save_npy(i, value)`: a version 1.0 .npy file, with the header numpy's np.save writes. */
+STRATA_INLINE void strata_save_npy(uint64_t i, int kind, const void *data, int rank, uint64_t d0, uint64_t d1,
+                                   strata_pos at) {
+    const char *path = strata_arg(i, at);
+    uint64_t count = rank == 2 ? d0 * d1 : d0;
+    char shape[48], header[256];
+    if (rank == 2) snprintf(shape, sizeof shape, "(%llu, %llu)", (unsigned long long)d0, (unsigned long long)d1);
+    else snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)d0);
+    int n = snprintf(header + 10, sizeof header - 10, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     strata_npy_descr(kind), shape);
+    size_t total = ((size_t)(10 + n + 1) + 63) / 64 * 64;
+    memcpy(header, "\x93NUMPY\x01\x00", 8);
+    header[8] = (char)((total - 10) & 0xff);
+    header[9] = (char)((total - 10) >> 8);
+    memset(header + 10 + n, ' ', total - 11 - (size_t)n);
+    header[total - 1] = '\n';
+    errno = 0;
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
+    size_t size = (size_t)strata_npy_size(kind);
+    if (fwrite(header, 1, total, f) < total || (count > 0 && fwrite(data, size, (size_t)count, f) < count) ||
+        fflush(f) != 0)
+        strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
+    if (fclose(f) != 0) strata_failf(912, at, "cannot write `%s`: %s", strata_shown(path), strerror(errno));
 }
 
 #ifdef STRATA_CUDA

@@ -225,6 +225,42 @@ pub enum Builtin {
     Shuffle(ShuffleOp, ScalarTy),
     /// `ballot(p)`: a `u32` with bit l set where lane l's predicate holds (a warp collective too).
     Ballot,
+    /// `arg_count()`: the number of program arguments, a `u64` (host code only, like the rest).
+    ArgCount,
+    /// `arg_u64(i)`: program argument `i` parsed as a decimal `u64`.
+    ArgU64,
+    /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
+    ArgF64,
+    /// `npy_len(i)`: the extent of axis 0 of the `.npy` file named by argument `i` (a `u64`).
+    NpyLen,
+    /// `npy_dim(i, axis)`: the extent of axis `axis` of that file.
+    NpyDim,
+    /// `load_npy(i)`: a new host array read from the `.npy` file named by argument `i`, of
+    /// elements of this type. Arguments: `i`, then the array's dimensions, outermost first
+    /// (`Expr::Nat`, one or two), which the file's shape must equal; the value is an owning
+    /// pointer to `cpu.mem` ([`npy_array_ty`]).
+    LoadNpy(ScalarTy),
+    /// `save_npy(i, value)`: writes the array `value` points to as an `.npy` file named by
+    /// argument `i`. Arguments: `i`, the pointer, then the dimensions as for `LoadNpy`.
+    SaveNpy(ScalarTy),
+}
+
+/// The array type of `load_npy`/`save_npy` with element type `elem` and dimensions `dims`
+/// (outermost first): `[[elem; dims[1]]; dims[0]]`.
+pub fn npy_array_ty(elem: ScalarTy, dims: &[IExpr]) -> Ty {
+    dims.iter().rev().fold(Ty::Scalar(elem), |t, n| Ty::Array { elem: Box::new(t), len: n.clone() })
+}
+
+/// The dimensions of a `load_npy`/`save_npy` call, from its arguments (`Expr::Nat` after the
+/// first `skip` ones).
+pub fn npy_dims(args: &[Expr], skip: usize) -> Vec<IExpr> {
+    args.iter()
+        .skip(skip)
+        .filter_map(|a| match a {
+            Expr::Nat(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Which lane a warp shuffle reads, for lane `l` and argument `a`; a source outside the warp

@@ -593,8 +593,20 @@ impl<'a> FnLower<'_, 'a> {
     // --------------------------------------------------------------------------------------------
     // Sizes and types
 
+    /// The innermost *size* named `name`: a variable of the same name may shadow a size in value
+    /// positions (`let n = 5;`), but sizes (`[f32; n]`, `0..n`) still mean the size, as the
+    /// checker reads them.
+    fn lookup_size(&self, name: &str) -> Option<Binding> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, b)| n == name && matches!(b, Binding::Counter(_) | Binding::Nat(_)))
+            .map(|(_, b)| b.clone())
+    }
+
     fn name_to_iexpr(&self, name: &str) -> IExpr {
-        match self.lookup(name) {
+        match self.lookup_size(name) {
             Some(Binding::Counter(c)) => IExpr::Counter(c),
             Some(Binding::Nat(n)) => n,
             _ => {
@@ -1481,6 +1493,12 @@ impl<'a> FnLower<'_, 'a> {
             }
             "assert" => Some(Builtin::Assert),
             "fill_random" => Some(Builtin::FillRandom),
+            "arg_count" => Some(Builtin::ArgCount),
+            "arg_u64" => Some(Builtin::ArgU64),
+            "arg_f64" => Some(Builtin::ArgF64),
+            "npy_len" => Some(Builtin::NpyLen),
+            "npy_dim" => Some(Builtin::NpyDim),
+            "load_npy" | "save_npy" => return self.npy_call(&name, args, span),
             _ => None,
         };
         if builtin.is_none() {
@@ -1511,6 +1529,31 @@ impl<'a> FnLower<'_, 'a> {
                 Expr::Lit(Lit::Unit)
             }
         }
+    }
+
+    /// `load_npy(i)` / `save_npy(i, value)`: the element type and the dimensions of the array
+    /// (the checker recorded its data type `d`) become part of the builtin, the dimensions as
+    /// arguments after the call's own, evaluated when the call runs.
+    fn npy_call(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Expr {
+        let Some(t) = self.l.types.npy_types.get(&span) else {
+            self.err(span, format!("`{name}` of a data type the checker did not record"));
+            return Expr::Lit(Lit::Unit);
+        };
+        let t = self.ty(t, span);
+        let mut dims = Vec::new();
+        let mut at = &t;
+        while let Ty::Array { elem, len } = at {
+            dims.push(Expr::Nat(len.clone()));
+            at = elem;
+        }
+        let Ty::Scalar(elem) = *at else {
+            self.err(span, format!("`{name}` of an array whose elements are not scalars"));
+            return Expr::Lit(Lit::Unit);
+        };
+        let mut lowered: Vec<Expr> = self.operands(args.iter());
+        lowered.extend(dims);
+        let b = if name == "save_npy" { Builtin::SaveNpy(elem) } else { Builtin::LoadNpy(elem) };
+        Expr::Builtin(b, lowered, span)
     }
 
     /// The declaration and signature of the function a call names, where its calls are inlined.

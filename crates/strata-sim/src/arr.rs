@@ -78,6 +78,17 @@ scalar!(u64, U64, U64);
 scalar!(f32, F32, F32);
 scalar!(f64, F64, F64);
 
+/// Elements of one scalar type, for [`Arr::from_typed`].
+pub enum Typed {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
 /// An array of values, stored compactly.
 pub struct Arr {
     data: Data,
@@ -198,6 +209,21 @@ impl Arr {
             a.push(v)?;
         }
         Ok(a)
+    }
+
+    /// The array of these elements, every one written. The vector's allocation must be charged
+    /// already (made by [`mem::try_vec`]): the array takes the charge over.
+    pub fn from_typed(t: Typed) -> Arr {
+        let data = match t {
+            Typed::Bool(v) => Data::Bool(v),
+            Typed::I32(v) => Data::I32(v),
+            Typed::I64(v) => Data::I64(v),
+            Typed::U32(v) => Data::U32(v),
+            Typed::U64(v) => Data::U64(v),
+            Typed::F32(v) => Data::F32(v),
+            Typed::F64(v) => Data::F64(v),
+        };
+        Arr { data, init: None, missing: 0, hint: 0 }
     }
 
     /// A copy that fails rather than exceed the budget.

@@ -11,6 +11,7 @@
 
 mod arr;
 pub mod mem;
+mod npy;
 mod race;
 mod value;
 
@@ -36,11 +37,13 @@ pub struct Options {
     pub check_races: bool,
     /// Wall-clock time after which the program is stopped (E0910), `--time-limit`.
     pub deadline: Option<(std::time::Instant, std::time::Duration)>,
+    /// The program's arguments (`arg_u64`, `load_npy`, …): argument 0 is the first after `--`.
+    pub args: Vec<std::ffi::OsString>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_steps: 200_000_000, random_seed: None, check_races: true, deadline: None }
+        Options { max_steps: 200_000_000, random_seed: None, check_races: true, deadline: None, args: Vec::new() }
     }
 }
 
@@ -158,6 +161,20 @@ fn oom(e: Oom, span: Span, what: &str) -> Fail {
         mem::BUDGET_VAR
     ))
     .into()
+}
+
+/// The diagnostic of a failed argument or `.npy` call at `span`.
+fn npy_fail(e: npy::NpyError, span: Span) -> Fail {
+    match e {
+        npy::NpyError::Msg(m) => fail(codes::RUN_PROGRAM_INPUT, m, span, "in this call"),
+        npy::NpyError::Oom(e, what) => oom(e, span, what),
+        npy::NpyError::Uninit(k) => fail(
+            codes::RUN_UNINIT,
+            format!("read of uninitialised memory: element {k} of the array was never written"),
+            span,
+            "written to a file here",
+        ),
+    }
 }
 
 fn is_oom(d: &Diagnostic) -> bool {
@@ -882,6 +899,8 @@ impl Machine<'_, '_> {
                     IExpr::Mul(..) => x.checked_mul(y),
                     IExpr::Div(..) => x.checked_div(y),
                     IExpr::Rem(..) => x.checked_rem(y),
+                    // 0 and 1 to any power (the exponent may exceed 32 bits) never overflow.
+                    _ if x <= 1 => Some(if y == 0 { 1 } else { x }),
                     _ => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
                 };
                 result.ok_or_else(over)?
@@ -1007,6 +1026,8 @@ impl Machine<'_, '_> {
             })?);
         }
         let arg = |i: usize| vs.get(i).cloned().unwrap_or(Value::Unit);
+        // An argument index, axis or dimension (a `u64` or size; never negative).
+        let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
             Builtin::HeapNew => {
                 let data = match vs.pop() {
@@ -1132,6 +1153,26 @@ impl Machine<'_, '_> {
             Builtin::Shuffle(..) | Builtin::Ballot => {
                 return Err(fail(codes::UNSUPPORTED, "a warp collective outside a kernel", span, "not expanded"));
             }
+            Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
+            Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
+            Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
+            Builtin::NpyLen => Value::U64(self.npy(span, |a| npy::dim(a, index(0), 0))?),
+            Builtin::NpyDim => Value::U64(self.npy(span, |a| npy::dim(a, index(0), index(1)))?),
+            Builtin::LoadNpy(elem) => {
+                let dims: Vec<u64> = (1..vs.len()).map(index).collect();
+                let data = self.npy(span, |a| npy::load(a, index(0), elem, &dims))?;
+                let file = self.npy(span, |a| Ok(npy::shown(npy::arg(a, index(0))?)))?;
+                Value::Owned { buf: self.alloc(data, Space::Cpu, format!("the array read from `{file}`")) }
+            }
+            Builtin::SaveNpy(elem) => {
+                let dims: Vec<u64> = (2..vs.len()).map(index).collect();
+                let (buf, off) = self.pointer(&arg(1), span)?;
+                self.check_space(buf, Space::Cpu, who, span, "written to a file")?;
+                let args = &self.opts.args;
+                let data = &self.buffers[buf].data;
+                npy::save(args, index(0), elem, &dims, data, off as usize).map_err(|e| npy_fail(e, span))?;
+                Value::Unit
+            }
             Builtin::Assert => {
                 if arg(0).as_bool() != Some(true) {
                     return Err(fail(codes::RUN_ASSERTION, "assertion failed", span, "this condition is false"));
@@ -1139,6 +1180,11 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
         })
+    }
+
+    /// Runs `f` on the program's arguments; its error becomes E0912 (or E0903) at `span`.
+    fn npy<T>(&self, span: Span, f: impl FnOnce(&[std::ffi::OsString]) -> Result<T, npy::NpyError>) -> R<T> {
+        f(&self.opts.args).map_err(|e| npy_fail(e, span))
     }
 
     /// A value with pointers replaced by what they point to (for printing by `who`): host code

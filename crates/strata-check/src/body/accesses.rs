@@ -80,7 +80,7 @@ impl FnCx<'_> {
             let clash = self.live_borrows.iter().find(|(p, o, _, _)| {
                 p.root == info.place.root
                     && (*o == Ownership::Uniq || write)
-                    && prefix_overlap(&p.steps, &info.place.steps)
+                    && self.steps_may_overlap(&p.steps, &info.place.steps)
             });
             if let Some((_, o, at, _)) = clash {
                 let (o, at) = (*o, *at);

@@ -4,6 +4,7 @@
 use super::*;
 
 impl FnCx<'_> {
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn call(
         &mut self,
         func: &[ast::Ident],
@@ -12,6 +13,7 @@ impl FnCx<'_> {
         launch: Option<&ast::Launch>,
         args: &[ast::Expr],
         span: Span,
+        expected: Option<&Ty>,
     ) -> Ty {
         let path = func.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.as_str(), |(_, n)| n);
@@ -200,6 +202,17 @@ impl FnCx<'_> {
             }
         }
         let arguments_fit = mismatches.is_empty() && params.len() == args.len();
+        // A data type only the result mentions (`load_npy`) is inferred from the expected type
+        // (`let x: [f32; 8] @ cpu.mem = load_npy(0);`); a mismatch is reported where the value is used.
+        if let Some(want) = expected.filter(|w| !w.is_error()) {
+            let open = |s: &Subst| sig.generics.iter().any(|(g, k)| *k == Kind::DataTy && !s.tys.contains_key(g));
+            if open(&subst) && arguments_fit {
+                let mut trial = subst.clone();
+                if self.unify(&sig.ret, want, &mut trial, &sig) {
+                    subst = trial;
+                }
+            }
+        }
         // Two swapped arguments are one mistake: report it once.
         if mismatches.len() == 2 && mismatches[1].0 == mismatches[0].0 + 1 {
             let (i, ref want0, ref got0, _) = mismatches[0];
@@ -382,8 +395,37 @@ impl FnCx<'_> {
                 ),
             }
         }
+        if crate::npy::NPY_FUNCTIONS.contains(&name) {
+            self.check_npy_type(&path, &subst, span);
+        }
         self.val_loans = loans;
         ret
+    }
+
+    /// `load_npy`/`save_npy`: the data type must be one an `.npy` file holds; recorded for the
+    /// lowering.
+    fn check_npy_type(&mut self, path: &str, subst: &Subst, span: Span) {
+        let Some(t) = subst.tys.get("d").filter(|t| !crate::npy::has_error(t)) else { return };
+        match crate::npy::npy_array(t) {
+            Ok(_) => {
+                self.types.npy_types.insert(span, t.clone());
+            }
+            Err(why) => {
+                let verb = if path == "save_npy" { "write" } else { "read" };
+                self.report(
+                    Diagnostic::error(
+                        codes::MISMATCHED_TYPES,
+                        format!("`{path}` cannot {verb} a value of type `{t}`"),
+                        span,
+                        format!("an .npy file cannot hold `{t}`: {why}"),
+                    )
+                    .with_note(
+                        "an .npy file is read into and written from `[T; n]` (shape (n,)) or `[[T; m]; n]` \
+                         (shape (n, m)) of bool, i32, i64, u32, u64, f32 or f64",
+                    ),
+                )
+            }
+        }
     }
 
     /// Passing a reference to a callee is a use of everything it may borrow, by the resource that
@@ -483,7 +525,7 @@ impl FnCx<'_> {
                 let clash = seen.iter().find(|(q, _)| {
                     q.place.root == l.place.root
                         && (l.own == Ownership::Uniq || q.own == Ownership::Uniq)
-                        && prefix_overlap(&q.place.steps, &l.place.steps)
+                        && self.steps_may_overlap(&q.place.steps, &l.place.steps)
                 });
                 if let Some((q, at)) = clash {
                     let name = self.vars[l.place.root].name.clone();

@@ -50,7 +50,13 @@ impl FnCx<'_> {
             BinOp::Ge => CmpOp::Ge,
             _ => return None,
         };
-        Some((self.size_of_expr(a)?, op, self.size_of_expr(b)?))
+        let (a, b) = (self.size_of_expr(a)?, self.size_of_expr(b)?);
+        // A size that is not 0 is at least 1 (facts have no `!=`).
+        Some(match op {
+            CmpOp::Ne if b == Nat::lit(0) => (a, CmpOp::Ge, Nat::lit(1)),
+            CmpOp::Ne if a == Nat::lit(0) => (b, CmpOp::Ge, Nat::lit(1)),
+            _ => (a, op, b),
+        })
     }
 
     /// What holds about sizes where `cond` is true.
@@ -72,6 +78,9 @@ impl FnCx<'_> {
     fn facts_where_false(&self, cond: &ast::Expr) -> Vec<(Nat, CmpOp, Nat, Span)> {
         let Some((a, op, b)) = self.size_comparison(cond) else { return Vec::new() };
         let negated = match op {
+            // Not 0: at least 1.
+            CmpOp::Eq if b == Nat::lit(0) => return vec![(a, CmpOp::Ge, Nat::lit(1), cond.span)],
+            CmpOp::Eq if a == Nat::lit(0) => return vec![(b, CmpOp::Ge, Nat::lit(1), cond.span)],
             CmpOp::Eq => return Vec::new(),
             CmpOp::Ne => CmpOp::Eq,
             CmpOp::Lt => CmpOp::Ge,

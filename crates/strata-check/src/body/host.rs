@@ -31,12 +31,32 @@ impl FnCx<'_> {
         }
     }
 
+    /// Whether two places with the same root may overlap (for borrows and loans): they do unless a step tells them
+    /// apart — different fields, or indices the facts prove different (`h[m]` and `h[0]` may be
+    /// the same element). Differing views count as apart, as before (the conflict rule of GPU
+    /// accesses decides those).
+    pub(super) fn steps_may_overlap(&self, a: &[PStep], b: &[PStep]) -> bool {
+        for (x, y) in a.iter().zip(b) {
+            if x == y {
+                continue;
+            }
+            return match (x, y) {
+                (PStep::Index(Some(i)), PStep::Index(Some(j))) => {
+                    self.facts.lt(i, j) != Truth::Proven && self.facts.lt(j, i) != Truth::Proven
+                }
+                (PStep::Index(_), PStep::Index(_)) => true,
+                _ => false,
+            };
+        }
+        true
+    }
+
     /// Host (CPU) borrows follow Rust: no unique borrow while another borrow is live.
     pub(super) fn check_host_borrow(&mut self, place: &Place, own: Ownership, span: Span) {
         let clash = self.live_borrows.iter().find(|(p, o, _, _)| {
             p.root == place.root
                 && (own == Ownership::Uniq || *o == Ownership::Uniq)
-                && prefix_overlap(&p.steps, &place.steps)
+                && self.steps_may_overlap(&p.steps, &place.steps)
         });
         if let Some((_, o, at, _)) = clash {
             let name = self.vars[place.root].name.clone();

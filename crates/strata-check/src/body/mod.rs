@@ -175,7 +175,7 @@ enum Mode {
     Borrow(Ownership),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Subst {
     nats: HashMap<String, Nat>,
     tys: HashMap<String, Ty>,
@@ -195,6 +195,9 @@ pub struct TypeTable {
     /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
     /// the exchanged scalar type from it).
     pub shuffle_types: HashMap<Span, ScalarTy>,
+    /// The data type `d` of every call of `load_npy`/`save_npy`, by the call's span: an array
+    /// the lowering reads the element type and dimensions from ([`crate::npy::npy_array`]).
+    pub npy_types: HashMap<Span, Ty>,
     /// The type of every `if` expression that has a value, by its span (the lowering stores the
     /// value of each branch in a local of this type).
     pub value_types: HashMap<Span, Ty>,
@@ -910,7 +913,7 @@ impl<'p> FnCx<'p> {
                 t
             }
             ExprKind::Call { func, generics, exec, launch, args } => {
-                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span)
+                self.call(func, generics, exec.as_ref(), launch.as_ref(), args, e.span, expected)
             }
             ExprKind::Tuple(es) => {
                 let exp: Option<Vec<Ty>> = match expected {
@@ -1033,7 +1036,18 @@ impl<'p> FnCx<'p> {
     }
 
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, expected: Option<&Ty>, span: Span) -> Ty {
-        let operand_exp = if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) { None } else { expected };
+        // A comparison of sizes (`n < 8`, `n % 256 == 0`) is evaluated in `u64`, exactly: in the
+        // literals' default `i32` a large size would be truncated, and the condition would hold
+        // where the fact it gives the branch does not.
+        let u64_ty = Ty::Scalar(ScalarTy::U64);
+        let size_cmp = op.is_comparison() && (self.mentions_size(l) || self.mentions_size(r));
+        let operand_exp = if size_cmp {
+            Some(&u64_ty)
+        } else if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+            None
+        } else {
+            expected
+        };
         let (mut lt, l_uni) = self.expr_uni(l, operand_exp);
         // The right operand of `&&` and `||` runs only where the left one lets it.
         let short = matches!(op, BinOp::And | BinOp::Or) && l_uni > Uni::Uniform && self.on_gpu();
@@ -1052,6 +1066,10 @@ impl<'p> FnCx<'p> {
         }
         if matches!(rt, Ty::IntLit | Ty::FloatLit) && !matches!(lt, Ty::IntLit | Ty::FloatLit | Ty::Nat) {
             self.fix_open_var(r, &lt);
+        }
+        if size_cmp && matches!(lt, Ty::IntLit | Ty::Nat) && matches!(rt, Ty::IntLit | Ty::Nat) {
+            self.retype_literals(l, &u64_ty);
+            self.retype_literals(r, &u64_ty);
         }
         let joined = self.join_numeric(&lt, &rt);
         let bad = |me: &mut Self| {
@@ -1147,6 +1165,22 @@ impl<'p> FnCx<'p> {
             (Ty::FloatLit, y) if y.is_float() => Some(y.clone()),
             (x, Ty::FloatLit) if x.is_float() => Some(x.clone()),
             _ => None,
+        }
+    }
+
+    /// Whether the value expression `e` reads a size (a generic, constant, `for` counter or bound
+    /// size) outside a cast, through parentheses and arithmetic.
+    fn mentions_size(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(id) => self.vars[id].nat.is_some(),
+                None => self.prog.consts.contains_key(&segs[0].name),
+            },
+            ExprKind::Paren(x) | ExprKind::Unary(_, x) => self.mentions_size(x),
+            ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                self.mentions_size(a) || self.mentions_size(b)
+            }
+            _ => false,
         }
     }
 
@@ -1334,9 +1368,7 @@ impl<'p> FnCx<'p> {
                 // lie in the same range (the bounds do not change while the loop runs; the facts
                 // are dropped with the loop's, before any enclosing loop renames what they say).
                 let earlier = Nat::var(&format!("{}\u{2}{}", var.name, self.vars.len()));
-                for a in &mut self.accesses {
-                    crate::place::rename_access_nat(a, &var.name, &earlier);
-                }
+                self.rename_nat_everywhere(&var.name, &earlier);
                 let _ = self.facts.add_le(&a, &earlier);
                 let _ = self.facts.add_lt(&earlier, &b);
             }
@@ -1356,9 +1388,7 @@ impl<'p> FnCx<'p> {
         }
         // After the loop its variable means nothing: a later loop may reuse the name.
         let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
-        for a in &mut self.accesses {
-            crate::place::rename_access_nat(a, &var.name, &gone);
-        }
+        self.rename_nat_everywhere(&var.name, &gone);
         self.loop_nats.pop();
         self.pop_scope();
         self.facts = saved_facts;
@@ -1524,10 +1554,6 @@ fn holds_ref(t: &Ty) -> bool {
         Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) => holds_ref(t),
         _ => false,
     }
-}
-
-fn prefix_overlap(a: &[PStep], b: &[PStep]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 fn level_noun(l: Level) -> &'static str {

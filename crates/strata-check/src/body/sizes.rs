@@ -133,20 +133,29 @@ impl FnCx<'_> {
             let name = name.clone();
             self.bound_sizes.pop();
             let gone = Nat::var(&format!("{name}\u{5}{}", self.vars.len()));
-            for a in &mut self.accesses {
-                crate::place::rename_access_nat(a, &name, &gone);
+            self.rename_nat_everywhere(&name, &gone);
+        }
+    }
+
+    /// Replaces the size variable `name` by `to` in everything recorded so far that may outlive
+    /// the variable's current value: accesses, the loans variables hold, live host borrows and
+    /// the loans of the value being typed. Used when a size goes out of scope and, for a `for`
+    /// counter, between the passes over a loop body (the previous iteration's `i` is another
+    /// value than the current one).
+    pub(super) fn rename_nat_everywhere(&mut self, name: &str, to: &Nat) {
+        for a in &mut self.accesses {
+            crate::place::rename_access_nat(a, name, to);
+        }
+        for v in &mut self.vars {
+            for loan in &mut v.loans {
+                crate::place::rename_nat(&mut loan.place, name, to);
             }
-            for v in &mut self.vars {
-                for loan in &mut v.loans {
-                    crate::place::rename_nat(&mut loan.place, &name, &gone);
-                }
-            }
-            for b in &mut self.live_borrows {
-                crate::place::rename_nat(&mut b.0, &name, &gone);
-            }
-            for loan in &mut self.val_loans {
-                crate::place::rename_nat(&mut loan.place, &name, &gone);
-            }
+        }
+        for b in &mut self.live_borrows {
+            crate::place::rename_nat(&mut b.0, name, to);
+        }
+        for loan in &mut self.val_loans {
+            crate::place::rename_nat(&mut loan.place, name, to);
         }
     }
 }
