@@ -7,7 +7,8 @@
 #
 # Part 1: for every benchmark of bench/ and its run-time-size twin in bench/runtime/, at the
 # size of the constant version, ROUNDS rounds of `strata bench --device cpu --warmup 0 --runs 1`
-# alternating constant and run-time versions (each run launches its kernel REPS times), then the
+# of both versions (each run launches its kernel REPS times; the version that goes first
+# alternates from round to round), then the
 # median (and the minimum) of all launches of each. Prints a markdown table: kernel, size,
 # constant-size ms, run-time-size ms, ratio run-time / constant (of the medians, and of the
 # minima).
@@ -74,8 +75,15 @@ for spec in "${KERNELS[@]}"; do
   for d in $defs; do dargs+=(-D "$d"); done
   echo "running $name (size $size) x$ROUNDS..." >&2
   for ((r = 0; r < ROUNDS; r++)); do
-    bench "$OUT/$name.const.$r.json" "${dargs[@]}" "bench/$name.strata"
-    bench "$OUT/$name.runtime.$r.json" "bench/runtime/$name.strata" -- "$size"
+    # Constant first in even rounds, run-time first in odd ones, so that neither always follows
+    # the other.
+    if ((r % 2 == 0)); then
+      bench "$OUT/$name.const.$r.json" "${dargs[@]}" "bench/$name.strata"
+      bench "$OUT/$name.runtime.$r.json" "bench/runtime/$name.strata" -- "$size"
+    else
+      bench "$OUT/$name.runtime.$r.json" "bench/runtime/$name.strata" -- "$size"
+      bench "$OUT/$name.const.$r.json" "${dargs[@]}" "bench/$name.strata"
+    fi
   done
   c=$(samples "$OUT/$name".const.*.json | median)
   rt=$(samples "$OUT/$name".runtime.*.json | median)
@@ -87,7 +95,7 @@ for spec in "${KERNELS[@]}"; do
   }'
 done
 echo
-echo "Medians and minima over $ROUNDS round(s) x REPS launches per version, rounds alternating."
+echo "Medians and minima over $ROUNDS round(s) x REPS launches per version, the first version alternating."
 
 # Part 2: one program, 10 sizes, one compilation.
 CACHE="$OUT/cache"
