@@ -5,13 +5,14 @@
 #   scripts/bench-runtime-sizes.sh --small    small sizes, ROUNDS=1 (a smoke test: seconds)
 #   ROUNDS=9 scripts/bench-runtime-sizes.sh   more rounds on a noisy machine
 #
+#   ONLY="matmul scan" scripts/bench-runtime-sizes.sh   only these kernels in part 1
+#
 # Part 1: for every benchmark of bench/ and its run-time-size twin in bench/runtime/, at the
 # size of the constant version, ROUNDS rounds of `strata bench --device cpu --warmup 0 --runs 1`
 # of both versions (each run launches its kernel REPS times; the version that goes first
-# alternates from round to round), then the
-# median (and the minimum) of all launches of each. Prints a markdown table: kernel, size,
-# constant-size ms, run-time-size ms, ratio run-time / constant (of the medians, and of the
-# minima).
+# alternates from round to round), then the median (and the minimum) of all launches of each.
+# Prints a markdown table: kernel, size, constant-size ms, run-time-size ms, ratio run-time /
+# constant (of the medians, and of the minima).
 # Part 2: runs one run-time-size program (bench/runtime/reduce.strata) on 10 different sizes
 # with `strata run --device cpu -- SIZE` and STRATA_CACHE_DIR set to a fresh directory, then
 # counts the compiled executables in it (must be 1: the program is compiled once, whatever the
@@ -70,6 +71,7 @@ echo "| kernel | size | constant size (ms) | run-time size (ms) | ratio (medians
 echo "|---|---:|---:|---:|---:|---:|"
 for spec in "${KERNELS[@]}"; do
   IFS='|' read -r name size defs small_size small_defs <<<"$spec"
+  if [[ -n "${ONLY:-}" && " $ONLY " != *" $name "* ]]; then continue; fi
   if [[ $SMALL == 1 ]]; then size=$small_size defs=$small_defs; fi
   dargs=()
   for d in $defs; do dargs+=(-D "$d"); done
