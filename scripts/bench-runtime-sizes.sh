@@ -12,7 +12,8 @@
 # of both versions (each run launches its kernel REPS times; the version that goes first
 # alternates from round to round), then the median (and the minimum) of all launches of each.
 # Prints a markdown table: kernel, size, constant-size ms, run-time-size ms, ratio run-time /
-# constant (of the medians, and of the minima).
+# constant of the medians, of the minima, and paired (the median over the rounds of each
+# round's ratio of medians).
 # Part 2: runs one run-time-size program (bench/runtime/reduce.strata) on 10 different sizes
 # with `strata run --device cpu -- SIZE` and STRATA_CACHE_DIR set to a fresh directory, then
 # counts the compiled executables in it (must be 1: the program is compiled once, whatever the
@@ -67,8 +68,8 @@ bench() {
   fi
 }
 
-echo "| kernel | size | constant size (ms) | run-time size (ms) | ratio (medians) | ratio (minima) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| kernel | size | constant size (ms) | run-time size (ms) | ratio (medians) | ratio (minima) | ratio (paired) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for spec in "${KERNELS[@]}"; do
   IFS='|' read -r name size defs small_size small_defs <<<"$spec"
   if [[ -n "${ONLY:-}" && " $ONLY " != *" $name "* ]]; then continue; fi
@@ -91,13 +92,20 @@ for spec in "${KERNELS[@]}"; do
   rt=$(samples "$OUT/$name".runtime.*.json | median)
   cmin=$(samples "$OUT/$name".const.*.json | sort -g | head -1)
   rmin=$(samples "$OUT/$name".runtime.*.json | sort -g | head -1)
-  launches=$(samples "$OUT/$name".runtime.*.json | wc -l)
-  awk -v n="$name" -v s="$size" -v c="$c" -v r="$rt" -v cm="$cmin" -v rm="$rmin" -v l="$launches" 'BEGIN {
-    printf "| %s | %s | %.3f | %.3f | %.3f | %.3f |\n", n, s, c * 1e3, r * 1e3, r / c, rm / cm
+  # Paired: the ratio of the two versions' medians within each round, then the median of those
+  # (the load of a shared machine drifts between rounds more than within one).
+  paired=$(for ((r = 0; r < ROUNDS; r++)); do
+    a=$(samples "$OUT/$name.const.$r.json" | median)
+    b=$(samples "$OUT/$name.runtime.$r.json" | median)
+    awk -v a="$a" -v b="$b" 'BEGIN { print b / a }'
+  done | median)
+  awk -v n="$name" -v s="$size" -v c="$c" -v r="$rt" -v cm="$cmin" -v rm="$rmin" -v p="$paired" 'BEGIN {
+    printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n, s, c * 1e3, r * 1e3, r / c, rm / cm, p
   }'
 done
 echo
-echo "Medians and minima over $ROUNDS round(s) x REPS launches per version, the first version alternating."
+echo "Medians and minima over $ROUNDS round(s) x REPS launches per version, the first version"
+echo "alternating; 'paired' is the median over the rounds of each round's ratio of medians."
 
 # Part 2: one program, 10 sizes, one compilation.
 CACHE="$OUT/cache"
