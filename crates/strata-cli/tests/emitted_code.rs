@@ -321,3 +321,26 @@ fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_tim
     assert_eq!(wraps.status.code(), Some(1), "{err}");
     assert!(err.contains("error[E0903]: size arithmetic overflowed"), "{err}");
 }
+
+#[test]
+fn cpu_kernel_index_arithmetic_is_checked_only_where_ranges_allow_wrap_around() {
+    // The ranges of `for` counters bound index arithmetic on the cpu device as on CUDA: the
+    // benchmarks' kernels, with constant sizes or sizes bounded by `where` clauses, compute their
+    // offsets in plain 64-bit arithmetic (checking every offset cost 2-4x on matmul_ikj).
+    for file in [
+        "bench/matmul_ikj.strata",
+        "bench/runtime/matmul_ikj.strata",
+        "bench/scan.strata",
+        "bench/runtime/scan.strata",
+        "bench/transpose.strata",
+        "bench/runtime/transpose.strata",
+    ] {
+        let c = emit("c", file, &[]);
+        let own = program_part(&c);
+        let kernels = &own[..own.find("static void strata_main(void) {").unwrap()];
+        assert!(!kernels.contains("strata_k"), "{file}: {kernels}");
+    }
+    // A size without a bound still gets its checks (E0903 instead of a wrapped offset).
+    let c = emit("c", "tests/corpus/adversarial/rt_04_kernel_size_arithmetic_wraps_in_c.strata", &[]);
+    assert!(program_part(&c).contains("strata_kmul("), "{}", program_part(&c));
+}
