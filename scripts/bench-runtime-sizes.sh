@@ -68,6 +68,8 @@ bench() {
   fi
 }
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
 echo "| kernel | size | constant size (ms) | run-time size (ms) | ratio (medians) | ratio (minima) | ratio (paired) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for spec in "${KERNELS[@]}"; do
@@ -106,6 +108,7 @@ done
 echo
 echo "Medians and minima over $ROUNDS round(s) x REPS launches per version, the first version"
 echo "alternating; 'paired' is the median over the rounds of each round's ratio of medians."
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine inflate and spread the times)"
 
 # Part 2: one program, 10 sizes, one compilation.
 CACHE="$OUT/cache"
