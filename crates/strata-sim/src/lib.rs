@@ -199,15 +199,15 @@ fn write_nested(out: &mut dyn Write, data: &Arr, lo: usize, hi: usize, dims: &[u
                 write!(out, "{}", data.get(i))?;
             }
         }
-        [_, inner @ ..] => {
-            let step = inner.iter().product::<u64>().max(1) as usize;
-            let mut at = lo;
-            while at < hi {
-                if at > lo {
+        [outer, inner @ ..] => {
+            // One part per index of the outer dimension, empty inner lists included (`[[], []]`).
+            let step = inner.iter().product::<u64>() as usize;
+            for k in 0..*outer as usize {
+                if k > 0 {
                     write!(out, ", ")?;
                 }
-                write_nested(out, data, at, hi.min(at.saturating_add(step)), inner)?;
-                at = at.saturating_add(step);
+                let at = lo.saturating_add(k.saturating_mul(step)).min(hi);
+                write_nested(out, data, at, at.saturating_add(step).min(hi), inner)?;
             }
         }
     }
