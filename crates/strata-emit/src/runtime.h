@@ -14,6 +14,7 @@
 #include <time.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <sys/stat.h>
 
 #ifdef STRATA_CUDA
 #define STRATA_HD __host__ __device__
@@ -628,6 +629,9 @@ STRATA_INLINE void strata_npy_open(strata_npy *h, uint64_t i, strata_pos at) {
     errno = 0;
     h->f = fopen(path, "rb");
     if (h->f == NULL) strata_npy_cannot(h, at);
+    struct stat st;
+    if (fstat(fileno(h->f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        strata_failf(912, at, "cannot read `%s`: not a regular file (an .npy input is read more than once: give a file, not a pipe or a device)", h->name);
     unsigned char pre[12];
     size_t got = fread(pre, 1, 12, h->f);
     if (got < 12 && ferror(h->f)) strata_npy_cannot(h, at);
