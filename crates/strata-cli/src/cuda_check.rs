@@ -238,7 +238,7 @@ fn verb(k: AccessKind) -> &'static str {
         AccessKind::Read => "read by",
         AccessKind::Write => "write by",
         AccessKind::Barrier => "barrier reached by",
-        AccessKind::Exit => "exited without reaching the barrier:",
+        AccessKind::Exit => "never reached by",
         AccessKind::Executes => "executed by",
     }
 }
