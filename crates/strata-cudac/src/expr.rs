@@ -127,7 +127,7 @@ impl Lx {
                     "gridDim" => IExpr::GridDim(d),
                     _ => return Err(self.unsupported(n, src, "structs and fields")),
                 };
-                if op != "." || !self.f.kernel {
+                if op != "." || !self.f.gpu {
                     return Err(self.unsupported(n, src, format!("`{arg}` outside a kernel")));
                 }
                 Ok((Expr::Cast(Box::new(Expr::Nat(i)), ScalarTy::U32), CTy::S(ScalarTy::U32)))
@@ -205,12 +205,23 @@ impl Lx {
                 let v = self.constant(n, src)?;
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
+            "call_expression" => self.call_value(n, src),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
     }
 
     pub(crate) fn number(&self, n: Node, src: &Src) -> R<(Expr, CTy)> {
         let text = self.text(n, src);
+        // The grammar reads `-1` as one literal: C's unary minus on `1`.
+        if let Some(rest) = text.strip_prefix('-') {
+            let (e, t) = self.number_text(rest.trim_start(), n, src)?;
+            let CTy::S(s) = t else { return Err(self.unsupported(n, src, "this number")) };
+            return Ok((Expr::Binary(BinOp::Sub, Box::new(zero(s)), Box::new(e)), t));
+        }
+        self.number_text(text, n, src)
+    }
+
+    fn number_text(&self, text: &str, n: Node, src: &Src) -> R<(Expr, CTy)> {
         let lower = text.to_ascii_lowercase();
         let hex = lower.starts_with("0x");
         if !hex && (lower.contains('.') || lower.contains('e')) {

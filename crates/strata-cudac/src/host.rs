@@ -32,7 +32,7 @@ impl Lx {
             return self.launch(n, cfg, &name, &args, src, out);
         }
         let host_only = |lx: &Self| -> R<()> {
-            if lx.f.kernel {
+            if lx.f.gpu {
                 Err(lx.unsupported(n, src, format!("`{name}` in GPU code")))
             } else {
                 Ok(())
@@ -47,8 +47,9 @@ impl Lx {
         };
         match name.as_str() {
             "__syncthreads" => {
-                if !self.f.kernel {
-                    return Err(self.unsupported(n, src, "`__syncthreads` outside a kernel"));
+                if self.f.role != Role::Kernel {
+                    let what = if self.f.gpu { "`__syncthreads` in a `__device__` function" } else { "`__syncthreads` outside a kernel" };
+                    return Err(self.unsupported(n, src, what));
                 }
                 want(self, 0)?;
                 out.push(Stmt::Sync { warp: false, span });
@@ -92,7 +93,10 @@ impl Lx {
                 want(self, 4)?;
                 self.memcpy(n, &args, src, out)?;
             }
-            _ => return Err(self.unsupported(fnode, src, format!("calls of `{name}`"))),
+            _ => {
+                let (call, _) = self.user_call(n, &name, &args, src)?;
+                out.push(Stmt::Eval(call));
+            }
         }
         Ok(())
     }
@@ -177,10 +181,12 @@ impl Lx {
         src: &Src,
         out: &mut Vec<Stmt>,
     ) -> R<()> {
-        if self.f.kernel {
+        if self.f.gpu {
             return Err(self.unsupported(n, src, "kernel launches from GPU code"));
         }
-        let Some((kernel, ptys)) = self.kernels.get(name).cloned() else {
+        let Some((kernel, ptys)) =
+            self.sigs.get(name).filter(|s| s.kernel).and_then(|s| Some((s.device?, s.params.clone())))
+        else {
             return Err(self.unsupported(n, src, format!("a launch of `{name}`, which is not a kernel defined above")));
         };
         let mut c = cfg.walk();
@@ -305,5 +311,23 @@ impl Lx {
         }
         print(&lit, out);
         Ok(())
+    }
+
+    /// A call used as a value: a user function that returns one.
+    pub(crate) fn call_value(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let fnode = self.child(n, "function", src)?;
+        let mut c = n.walk();
+        if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
+            return Err(self.unsupported(n, src, "a kernel launch used as a value"));
+        }
+        let name = self.text(fnode, src).to_string();
+        let args = self.args(n, src)?;
+        if !self.sigs.contains_key(&name) {
+            return Err(self.unsupported(fnode, src, format!("`{name}` used as a value")));
+        }
+        match self.user_call(n, &name, &args, src)? {
+            (call, Some(t)) => Ok((call, CTy::S(t))),
+            (_, None) => Err(self.unsupported(n, src, format!("the value of `{name}`, which returns `void`"))),
+        }
     }
 }

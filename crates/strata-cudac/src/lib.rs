@@ -26,6 +26,7 @@ mod stmt;
 mod types;
 
 use expr::*;
+use func::{Role, Sig};
 use parse::*;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -48,10 +49,10 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
     let src = Src { text, base: 0 };
-    let mut lx =
-        Lx { file, macros: HashMap::new(), functions: Vec::new(), kernels: HashMap::new(), f: FnState::default() };
+    let mut lx = Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
+    lx.declare(root, &src)?;
     let mut c = root.walk();
     for item in root.named_children(&mut c) {
         lx.item(item, &src)?;
@@ -98,17 +99,20 @@ struct Var {
 struct FnState {
     locals: Vec<ir::Local>,
     scopes: Vec<HashMap<String, Var>>,
-    kernel: bool,
+    /// GPU code: a kernel or a `__device__` function.
+    gpu: bool,
+    role: Role,
+    /// What the function returns (`None`: `void`).
+    ret: Option<ScalarTy>,
     shared: Vec<(LocalId, ScalarTy, IExpr)>,
-    main: bool,
 }
 
 struct Lx {
     file: FileId,
     macros: HashMap<String, Rc<Macro>>,
     functions: Vec<ir::Function>,
-    /// Kernels by name: their id and parameter types.
-    kernels: HashMap<String, (FnId, Vec<CTy>)>,
+    /// User functions (kernels included) by name.
+    sigs: HashMap<String, Sig>,
     f: FnState,
 }
 
@@ -144,7 +148,7 @@ impl Lx {
     }
 
     fn level(&self) -> Level {
-        if self.f.kernel {
+        if self.f.gpu {
             Level::Thread
         } else {
             Level::Host

@@ -76,6 +76,9 @@ impl Lx {
                 Ok(())
             }
             "function_definition" => self.function(n, src),
+            "declaration" if n.child_by_field_name("declarator").is_some_and(|d| d.kind() == "function_declarator") => {
+                self.prototype(n, src)
+            }
             "preproc_function_def" => Err(self.unsupported(n, src, "function-like macros")),
             other => Err(self.unsupported(n, src, format!("`{other}` at file level"))),
         }

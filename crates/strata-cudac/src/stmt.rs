@@ -49,18 +49,24 @@ impl Lx {
                 r?;
             }
             "return_statement" => {
-                let value = n.named_child(0);
-                if self.f.main {
+                let value = n.named_child(0).filter(|v| v.kind() != "comment");
+                match (self.f.role, value, self.f.ret) {
                     // `return 0;` ends the program; another status is not supported yet.
-                    match value {
-                        Some(v) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
-                        None => out.push(Stmt::Return(None)),
-                        Some(v) => return Err(self.unsupported(v, src, "`main` returning a status other than 0")),
+                    (Role::Main, Some(v), _) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
+                    (Role::Main, None, _) => out.push(Stmt::Return(None)),
+                    (Role::Main, Some(v), _) => {
+                        return Err(self.unsupported(v, src, "`main` returning a status other than 0"))
                     }
-                } else if let Some(v) = value {
-                    return Err(self.unsupported(v, src, "a kernel returning a value"));
-                } else {
-                    out.push(Stmt::Return(None));
+                    (_, None, None) => out.push(Stmt::Return(None)),
+                    (_, Some(v), Some(t)) => {
+                        let (e, et) = self.rvalue(v, src)?;
+                        let e = self.convert(e, et, CTy::S(t), v, src)?;
+                        out.push(Stmt::Return(Some(e)));
+                    }
+                    (_, Some(v), None) => return Err(self.unsupported(v, src, "returning a value from a `void` function")),
+                    (_, None, Some(_)) => {
+                        return Err(self.unsupported(n, src, "`return;` in a function that returns a value"))
+                    }
                 }
             }
             other => return Err(self.unsupported(n, src, format!("the statement `{other}`"))),
@@ -112,7 +118,7 @@ impl Lx {
                 _ => {}
             }
         }
-        if shared && !self.f.kernel {
+        if shared && self.f.role != Role::Kernel {
             return Err(self.unsupported(n, src, "`__shared__` outside a kernel"));
         }
         if ext && !shared {
@@ -148,7 +154,7 @@ impl Lx {
                         return Err(self.unsupported(inner, src, "pointers to pointers"));
                     }
                     let name = self.text(inner, src);
-                    let l = self.new_local(name, array_ptr(t, Mem::Cpu, !self.f.kernel), self.level());
+                    let l = self.new_local(name, array_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
                     let init = match init {
                         Some(v) => Some(self.pointer_init(v, t, src)?),
                         None => None,
@@ -175,7 +181,7 @@ impl Lx {
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
                         self.f.shared.push((l, t, len));
                         self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
-                    } else if self.f.kernel {
+                    } else if self.f.gpu {
                         return Err(self.unsupported(d, src, "local arrays in kernels"));
                     } else {
                         let Some(s) = size else {
@@ -201,7 +207,7 @@ impl Lx {
         let inner = if v.kind() == "cast_expression" { self.child(v, "value", src)? } else { v };
         if inner.kind() == "call_expression" {
             let f = self.child(inner, "function", src)?;
-            if self.text(f, src) == "malloc" && !self.f.kernel {
+            if self.text(f, src) == "malloc" && !self.f.gpu {
                 let args = self.args(inner, src)?;
                 if args.len() != 1 {
                     return Err(self.unsupported(inner, src, "`malloc` takes one argument"));
