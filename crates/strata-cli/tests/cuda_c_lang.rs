@@ -77,3 +77,29 @@ fn a_value_function_without_a_final_return_is_refused() {
         "8:1: error[E0801]: not supported in CUDA-C yet: the end of `sign`, which returns a value, reached without a `return`",
     );
 }
+
+#[test]
+fn dim3_variables_and_two_and_three_dimensional_launches() {
+    let mut want = String::from("grid 2 x 2 x 1, block 4 x 4 x 1\n");
+    for y in 0..6 {
+        for x in 0..8 {
+            want.push_str(&format!(" {}", 100 * y + x));
+        }
+        want.push('\n');
+    }
+    want.push_str("1 21 321\n");
+    runs_and_prints("dim3_grid", &want);
+}
+
+#[test]
+fn a_race_between_threads_of_a_2d_block_names_both_coordinates() {
+    fails_with("dim3_race", "", "3:5: error[E0901]: data race on `d[0]` (gpu.global)");
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .current_dir(root())
+        .args(["run", "tests/cuda_c/dim3_race.cu"])
+        .output()
+        .unwrap();
+    let human = String::from_utf8_lossy(&out.stderr);
+    assert!(human.contains("write by thread (0, 1) of block (0, 0)"), "{human}");
+    assert!(human.contains("write by thread (0, 0) of block (0, 0)"), "{human}");
+}

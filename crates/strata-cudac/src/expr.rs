@@ -38,6 +38,10 @@ impl Lx {
                 let path = vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))];
                 Ok((Place { root: local, path, checks: Vec::new(), span }, t))
             }
+            "field_expression" => match self.dim3_field(n, src)? {
+                Some(p) => Ok((p, ScalarTy::U32)),
+                None => Err(self.unsupported(n, src, "structs and fields")),
+            },
             _ => Err(self.unsupported(n, src, format!("`{}` as an assignable place", n.kind()))),
         }
     }
@@ -60,6 +64,7 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
+            CTy::Dim3 => Err(self.unsupported(n, src, "a `dim3` as a condition")),
         }
     }
 
@@ -94,6 +99,9 @@ impl Lx {
             "identifier" => {
                 let name = self.text(n, src);
                 if let Some(v) = self.lookup(name) {
+                    if v.ty == CTy::Dim3 {
+                        return Err(self.unsupported(n, src, "a `dim3` used other than in a launch, by field or in `=`"));
+                    }
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }
                 if let Some(m) = self.macros.get(name).cloned() {
@@ -111,6 +119,9 @@ impl Lx {
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
+                if let Some(p) = self.dim3_field(n, src)? {
+                    return Ok((Expr::Load(p), CTy::S(ScalarTy::U32)));
+                }
                 let arg = self.text(self.child(n, "argument", src)?, src);
                 let field = self.text(self.child(n, "field", src)?, src);
                 let op = self.text(self.child(n, "operator", src)?, src);

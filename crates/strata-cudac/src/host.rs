@@ -198,20 +198,19 @@ impl Lx {
                 "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
             ));
         }
-        let mut dims = Vec::new();
-        for d in &conf {
-            let (e, t) = self.rvalue(*d, src)?;
-            if matches!(t, CTy::Ptr(_) | CTy::S(ScalarTy::F32 | ScalarTy::F64)) {
-                return Err(self.unsupported(
-                    *d,
-                    src,
-                    "a launch dimension that is not an integer (`dim3` is not supported yet)",
-                ));
+        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
+        let grid = self.dim3_value(conf[0], src)?.map(as_nat);
+        let block = self.dim3_value(conf[1], src)?.map(as_nat);
+        let smem = match conf.get(2) {
+            Some(d) => {
+                let (e, t) = self.rvalue(*d, src)?;
+                if !matches!(t, CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64)) {
+                    return Err(self.unsupported(*d, src, "a shared memory size that is not an integer"));
+                }
+                IExpr::Value(Box::new(self.convert(e, t, CTy::S(ScalarTy::U64), *d, src)?))
             }
-            let e = self.convert(e, t, CTy::S(ScalarTy::U64), *d, src)?;
-            dims.push(IExpr::Value(Box::new(e)));
-        }
-        let smem = dims.get(2).cloned().unwrap_or(IExpr::Const(0));
+            None => IExpr::Const(0),
+        };
         if args.len() != ptys.len() {
             return Err(self.unsupported(
                 n,
@@ -224,12 +223,11 @@ impl Lx {
             let (e, t) = self.rvalue(*a, src)?;
             values.push(self.convert(e, t, *pt, *a, src)?);
         }
-        let one = IExpr::Const(1);
         out.push(Stmt::Launch {
             kernel,
             nats: vec![smem],
-            grid: [dims[0].clone(), one.clone(), one.clone()],
-            block: [dims[1].clone(), one.clone(), one],
+            grid,
+            block,
             args: values,
             span: self.span(n, src),
         });

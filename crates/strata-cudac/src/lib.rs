@@ -18,6 +18,7 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod dim3;
 mod expr;
 mod func;
 mod host;
@@ -87,6 +88,8 @@ struct Macro {
 enum CTy {
     S(ScalarTy),
     Ptr(ScalarTy),
+    /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
+    Dim3,
 }
 
 #[derive(Copy, Clone)]

@@ -124,7 +124,11 @@ impl Lx {
         if ext && !shared {
             return Err(self.unsupported(n, src, "`extern` declarations"));
         }
-        let t = self.scalar_type(self.child(n, "type", src)?, src)?;
+        let ty_node = self.child(n, "type", src)?;
+        if self.text(ty_node, src) == "dim3" && !shared && !ext {
+            return self.dim3_declaration(n, src, out);
+        }
+        let t = self.scalar_type(ty_node, src)?;
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -232,6 +236,12 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 // `p = malloc(...)` / `p = q` for a pointer variable.
                 if left.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Dim3 }) = self.lookup(self.text(left, src)) {
+                        if op != "=" {
+                            return Err(self.unsupported(n, src, format!("`{op}` on a `dim3`")));
+                        }
+                        return self.dim3_assign(local, n, right, src, out);
+                    }
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
                         if op != "=" {
                             return Err(self.unsupported(n, src, "pointer arithmetic"));
