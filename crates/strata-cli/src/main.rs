@@ -240,6 +240,21 @@ struct CudaCheckArgs {
     args: Vec<(String, String)>,
 }
 
+impl CudaCheckArgs {
+    /// Whether any option other than the defaults was given.
+    fn given(&self) -> bool {
+        self.schedules != 4
+            || self.seed.is_some()
+            || self.max_steps.is_some()
+            || self.kernel.is_some()
+            || self.grid.is_some()
+            || self.block.is_some()
+            || self.buffer_len.is_some()
+            || self.shared_bytes != 0
+            || !self.args.is_empty()
+    }
+}
+
 /// How `strata check` prints.
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 enum CheckFormat {
@@ -393,6 +408,10 @@ fn run(cli: Cli) -> u8 {
                     args: cuda.args,
                 };
                 return cuda_check::run(&files, &opts);
+            }
+            if cuda.given() {
+                eprintln!("error: `--schedules`, `--seed`, `--max-steps`, `--kernel`, `--grid`, `--block`, `--buffer-len`, `--shared-bytes` and `--arg` are for CUDA-C (`.cu`) files");
+                return EXIT_USAGE;
             }
             let format = match format {
                 CheckFormat::Human => Format::Human,

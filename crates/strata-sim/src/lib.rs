@@ -289,6 +289,7 @@ fn run_recording(
         rng: opts.random_seed.unwrap_or(0) ^ 0x9e37_79b9_7f4a_7c15,
         pending_uninit: Vec::new(),
         finding: None,
+        depth: 0,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -314,7 +315,13 @@ struct Machine<'p, 'o> {
     pending_uninit: Vec<(usize, u64, Acc)>,
     /// The threads behind the error of GPU code that stopped the run ([`run_with_finding`]).
     finding: Option<Finding>,
+    /// Calls in progress (of [`MAX_CALL_DEPTH`]).
+    depth: u32,
 }
+
+/// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
+/// the simulator's own stack.
+pub const MAX_CALL_DEPTH: u32 = 10_000;
 
 /// A resolved place: an element of a buffer, or a path into a local.
 enum Loc {
@@ -1040,7 +1047,20 @@ impl Machine<'_, '_> {
                     frame.locals[*p] = self.eval(a, f, who)?;
                 }
                 self.step(*span)?;
-                match self.seq(&callee.body, &mut frame, who)? {
+                if self.depth >= MAX_CALL_DEPTH {
+                    return Err(fail(
+                        codes::RUN_STEP_LIMIT,
+                        format!("more than {MAX_CALL_DEPTH} calls in progress at once"),
+                        *span,
+                        "this call",
+                    )
+                    .with_note("a recursion that never ends?")
+                    .into());
+                }
+                self.depth += 1;
+                let r = self.seq(&callee.body, &mut frame, who);
+                self.depth -= 1;
+                match r? {
                     Flow::Return(v) => v,
                     Flow::Normal => Value::Unit,
                 }

@@ -1,0 +1,331 @@
+//! Calls: CUDA runtime API on the host (`cudaMalloc`, `cudaMemcpy`, launches, …), device
+//! builtins (`__syncthreads`) and `printf`.
+
+use super::*;
+
+impl Lx {
+    /// `bytes / sizeof(t)` as a run-time element count.
+    pub(crate) fn elements(&mut self, bytes: Node, t: ScalarTy, src: &Src) -> R<IExpr> {
+        let (e, et) = self.rvalue(bytes, src)?;
+        let e = self.convert(e, et, CTy::S(ScalarTy::U64), bytes, src)?;
+        Ok(IExpr::Value(Box::new(Expr::Binary(
+            BinOp::Div,
+            Box::new(e),
+            Box::new(int(size_of(t).into(), ScalarTy::U64)),
+        ))))
+    }
+
+    pub(crate) fn args<'t>(&self, call: Node<'t>, src: &Src) -> R<Vec<Node<'t>>> {
+        let a = self.child(call, "arguments", src)?;
+        let mut c = a.walk();
+        Ok(a.named_children(&mut c).filter(|x| x.kind() != "comment").collect())
+    }
+
+    pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let fnode = self.child(n, "function", src)?;
+        let name = self.text(fnode, src).to_string();
+        let span = self.span(n, src);
+        let args = self.args(n, src)?;
+        let mut c = n.walk();
+        let launch = n.children(&mut c).find(|x| x.kind() == "kernel_call_syntax");
+        if let Some(cfg) = launch {
+            return self.launch(n, cfg, &name, &args, src, out);
+        }
+        let host_only = |lx: &Self| -> R<()> {
+            if lx.f.gpu {
+                Err(lx.unsupported(n, src, format!("`{name}` in GPU code")))
+            } else {
+                Ok(())
+            }
+        };
+        let want = |lx: &Self, k: usize| -> R<()> {
+            if args.len() == k {
+                Ok(())
+            } else {
+                Err(lx.unsupported(n, src, format!("`{name}` with {} arguments (it takes {k})", args.len())))
+            }
+        };
+        match name.as_str() {
+            "__syncthreads" => {
+                if self.f.role != Role::Kernel {
+                    let what = if self.f.gpu { "`__syncthreads` in a `__device__` function" } else { "`__syncthreads` outside a kernel" };
+                    return Err(self.unsupported(n, src, what));
+                }
+                want(self, 0)?;
+                out.push(Stmt::Sync { warp: false, span });
+            }
+            "printf" => self.printf(n, &args, src, out)?,
+            "cudaDeviceSynchronize" => {
+                // Launches and copies run to completion in order on `sim`: nothing to wait for.
+                host_only(self)?;
+                want(self, 0)?;
+            }
+            "cudaMalloc" => {
+                host_only(self)?;
+                want(self, 2)?;
+                let target = args[0];
+                let var = (target.kind() == "pointer_expression"
+                    && self.text(self.child(target, "operator", src)?, src) == "&")
+                    .then(|| target.child_by_field_name("argument"))
+                    .flatten()
+                    .filter(|a| a.kind() == "identifier")
+                    .and_then(|a| self.lookup(self.text(a, src)));
+                let Some(Var { local, ty: CTy::Ptr(t) }) = var else {
+                    return Err(self.unsupported(target, src, "`cudaMalloc` of anything but `&pointer_variable`"));
+                };
+                let len = self.elements(args[1], t, src)?;
+                let host = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
+                let init = Expr::Builtin(Builtin::GlobalAllocCopy, vec![host], span);
+                self.f.locals[local].ty = array_ptr(t, Mem::GpuGlobal, true);
+                out.push(Stmt::Let { local, init: Some(init), span });
+            }
+            "cudaFree" | "free" => {
+                host_only(self)?;
+                want(self, 1)?;
+                let v = (args[0].kind() == "identifier").then(|| self.lookup(self.text(args[0], src))).flatten();
+                let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
+                    return Err(self.unsupported(args[0], src, format!("`{name}` of anything but a pointer variable")));
+                };
+                out.push(Stmt::Free { local, gpu: name == "cudaFree", span });
+            }
+            "cudaMemcpy" => {
+                host_only(self)?;
+                want(self, 4)?;
+                self.memcpy(n, &args, src, out)?;
+            }
+            _ => {
+                let (call, _) = self.user_call(n, &name, &args, src)?;
+                out.push(Stmt::Eval(call));
+            }
+        }
+        Ok(())
+    }
+
+    /// A pointer variable given to a CUDA API call: its value and element type.
+    pub(crate) fn pointer_arg(&self, n: Node, src: &Src) -> R<(LocalId, ScalarTy)> {
+        let v = (n.kind() == "identifier").then(|| self.lookup(self.text(n, src))).flatten();
+        match v {
+            Some(Var { local, ty: CTy::Ptr(t) }) => Ok((local, t)),
+            _ => Err(self.unsupported(n, src, "a pointer argument other than a pointer or array variable")),
+        }
+    }
+
+    /// `cudaMemcpy(dst, src, bytes, kind)`: exactly `bytes / sizeof(T)` elements, through a host
+    /// buffer of that length (the IR's copies copy as much as both sides hold). A device side
+    /// shorter than the count is an out-of-bounds error (E0903) at the call.
+    pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let kind = self.text(args[3], src);
+        let h2d = match kind {
+            "cudaMemcpyHostToDevice" => true,
+            "cudaMemcpyDeviceToHost" => false,
+            _ => return Err(self.unsupported(args[3], src, format!("`cudaMemcpy` of kind `{kind}`"))),
+        };
+        let (dst, dt) = self.pointer_arg(args[0], src)?;
+        let (from, st) = self.pointer_arg(args[1], src)?;
+        if dt != st {
+            return Err(self.unsupported(n, src, "`cudaMemcpy` between pointers of different element types"));
+        }
+        let count = self.elements(args[2], dt, src)?;
+        let (gpu, host) = if h2d { (dst, from) } else { (from, dst) };
+        let tmp = self.new_local("cudaMemcpy buffer", array_ptr(dt, Mem::Cpu, true), Level::Host);
+        let probe = self.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
+        let k = self.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
+        let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(dt)), len)], span);
+        let elem = |l: LocalId, i: IExpr| Place {
+            root: l,
+            path: vec![PathStep::Deref, PathStep::Elem(i)],
+            checks: Vec::new(),
+            span,
+        };
+        let load = |l: LocalId| Expr::Load(Place::local(l, span));
+        let kv = || IExpr::Value(Box::new(load(k)));
+        // The device buffer must hold `count` elements: a pointer at offset `count` is past its end
+        // otherwise (E0903); copying from there reads at most one element, into the probe.
+        out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
+        out.push(Stmt::Eval(Expr::Builtin(
+            Builtin::CopyToHost,
+            vec![Expr::Ref(elem(gpu, count.clone())), load(probe)],
+            span,
+        )));
+        out.push(Stmt::Free { local: probe, gpu: false, span });
+        out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
+        out.push(Stmt::Let { local: k, init: Some(int(0, ScalarTy::U64)), span });
+        let (to, fro) = if h2d { (tmp, host) } else { (host, tmp) };
+        let step = vec![
+            Stmt::Store { place: elem(to, kv()), value: Expr::Load(elem(fro, kv())) },
+            Stmt::Store {
+                place: Place::local(k, span),
+                value: Expr::Binary(BinOp::Add, Box::new(load(k)), Box::new(int(1, ScalarTy::U64))),
+            },
+        ];
+        let cond = Expr::Binary(BinOp::Lt, Box::new(Expr::Nat(kv())), Box::new(Expr::Nat(count)));
+        let copy_loop = Stmt::While { cond, body: step, span };
+        if h2d {
+            out.push(copy_loop);
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToGpu, vec![load(gpu), load(tmp)], span)));
+        } else {
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(gpu), load(tmp)], span)));
+            out.push(copy_loop);
+        }
+        out.push(Stmt::Free { local: tmp, gpu: false, span });
+        Ok(())
+    }
+
+    pub(crate) fn launch(
+        &mut self,
+        n: Node,
+        cfg: Node,
+        name: &str,
+        args: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        if self.f.gpu {
+            return Err(self.unsupported(n, src, "kernel launches from GPU code"));
+        }
+        let Some((kernel, ptys)) =
+            self.sigs.get(name).filter(|s| s.kernel).and_then(|s| Some((s.device?, s.params.clone())))
+        else {
+            return Err(self.unsupported(n, src, format!("a launch of `{name}`, which is not a kernel defined above")));
+        };
+        let mut c = cfg.walk();
+        let conf: Vec<Node> = cfg.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+        if conf.len() < 2 || conf.len() > 3 {
+            return Err(self.unsupported(
+                cfg,
+                src,
+                "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
+            ));
+        }
+        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
+        let grid = self.dim3_value(conf[0], src)?.map(as_nat);
+        let block = self.dim3_value(conf[1], src)?.map(as_nat);
+        let smem = match conf.get(2) {
+            Some(d) => {
+                let (e, t) = self.rvalue(*d, src)?;
+                if !matches!(t, CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64)) {
+                    return Err(self.unsupported(*d, src, "a shared memory size that is not an integer"));
+                }
+                IExpr::Value(Box::new(self.convert(e, t, CTy::S(ScalarTy::U64), *d, src)?))
+            }
+            None => IExpr::Const(0),
+        };
+        if args.len() != ptys.len() {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
+            ));
+        }
+        let mut values = Vec::new();
+        for (a, pt) in args.iter().zip(&ptys) {
+            let (e, t) = self.rvalue(*a, src)?;
+            values.push(self.convert(e, t, *pt, *a, src)?);
+        }
+        out.push(Stmt::Launch {
+            kernel,
+            nats: vec![smem],
+            grid,
+            block,
+            args: values,
+            span: self.span(n, src),
+        });
+        Ok(())
+    }
+
+    pub(crate) fn printf(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let Some(fmt) = args.first().filter(|f| f.kind() == "string_literal") else {
+            return Err(self.unsupported(n, src, "`printf` without a literal format string"));
+        };
+        // The format string's text, with escapes resolved.
+        let mut text = String::new();
+        let mut c = fmt.walk();
+        for part in fmt.named_children(&mut c) {
+            let t = self.text(part, src);
+            match part.kind() {
+                "string_content" => text.push_str(t),
+                "escape_sequence" => text.push(match t {
+                    "\\n" => '\n',
+                    "\\t" => '\t',
+                    "\\\\" => '\\',
+                    "\\\"" => '"',
+                    "\\'" => '\'',
+                    _ => return Err(self.unsupported(part, src, format!("the escape `{t}`"))),
+                }),
+                _ => return Err(self.unsupported(part, src, "this part of a string")),
+            }
+        }
+        let print = |s: &str, out: &mut Vec<Stmt>| {
+            if !s.is_empty() {
+                out.push(Stmt::Eval(Expr::Builtin(
+                    Builtin::PrintInline,
+                    vec![Expr::Lit(Lit::Str(s.to_string()))],
+                    span,
+                )));
+            }
+        };
+        let mut lit = String::new();
+        let mut values = args[1..].iter();
+        let mut chars = text.chars().peekable();
+        while let Some(ch) = chars.next() {
+            if ch != '%' {
+                lit.push(ch);
+                continue;
+            }
+            let mut conv = String::new();
+            while let Some(&x) = chars.peek() {
+                conv.push(x);
+                chars.next();
+                if x.is_ascii_alphabetic() && x != 'l' && x != 'z' || x == '%' {
+                    break;
+                }
+            }
+            let t = match conv.as_str() {
+                "%" => {
+                    lit.push('%');
+                    continue;
+                }
+                "d" | "i" => ScalarTy::I32,
+                "u" => ScalarTy::U32,
+                "ld" | "lld" => ScalarTy::I64,
+                "lu" | "llu" | "zu" => ScalarTy::U64,
+                _ => return Err(self.unsupported(*fmt, src, format!("the `printf` conversion `%{conv}`"))),
+            };
+            let Some(v) = values.next() else {
+                return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
+            };
+            print(&std::mem::take(&mut lit), out);
+            let (e, et) = self.rvalue(*v, src)?;
+            let e = match et {
+                CTy::S(s) if s != ScalarTy::F32 && s != ScalarTy::F64 => cast(e, s, t),
+                _ => return Err(self.unsupported(*v, src, format!("printing this value with `%{conv}`"))),
+            };
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![e], span)));
+        }
+        if let Some(extra) = values.next() {
+            return Err(self.unsupported(*extra, src, "`printf` arguments without a conversion"));
+        }
+        print(&lit, out);
+        Ok(())
+    }
+
+    /// A call used as a value: a user function that returns one.
+    pub(crate) fn call_value(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let fnode = self.child(n, "function", src)?;
+        let mut c = n.walk();
+        if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
+            return Err(self.unsupported(n, src, "a kernel launch used as a value"));
+        }
+        let name = self.text(fnode, src).to_string();
+        let args = self.args(n, src)?;
+        if !self.sigs.contains_key(&name) {
+            return Err(self.unsupported(fnode, src, format!("`{name}` used as a value")));
+        }
+        match self.user_call(n, &name, &args, src)? {
+            (call, Some(t)) => Ok((call, CTy::S(t))),
+            (_, None) => Err(self.unsupported(n, src, format!("the value of `{name}`, which returns `void`"))),
+        }
+    }
+}
