@@ -86,7 +86,8 @@ pub fn run(files: &[PathBuf], opts: &CudaCheck) -> u8 {
         CheckFormat::Human | CheckFormat::Short => {
             let format = if opts.format == CheckFormat::Short { Format::Short } else { Format::Human };
             for c in &all {
-                let diags: Vec<Diagnostic> = c.found.iter().map(|f| in_cuda_terms(f, c, &sources, format == Format::Short)).collect();
+                let diags: Vec<Diagnostic> =
+                    c.found.iter().map(|f| in_cuda_terms(f, c, &sources, format == Format::Short)).collect();
                 report(&diags, &sources, format);
                 if format == Format::Human {
                     summary(c);
@@ -111,7 +112,12 @@ fn schedules(opts: &CudaCheck) -> Vec<Option<u64>> {
 
 /// Lowers (in kernel-only mode where it applies) and runs one file under every schedule. `Err`:
 /// a usage error.
-fn check_file(path: &std::path::Path, id: strata_diag::FileId, sources: &SourceMap, opts: &CudaCheck) -> Result<Checked, String> {
+fn check_file(
+    path: &std::path::Path,
+    id: strata_diag::FileId,
+    sources: &SourceMap,
+    opts: &CudaCheck,
+) -> Result<Checked, String> {
     let text = sources.source(id);
     let header = harness::header(text)?;
     let mut checked = Checked {
@@ -129,14 +135,17 @@ fn check_file(path: &std::path::Path, id: strata_diag::FileId, sources: &SourceM
             return Ok(checked);
         }
     };
-    let kernel_mode = opts.kernel.is_some() || opts.grid.is_some() || opts.block.is_some() || header.is_some() || !has_main;
+    let kernel_mode =
+        opts.kernel.is_some() || opts.grid.is_some() || opts.block.is_some() || header.is_some() || !has_main;
     let program = if kernel_mode {
         let (grid, block) = match (opts.grid, opts.block, &header) {
             (Some(g), Some(b), _) => (g, b),
             (g, b, Some(h)) => (g.unwrap_or(h.grid), b.unwrap_or(h.block)),
             _ => {
                 let why = if has_main { "kernel-only mode" } else { "the file has no `main`, so kernel-only mode" };
-                return Err(format!("{why} needs `--grid G --block B` (or a GPUVerify header `//--blockDim=… --gridDim=…`)"));
+                return Err(format!(
+                    "{why} needs `--grid G --block B` (or a GPUVerify header `//--blockDim=… --gridDim=…`)"
+                ));
             }
         };
         let threads = grid.iter().chain(&block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
@@ -432,9 +441,5 @@ fn json(all: &[Checked], sources: &SourceMap) -> String {
             ));
         }
     }
-    format!(
-        "{{\"version\": 1, \"files\": [{}], \"findings\": [{}]}}",
-        files.join(", "),
-        findings.join(", ")
-    )
+    format!("{{\"version\": 1, \"files\": [{}], \"findings\": [{}]}}", files.join(", "), findings.join(", "))
 }

@@ -285,7 +285,9 @@ fn parse_count(s: &str) -> Result<u64, String> {
 /// `--arg NAME=VALUE`
 fn parse_kernel_arg(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => Ok((n.trim().to_string(), v.trim().to_string())),
+        Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((n.trim().to_string(), v.trim().to_string()))
+        }
         _ => Err(format!("expected NAME=VALUE, found `{s}`")),
     }
 }

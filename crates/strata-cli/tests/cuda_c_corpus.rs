@@ -46,8 +46,7 @@ fn label(path: &Path, text: &str) -> Option<String> {
     }
     assert!(labelled(path, text), "{name}: no label");
     let lines: Vec<&str> = text.lines().take(3).map(str::trim).collect();
-    let expect =
-        lines.iter().find_map(|l| l.strip_prefix("// expect:")).map(|e| e.trim().to_string());
+    let expect = lines.iter().find_map(|l| l.strip_prefix("// expect:")).map(|e| e.trim().to_string());
     match lines.first() {
         Some(&"//pass") => {
             assert!(expect.is_none(), "{name}: `//pass` with an expected finding");
@@ -66,7 +65,10 @@ fn label(path: &Path, text: &str) -> Option<String> {
 fn labelled(path: &Path, text: &str) -> bool {
     let name = path.file_name().unwrap().to_str().unwrap();
     TOP_LEVEL.iter().any(|(n, _)| *n == name)
-        || text.lines().take(3).any(|l| l.starts_with("//pass") || l.starts_with("//xfail") || l.starts_with("// expect:"))
+        || text
+            .lines()
+            .take(3)
+            .any(|l| l.starts_with("//pass") || l.starts_with("//xfail") || l.starts_with("// expect:"))
 }
 
 fn corpus() -> Vec<PathBuf> {
@@ -122,7 +124,9 @@ fn every_corpus_file_is_classified_right() {
                 } else {
                     buggy += 1;
                 }
-                code == 1 && !codes.is_empty() && (c.is_empty() && !codes.iter().any(|x| x == "E0801") || codes.contains(c))
+                code == 1
+                    && !codes.is_empty()
+                    && (c.is_empty() && !codes.iter().any(|x| x == "E0801") || codes.contains(c))
             }
         };
         if ok {

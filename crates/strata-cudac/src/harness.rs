@@ -131,7 +131,9 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
         Some(name) => match kernel_ids.iter().find(|&&i| &p.functions[i].name == name) {
             Some(&i) => i,
             None if kernel_ids.is_empty() => return Err(HarnessError::Usage("the file has no kernels".to_string())),
-            None => return Err(HarnessError::Usage(format!("the file has no kernel `{name}`; its kernels: {}", names()))),
+            None => {
+                return Err(HarnessError::Usage(format!("the file has no kernel `{name}`; its kernels: {}", names())))
+            }
         },
         None => match kernel_ids.as_slice() {
             [one] => *one,
@@ -156,15 +158,27 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
             }
             Ty::Ref(arr, Mem::GpuGlobal) => {
                 let Ty::Array { elem, .. } = &**arr else {
-                    return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill")));
+                    return Err(HarnessError::Usage(format!(
+                        "parameter `{name}` has a type kernel-only mode cannot fill"
+                    )));
                 };
                 let Ty::Scalar(t) = **elem else {
-                    return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill")));
+                    return Err(HarnessError::Usage(format!(
+                        "parameter `{name}` has a type kernel-only mode cannot fill"
+                    )));
                 };
                 let host = locals.len();
-                locals.push(ir::Local { name: format!("{name} (host)"), ty: array_ptr(t, Mem::Cpu, true), level: Level::Host });
+                locals.push(ir::Local {
+                    name: format!("{name} (host)"),
+                    ty: array_ptr(t, Mem::Cpu, true),
+                    level: Level::Host,
+                });
                 let dev = locals.len();
-                locals.push(ir::Local { name: name.clone(), ty: array_ptr(t, Mem::GpuGlobal, true), level: Level::Host });
+                locals.push(ir::Local {
+                    name: name.clone(),
+                    ty: array_ptr(t, Mem::GpuGlobal, true),
+                    level: Level::Host,
+                });
                 let zero = match t {
                     ScalarTy::F32 | ScalarTy::F64 => Expr::Lit(Lit::Float(0.0, t)),
                     _ => int(0, t),
@@ -183,7 +197,9 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                 frees.push(Stmt::Free { local: dev, gpu: true, span });
                 frees.push(Stmt::Free { local: host, gpu: false, span });
             }
-            _ => return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill"))),
+            _ => {
+                return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill")))
+            }
         }
     }
     if let Some((n, _)) = launch.args.iter().find(|(n, _)| !k.params.iter().any(|&l| k.locals[l].name == *n)) {
