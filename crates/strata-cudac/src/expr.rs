@@ -100,11 +100,7 @@ impl Lx {
                 let name = self.text(n, src);
                 if let Some(v) = self.lookup(name) {
                     if v.ty == CTy::Dim3 {
-                        return Err(self.unsupported(
-                            n,
-                            src,
-                            "a `dim3` used other than in a launch, by field or in `=`",
-                        ));
+                        return Err(self.unsupported(n, src, "a `dim3` used other than in a launch, by field or in `=`"));
                     }
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }

@@ -48,11 +48,7 @@ impl Lx {
         match name.as_str() {
             "__syncthreads" => {
                 if self.f.role != Role::Kernel {
-                    let what = if self.f.gpu {
-                        "`__syncthreads` in a `__device__` function"
-                    } else {
-                        "`__syncthreads` outside a kernel"
-                    };
+                    let what = if self.f.gpu { "`__syncthreads` in a `__device__` function" } else { "`__syncthreads` outside a kernel" };
                     return Err(self.unsupported(n, src, what));
                 }
                 want(self, 0)?;
@@ -227,7 +223,14 @@ impl Lx {
             let (e, t) = self.rvalue(*a, src)?;
             values.push(self.convert(e, t, *pt, *a, src)?);
         }
-        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
+        out.push(Stmt::Launch {
+            kernel,
+            nats: vec![smem],
+            grid,
+            block,
+            args: values,
+            span: self.span(n, src),
+        });
         Ok(())
     }
 
