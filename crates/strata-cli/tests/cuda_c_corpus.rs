@@ -7,6 +7,7 @@
 //!   `// expect: E0901` (the code that must be among the findings) on the third line; the second
 //!   line is the launch, `//--blockDim=… --gridDim=…`.
 //! * Programs with `main`: `// expect: clean` or `// expect: E0901`.
+//!
 //! The programs at the top of `tests/cuda_c/` (Figure 1 verbatim and the front end's own tests,
 //! `cuda_c.rs`, `cuda_c_lang.rs`) keep their text; their labels are in [`TOP_LEVEL`], and a file
 //! there without a label is left to those tests. Files expected to be refused (E0801) are checked
