@@ -134,7 +134,7 @@ fn unsupported_constructs_never_run() {
         ("printf(\"%f\\n\", 1.5);", "the `printf` conversion `%f`"),
         ("int x = 1; x = x > 0 ? 1 : 2;", "the expression `conditional_expression`"),
         ("for (int i = 0; i < 3; i++) { break; }", "the statement `break_statement`"),
-        ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDeviceToDevice);", "`cudaMemcpy` of kind"),
+        ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
     ];
     let dir = std::env::temp_dir().join(format!("strata-cudac-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

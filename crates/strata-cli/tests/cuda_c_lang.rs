@@ -103,3 +103,34 @@ fn a_race_between_threads_of_a_2d_block_names_both_coordinates() {
     assert!(human.contains("write by thread (0, 1) of block (0, 0)"), "{human}");
     assert!(human.contains("write by thread (0, 0) of block (0, 0)"), "{human}");
 }
+
+#[test]
+fn pointer_arithmetic_into_allocations_and_offset_arguments() {
+    runs_and_prints("pointer_arith", "5 14 29 50 -1 -1 149 194 \n");
+}
+
+#[test]
+fn an_offset_pointer_is_checked_against_its_whole_allocation() {
+    fails_with("pointer_oob", "", "3:5: error[E0903]: out of bounds: `d` has 8 elements, the access is at 8");
+}
+
+#[test]
+fn a_negative_index_relative_to_an_offset_pointer_is_refused_at_run_time() {
+    fails_with("pointer_negative", "", "3:46: error[E0903]: index `-1` is negative");
+}
+
+#[test]
+fn memcpy_of_all_four_kinds_memset_and_get_last_error() {
+    // The last copy, of 3 elements to `b + 4` in a buffer of 6, is past its end.
+    fails_with(
+        "memcpy_kinds",
+        "-1 -1 1 -1 -1 -1 err 0\n0\n",
+        "41:5: error[E0903]: a pointer past the end of its buffer",
+    );
+}
+
+#[test]
+fn freeing_an_interior_pointer_or_twice_is_reported() {
+    fails_with("free_interior", "", "8:5: error[E0906]: release of a pointer into `a` that is not its start");
+    fails_with("double_free", "", "4:5: error[E0906]: `a` freed a second time");
+}

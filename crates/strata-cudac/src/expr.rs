@@ -17,43 +17,28 @@ impl Lx {
                 None => Err(self.unknown(n, src)),
             },
             "subscript_expression" => {
-                let base = self.child(n, "argument", src)?;
-                let idx_list = self.child(n, "indices", src)?;
-                let mut c = idx_list.walk();
-                let idx: Vec<Node> = idx_list.named_children(&mut c).collect();
-                if idx.len() != 1 {
-                    return Err(self.unsupported(idx_list, src, "this subscript"));
-                }
-                let (local, t) = self.pointer_var(base, src)?;
-                let (i, it) = self.rvalue(idx[0], src)?;
-                let i = match it {
-                    CTy::S(s) if s != ScalarTy::F32 && s != ScalarTy::F64 && s != ScalarTy::Bool => i,
-                    _ => return Err(self.unsupported(idx[0], src, "an index that is not an integer")),
+                let (p, i) = self.subscript(n, src)?;
+                let t = p.elem;
+                // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
+                let i = match (&p.off, i) {
+                    (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
+                    (_, i) => i,
                 };
-                let path = vec![PathStep::Deref, PathStep::Elem(IExpr::Value(Box::new(i)))];
-                Ok((Place { root: local, path, checks: Vec::new(), span }, t))
+                Ok((self.ptr_place(p, Some(i), span), t))
             }
             "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "*" => {
-                let (local, t) = self.pointer_var(self.child(n, "argument", src)?, src)?;
-                let path = vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))];
-                Ok((Place { root: local, path, checks: Vec::new(), span }, t))
+                let arg = self.child(n, "argument", src)?;
+                let Some(p) = self.ptr_expr(arg, src)? else {
+                    return Err(self.unsupported(arg, src, "dereferencing anything but a pointer"));
+                };
+                let t = p.elem;
+                Ok((self.ptr_place(p, None, span), t))
             }
             "field_expression" => match self.dim3_field(n, src)? {
                 Some(p) => Ok((p, ScalarTy::U32)),
                 None => Err(self.unsupported(n, src, "structs and fields")),
             },
             _ => Err(self.unsupported(n, src, format!("`{}` as an assignable place", n.kind()))),
-        }
-    }
-
-    pub(crate) fn pointer_var(&self, n: Node, src: &Src) -> R<(LocalId, ScalarTy)> {
-        if n.kind() != "identifier" {
-            return Err(self.unsupported(n, src, "indexing anything but a pointer or array variable"));
-        }
-        match self.lookup(self.text(n, src)) {
-            Some(Var { local, ty: CTy::Ptr(t) }) => Ok((local, t)),
-            Some(_) => Err(self.unsupported(n, src, "indexing a variable that is not a pointer or array")),
-            None => Err(self.unknown(n, src)),
         }
     }
 
@@ -70,7 +55,7 @@ impl Lx {
 
     pub(crate) fn arith_op(&self, op: BinOp, a: (Expr, CTy), b: (Expr, CTy), n: Node, src: &Src) -> R<(Expr, CTy)> {
         let (CTy::S(ta), CTy::S(tb)) = (a.1, b.1) else {
-            return Err(self.unsupported(n, src, "pointer arithmetic"));
+            return Err(self.unsupported(n, src, format!("`{}` on pointers", op.symbol())));
         };
         let t = arith(ta, tb);
         let is_float = matches!(t, ScalarTy::F32 | ScalarTy::F64);
@@ -90,6 +75,24 @@ impl Lx {
     /// An expression's value and C type (comparisons have type `Bool`, converted to `int` where
     /// used as a number).
     pub(crate) fn rvalue(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let op = n.child_by_field_name("operator").map(|o| self.text(o, src));
+        let maybe_pointer = match n.kind() {
+            "binary_expression" => matches!(op, Some("+" | "-")),
+            "pointer_expression" => op == Some("&"),
+            "cast_expression" => true,
+            _ => false,
+        };
+        if maybe_pointer {
+            if let Some(p) = self.ptr_expr(n, src)? {
+                let t = p.elem;
+                let span = self.span(n, src);
+                return Ok((self.ptr_value(p, span), CTy::Ptr(t)));
+            }
+        }
+        self.rvalue_inner(n, src)
+    }
+
+    fn rvalue_inner(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
         match n.kind() {
             "number_literal" => self.number(n, src),
             "parenthesized_expression" => {
@@ -115,6 +118,9 @@ impl Lx {
                         ))
                     })?;
                     return self.rvalue(e, &msrc);
+                }
+                if name == "cudaSuccess" {
+                    return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 Err(self.unknown(n, src))
             }
@@ -196,9 +202,6 @@ impl Lx {
                 }
             }
             "subscript_expression" | "pointer_expression" => {
-                if n.kind() == "pointer_expression" && self.text(self.child(n, "operator", src)?, src) == "&" {
-                    return Err(self.unsupported(n, src, "taking an address here"));
-                }
                 let (p, t) = self.place(n, src)?;
                 Ok((Expr::Load(p), CTy::S(t)))
             }
@@ -268,6 +271,17 @@ impl Lx {
     pub(crate) fn constant(&self, n: Node, src: &Src) -> R<u64> {
         let bad = || self.unsupported(n, src, "this constant expression");
         match n.kind() {
+            "number_literal" if self.text(n, src).starts_with('-') => {
+                // `-1`: one literal to the grammar; the constant wraps, as C's conversion to an
+                // unsigned type does.
+                let t = self.text(n, src)[1..].trim_start().trim_end_matches(['u', 'U', 'l', 'L']);
+                let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                    u64::from_str_radix(h, 16).ok()
+                } else {
+                    t.parse::<u64>().ok()
+                };
+                v.map(u64::wrapping_neg).ok_or_else(bad)
+            }
             "number_literal" => {
                 let t = self.text(n, src).trim_end_matches(['u', 'U', 'l', 'L']);
                 let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {

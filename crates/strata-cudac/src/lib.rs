@@ -23,6 +23,7 @@ mod expr;
 mod func;
 mod host;
 mod parse;
+mod ptr;
 mod stmt;
 mod types;
 

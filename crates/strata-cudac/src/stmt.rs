@@ -244,7 +244,9 @@ impl Lx {
                     }
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
                         if op != "=" {
-                            return Err(self.unsupported(n, src, "pointer arithmetic"));
+                            let s = self.ptr_compound(local, t, op, right, n, src)?;
+                            out.push(s);
+                            return Ok(());
                         }
                         let init = self.pointer_init(right, t, src)?;
                         out.push(Stmt::Let { local, init: Some(init), span: self.span(n, src) });
@@ -267,6 +269,13 @@ impl Lx {
             "update_expression" => {
                 let arg = self.child(n, "argument", src)?;
                 let op = self.text(self.child(n, "operator", src)?, src);
+                if arg.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(arg, src)) {
+                        let s = self.ptr_step(local, t, int(1, ScalarTy::I64), op == "--", self.span(n, src));
+                        out.push(s);
+                        return Ok(());
+                    }
+                }
                 let (place, pt) = self.place(arg, src)?;
                 let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
                 let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, pt);

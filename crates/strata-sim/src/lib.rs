@@ -459,11 +459,27 @@ impl Machine<'_, '_> {
                     }
                 }
             }
-            Stmt::Free { local, .. } => {
+            Stmt::Free { local, span, .. } => {
                 // Later uses of the buffer (none in checked code) are use-after-free errors.
-                if let Some(Value::Owned { buf }) = f.locals.get(*local) {
-                    self.buffers[*buf].freed = true;
-                    self.buffers[*buf].data = Arr::new();
+                let start = match f.locals.get(*local) {
+                    // Only unsafe code (CUDA-C) can release through a reference.
+                    Some(Value::Ref { buf, off: 0 }) => Some(Value::Owned { buf: *buf }),
+                    _ => None,
+                };
+                match start.as_ref().or(f.locals.get(*local)) {
+                    Some(Value::Owned { buf }) if self.buffers[*buf].freed => {
+                        let msg = format!("`{}` freed a second time", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    Some(Value::Owned { buf }) => {
+                        self.buffers[*buf].freed = true;
+                        self.buffers[*buf].data = Arr::new();
+                    }
+                    Some(Value::Ref { buf, .. }) => {
+                        let msg = format!("release of a pointer into `{}` that is not its start", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    _ => {}
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
