@@ -134,3 +134,16 @@ fn freeing_an_interior_pointer_or_twice_is_reported() {
     fails_with("free_interior", "", "8:5: error[E0906]: release of a pointer into `a` that is not its start");
     fails_with("double_free", "", "4:5: error[E0906]: `a` freed a second time");
 }
+
+#[test]
+fn every_atomic_on_global_and_shared_memory() {
+    runs_and_prints(
+        "atomics",
+        "sum 4986 neg -4986 min 0 claimed 1 max 100 count 100\nor 4294967295 and 0 xor 36 fsum 50\n",
+    );
+}
+
+#[test]
+fn an_atomic_on_a_type_cuda_does_not_declare_it_for_is_refused() {
+    fails_with("atomic_wrong_type", "", "4:5: error[E0801]: not supported in CUDA-C yet: `atomicSub` on `double`");
+}

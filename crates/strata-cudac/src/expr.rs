@@ -13,6 +13,7 @@ impl Lx {
             }
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::S(t) }) => Ok((Place::local(local, span), t)),
+                Some(Var { local, ty: CTy::SharedScalar(t) }) => Ok((shared_scalar(local, span), t)),
                 Some(_) => Err(self.unsupported(n, src, "assigning to a pointer here")),
                 None => Err(self.unknown(n, src)),
             },
@@ -49,7 +50,7 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 => Err(self.unsupported(n, src, "a `dim3` as a condition")),
+            CTy::Dim3 | CTy::SharedScalar(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
@@ -102,6 +103,9 @@ impl Lx {
             "identifier" => {
                 let name = self.text(n, src);
                 if let Some(v) = self.lookup(name) {
+                    if let CTy::SharedScalar(t) = v.ty {
+                        return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
+                    }
                     if v.ty == CTy::Dim3 {
                         return Err(self.unsupported(n, src, "a `dim3` used other than in a launch, by field or in `=`"));
                     }
@@ -360,4 +364,9 @@ pub(crate) fn binop(op: &str) -> Option<BinOp> {
         ">=" => BinOp::Ge,
         _ => return None,
     })
+}
+
+/// The place of the `__shared__` scalar whose buffer `local` points to.
+pub(crate) fn shared_scalar(local: LocalId, span: Span) -> Place {
+    Place { root: local, path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))], checks: Vec::new(), span }
 }

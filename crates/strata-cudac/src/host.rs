@@ -103,6 +103,10 @@ impl Lx {
                 host_only(self)?;
                 want(self, 0)?;
             }
+            _ if device::atomic_op(&name).is_some() => {
+                let (e, _) = self.call_value(n, src)?;
+                out.push(Stmt::Eval(e));
+            }
             _ => {
                 let (call, _) = self.user_call(n, &name, &args, src)?;
                 out.push(Stmt::Eval(call));
@@ -401,6 +405,9 @@ impl Lx {
         }
         let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        if let Some(op) = device::atomic_op(&name) {
+            return self.atomic(n, op, &args, src);
+        }
         if name == "cudaGetLastError" || name == "cudaPeekAtLastError" {
             if self.f.gpu || !args.is_empty() {
                 return Err(self.unsupported(n, src, format!("this call of `{name}`")));

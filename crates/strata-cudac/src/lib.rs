@@ -18,6 +18,7 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod device;
 mod dim3;
 mod expr;
 mod func;
@@ -91,6 +92,9 @@ enum CTy {
     Ptr(ScalarTy),
     /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
     Dim3,
+    /// A `__shared__` scalar variable (never the type of a value): the local points to the
+    /// block's one-element buffer holding it.
+    SharedScalar(ScalarTy),
 }
 
 #[derive(Copy, Clone)]

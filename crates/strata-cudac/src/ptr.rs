@@ -70,8 +70,13 @@ impl Lx {
             "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "&" => {
                 let arg = self.child(n, "argument", src)?;
                 let arg = if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
+                if arg.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
+                        return Ok(Some(PtrE { root: local, off: None, elem: t }));
+                    }
+                }
                 if arg.kind() != "subscript_expression" {
-                    return Err(self.unsupported(n, src, "taking the address of anything but an element (`&p[i]`)"));
+                    return Err(self.unsupported(n, src, "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable"));
                 }
                 let (p, i) = self.subscript(arg, src)?;
                 Some(self.advance(p, i, false))

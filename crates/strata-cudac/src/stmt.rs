@@ -138,6 +138,16 @@ impl Lx {
                 (d, None)
             };
             let span = self.span(d, src);
+            if shared && d.kind() == "identifier" {
+                if init.is_some() || ext {
+                    return Err(self.unsupported(d, src, "an initialised or `extern` `__shared__` scalar"));
+                }
+                let name = self.text(d, src);
+                let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
+                self.f.shared.push((l, t, IExpr::Const(1)));
+                self.bind(name, Var { local: l, ty: CTy::SharedScalar(t) });
+                continue;
+            }
             match d.kind() {
                 "identifier" if !shared => {
                     let name = self.text(d, src);
