@@ -27,7 +27,10 @@ fn program(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> Program {
     let tid = || IExpr::ThreadIdx(DimName::X);
     let value = Expr::Cast(
         Box::new(Expr::Nat(IExpr::Add(
-            Box::new(IExpr::Rem(Box::new(IExpr::Mul(Box::new(tid()), Box::new(IExpr::Const(7)))), Box::new(IExpr::Const(13)))),
+            Box::new(IExpr::Rem(
+                Box::new(IExpr::Mul(Box::new(tid()), Box::new(IExpr::Const(7)))),
+                Box::new(IExpr::Const(13)),
+            )),
             Box::new(IExpr::Const(1)),
         ))),
         t,
@@ -121,11 +124,15 @@ fn on_both(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> String {
 fn integer_atomics_agree_on_sim_and_cpu_and_wrap() {
     use AtomicOp::*;
     // Initial values: Add starts near the top so that it wraps; Min/Max/And start at extremes.
-    let ops = [(Add, 2_147_483_600), (Sub, 5), (Exch, 0), (Min, 100), (Max, -100), (And, -1), (Or, 0), (Xor, 0), (Cas, 0)];
+    let ops =
+        [(Add, 2_147_483_600), (Sub, 5), (Exch, 0), (Min, 100), (Max, -100), (And, -1), (Or, 0), (Xor, 0), (Cas, 0)];
     // The values 1..=13 over 64 threads: their sum is 448 (thread t: (7t mod 13) + 1).
     let i32s = on_both(ScalarTy::I32, &ops);
     assert_eq!(i32s, "-2147483248 -443 13 1 13 0 15 6 64 ");
-    let u32s = on_both(ScalarTy::U32, &[(Add, 0), (Sub, 5), (Exch, 0), (Min, 100), (Max, 0), (And, 255), (Or, 0), (Xor, 0), (Cas, 0)]);
+    let u32s = on_both(
+        ScalarTy::U32,
+        &[(Add, 0), (Sub, 5), (Exch, 0), (Min, 100), (Max, 0), (And, 255), (Or, 0), (Xor, 0), (Cas, 0)],
+    );
     assert_eq!(u32s, "448 4294966853 13 1 13 0 15 6 64 ");
     let u64s = on_both(ScalarTy::U64, &[(Add, 0), (Exch, 0), (Min, 100), (Max, 0), (Or, 0), (Cas, 0)]);
     assert_eq!(u64s, "448 13 1 13 15 64 ");

@@ -43,7 +43,11 @@ impl Lx {
             return Err(self.unsupported(n, src, format!("`{name}` with {} arguments (it takes {want})", args.len())));
         }
         let Some(p) = self.ptr_expr(args[0], src)? else {
-            return Err(self.unsupported(args[0], src, format!("the first argument of `{name}`, which is not a pointer")));
+            return Err(self.unsupported(
+                args[0],
+                src,
+                format!("the first argument of `{name}`, which is not a pointer"),
+            ));
         };
         let t = p.elem;
         if !atomic_types(op).contains(&t) {

@@ -107,7 +107,11 @@ impl Lx {
                         return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
                     }
                     if v.ty == CTy::Dim3 {
-                        return Err(self.unsupported(n, src, "a `dim3` used other than in a launch, by field or in `=`"));
+                        return Err(self.unsupported(
+                            n,
+                            src,
+                            "a `dim3` used other than in a launch, by field or in `=`",
+                        ));
                     }
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }

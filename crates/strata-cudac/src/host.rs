@@ -48,7 +48,11 @@ impl Lx {
         match name.as_str() {
             "__syncthreads" => {
                 if self.f.role != Role::Kernel {
-                    let what = if self.f.gpu { "`__syncthreads` in a `__device__` function" } else { "`__syncthreads` outside a kernel" };
+                    let what = if self.f.gpu {
+                        "`__syncthreads` in a `__device__` function"
+                    } else {
+                        "`__syncthreads` outside a kernel"
+                    };
                     return Err(self.unsupported(n, src, what));
                 }
                 want(self, 0)?;
@@ -236,9 +240,11 @@ impl Lx {
             _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
         };
         let count = self.elements(args[2], t, src)?;
-        let elem_at = |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+        let elem_at =
+            |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
         let probe = self.new_local("cudaMemset probe", array_ptr(t, Mem::Cpu, true), Level::Host);
-        let heap = |v: Expr, len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(v), len)], span);
+        let heap =
+            |v: Expr, len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(v), len)], span);
         out.push(Stmt::Let { local: probe, init: Some(heap(zero(t), IExpr::Const(1))), span });
         out.push(Stmt::Eval(Expr::Builtin(
             Builtin::CopyToHost,
@@ -308,14 +314,7 @@ impl Lx {
             let (e, t) = self.rvalue(*a, src)?;
             values.push(self.convert(e, t, *pt, *a, src)?);
         }
-        out.push(Stmt::Launch {
-            kernel,
-            nats: vec![smem],
-            grid,
-            block,
-            args: values,
-            span: self.span(n, src),
-        });
+        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }
 

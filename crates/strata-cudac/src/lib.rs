@@ -52,7 +52,8 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
     let src = Src { text, base: 0 };
-    let mut lx = Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
+    let mut lx =
+        Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
     lx.declare(root, &src)?;

@@ -37,7 +37,9 @@ impl Lx {
                 let t = self.scalar_type(self.child(td, "type", src)?, src)?;
                 let value = self.child(n, "value", src)?;
                 match self.ptr_expr(value, src)? {
-                    Some(p) if p.elem == t && d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 => {
+                    Some(p)
+                        if p.elem == t && d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 =>
+                    {
                         Some(p)
                     }
                     _ => return Err(self.unsupported(n, src, "casts to pointer types other than the pointer's own")),
@@ -69,14 +71,19 @@ impl Lx {
             }
             "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "&" => {
                 let arg = self.child(n, "argument", src)?;
-                let arg = if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
+                let arg =
+                    if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
                 if arg.kind() == "identifier" {
                     if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
                         return Ok(Some(PtrE { root: local, off: None, elem: t }));
                     }
                 }
                 if arg.kind() != "subscript_expression" {
-                    return Err(self.unsupported(n, src, "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable"));
+                    return Err(self.unsupported(
+                        n,
+                        src,
+                        "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable",
+                    ));
                 }
                 let (p, i) = self.subscript(arg, src)?;
                 Some(self.advance(p, i, false))
@@ -142,7 +149,15 @@ impl Lx {
     }
 
     /// `p += n` / `p -= n` with `n`'s node.
-    pub(crate) fn ptr_compound(&mut self, local: LocalId, t: ScalarTy, op: &str, right: Node, n: Node, src: &Src) -> R<Stmt> {
+    pub(crate) fn ptr_compound(
+        &mut self,
+        local: LocalId,
+        t: ScalarTy,
+        op: &str,
+        right: Node,
+        n: Node,
+        src: &Src,
+    ) -> R<Stmt> {
         if op != "+=" && op != "-=" {
             return Err(self.unsupported(n, src, format!("`{op}` on a pointer")));
         }

@@ -63,7 +63,9 @@ impl Lx {
                         let e = self.convert(e, et, CTy::S(t), v, src)?;
                         out.push(Stmt::Return(Some(e)));
                     }
-                    (_, Some(v), None) => return Err(self.unsupported(v, src, "returning a value from a `void` function")),
+                    (_, Some(v), None) => {
+                        return Err(self.unsupported(v, src, "returning a value from a `void` function"))
+                    }
                     (_, None, Some(_)) => {
                         return Err(self.unsupported(n, src, "`return;` in a function that returns a value"))
                     }

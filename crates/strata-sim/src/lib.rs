@@ -476,7 +476,8 @@ impl Machine<'_, '_> {
                         self.buffers[*buf].data = Arr::new();
                     }
                     Some(Value::Ref { buf, .. }) => {
-                        let msg = format!("release of a pointer into `{}` that is not its start", self.buffers[*buf].name);
+                        let msg =
+                            format!("release of a pointer into `{}` that is not its start", self.buffers[*buf].name);
                         return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
                     }
                     _ => {}
