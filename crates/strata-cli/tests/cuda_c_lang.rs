@@ -147,3 +147,24 @@ fn every_atomic_on_global_and_shared_memory() {
 fn an_atomic_on_a_type_cuda_does_not_declare_it_for_is_refused() {
     fails_with("atomic_wrong_type", "", "4:5: error[E0801]: not supported in CUDA-C yet: `atomicSub` on `double`");
 }
+
+#[test]
+fn warp_shuffles_ballot_syncwarp_and_block_reductions() {
+    let mut want = String::new();
+    let rows = [(496, 1, 0, 4, 26), (1520, 1, 0, 36, 58), (2544, 0, 1, 68, 90), (3568, 0, 1, 100, 122)];
+    for (w, (sum, and, or, up, xor)) in rows.iter().enumerate() {
+        want.push_str(&format!(
+            "warp {w}: sum {sum} odd 2863311530 evens 32 and {and} or {or} up {up} xor {xor}\n"
+        ));
+    }
+    runs_and_prints("warp", &want);
+}
+
+#[test]
+fn a_shuffle_only_part_of_the_warp_reaches_diverges() {
+    fails_with(
+        "warp_divergent_shuffle",
+        "",
+        "6:13: error[E0902]: barrier divergence: not every thread reaches this barrier",
+    );
+}

@@ -127,6 +127,9 @@ impl Lx {
                     })?;
                     return self.rvalue(e, &msrc);
                 }
+                if name == "warpSize" && self.f.gpu {
+                    return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
                 if name == "cudaSuccess" {
                     return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }

@@ -58,6 +58,24 @@ impl Lx {
                 want(self, 0)?;
                 out.push(Stmt::Sync { warp: false, span });
             }
+            "__syncwarp" => {
+                self.kernel_only(n, &name, src)?;
+                if args.len() > 1 {
+                    return Err(self.unsupported(n, src, "`__syncwarp` with more than one argument"));
+                }
+                if let Some(m) = args.first() {
+                    self.full_mask(*m, src)?;
+                }
+                out.push(Stmt::Sync { warp: true, span });
+            }
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                // `sim` runs threads one at a time and every write is at once visible to all: a
+                // fence orders nothing more (its absence is not reported either).
+                if !self.f.gpu {
+                    return Err(self.unsupported(n, src, format!("`{name}` in host code")));
+                }
+                want(self, 0)?;
+            }
             "printf" => self.printf(n, &args, src, out)?,
             "cudaDeviceSynchronize" => {
                 // Launches and copies run to completion in order on `sim`: nothing to wait for.
@@ -107,7 +125,7 @@ impl Lx {
                 host_only(self)?;
                 want(self, 0)?;
             }
-            _ if device::atomic_op(&name).is_some() => {
+            _ if device::atomic_op(&name).is_some() || name.starts_with("__shfl") || name == "__ballot_sync" => {
                 let (e, _) = self.call_value(n, src)?;
                 out.push(Stmt::Eval(e));
             }
@@ -406,6 +424,16 @@ impl Lx {
         let args = self.args(n, src)?;
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
+        }
+        if let Some(r) = self.warp_call(n, &name, &args, src)? {
+            return Ok(r);
+        }
+        if name.starts_with("__syncthreads_") {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` other than as a whole initialiser or right side (`int c = {name}(p);`)"),
+            ));
         }
         if name == "cudaGetLastError" || name == "cudaPeekAtLastError" {
             if self.f.gpu || !args.is_empty() {

@@ -154,6 +154,12 @@ impl Lx {
                 "identifier" if !shared => {
                     let name = self.text(d, src);
                     let l = self.new_local(name, Ty::Scalar(t), self.level());
+                    if let Some(v) = init.filter(|v| self.is_syncthreads_reduce(*v, src)) {
+                        out.push(Stmt::Let { local: l, init: None, span });
+                        self.syncthreads_reduce(v, (Place::local(l, span), t), src, out)?;
+                        self.bind(name, Var { local: l, ty: CTy::S(t) });
+                        continue;
+                    }
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;
@@ -266,6 +272,9 @@ impl Lx {
                     }
                 }
                 let (place, pt) = self.place(left, src)?;
+                if op == "=" && self.is_syncthreads_reduce(right, src) {
+                    return self.syncthreads_reduce(right, (place, pt), src, out);
+                }
                 let (v, vt) = self.rvalue(right, src)?;
                 let value = match op {
                     "=" => self.convert(v, vt, CTy::S(pt), right, src)?,
