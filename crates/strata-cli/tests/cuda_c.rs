@@ -132,8 +132,8 @@ fn unsupported_constructs_never_run() {
     // Each snippet is refused before anything runs (no output), with E0801 at a `.cu` position.
     let cases = [
         ("printf(\"%f\\n\", 1.5);", "the `printf` conversion `%f`"),
-        ("int x = 1; x = x > 0 ? 1 : 2;", "the expression `conditional_expression`"),
-        ("for (int i = 0; i < 3; i++) { break; }", "the statement `break_statement`"),
+        ("int x = 1; x = x++;", "the expression `update_expression`"),
+        ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
     ];
     let dir = std::env::temp_dir().join(format!("strata-cudac-{}", std::process::id()));

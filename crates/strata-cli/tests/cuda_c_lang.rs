@@ -153,9 +153,7 @@ fn warp_shuffles_ballot_syncwarp_and_block_reductions() {
     let mut want = String::new();
     let rows = [(496, 1, 0, 4, 26), (1520, 1, 0, 36, 58), (2544, 0, 1, 68, 90), (3568, 0, 1, 100, 122)];
     for (w, (sum, and, or, up, xor)) in rows.iter().enumerate() {
-        want.push_str(&format!(
-            "warp {w}: sum {sum} odd 2863311530 evens 32 and {and} or {or} up {up} xor {xor}\n"
-        ));
+        want.push_str(&format!("warp {w}: sum {sum} odd 2863311530 evens 32 and {and} or {or} up {up} xor {xor}\n"));
     }
     runs_and_prints("warp", &want);
 }
@@ -166,5 +164,19 @@ fn a_shuffle_only_part_of_the_warp_reaches_diverges() {
         "warp_divergent_shuffle",
         "",
         "6:13: error[E0902]: barrier divergence: not every thread reaches this barrier",
+    );
+}
+
+#[test]
+fn conditional_short_circuit_break_continue_do_while_and_switch() {
+    runs_and_prints("control_flow", "0:100203 5:100201 3:-29793 1:20202 6:121205 4:100008 | first negative 2\n");
+}
+
+#[test]
+fn a_thread_that_breaks_out_of_a_loop_with_a_barrier_diverges() {
+    fails_with(
+        "break_barrier",
+        "2 2\n",
+        "18:9: error[E0902]: barrier divergence: not every thread reaches this barrier",
     );
 }

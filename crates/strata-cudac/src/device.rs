@@ -163,11 +163,18 @@ impl Lx {
         let pred = self.cond(args[0], src)?;
         let bd = |d| IExpr::BlockDim(d);
         let threads = bd(ir::DimName::X) * bd(ir::DimName::Y) * bd(ir::DimName::Z);
-        let scratch = self.new_local(&format!("{name} buffer"), array_ptr(ScalarTy::U32, Mem::GpuShared, false), Level::Block);
+        let scratch =
+            self.new_local(&format!("{name} buffer"), array_ptr(ScalarTy::U32, Mem::GpuShared, false), Level::Block);
         self.f.shared.push((scratch, ScalarTy::U32, threads.clone()));
         let tid = IExpr::ThreadIdx(ir::DimName::X)
-            + bd(ir::DimName::X) * (IExpr::ThreadIdx(ir::DimName::Y) + bd(ir::DimName::Y) * IExpr::ThreadIdx(ir::DimName::Z));
-        let at = |i: IExpr| Place { root: scratch, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+            + bd(ir::DimName::X)
+                * (IExpr::ThreadIdx(ir::DimName::Y) + bd(ir::DimName::Y) * IExpr::ThreadIdx(ir::DimName::Z));
+        let at = |i: IExpr| Place {
+            root: scratch,
+            path: vec![PathStep::Deref, PathStep::Elem(i)],
+            checks: Vec::new(),
+            span,
+        };
         let count = self.new_local(&format!("{name} count"), Ty::Scalar(ScalarTy::U32), Level::Thread);
         let k = self.new_local(&format!("{name} thread"), Ty::Nat, Level::Thread);
         let load = |l: LocalId| Expr::Load(Place::local(l, span));

@@ -166,18 +166,8 @@ impl Lx {
                 let left = self.child(n, "left", src)?;
                 let right = self.child(n, "right", src)?;
                 if matches!(op, BinOp::And | BinOp::Or) {
-                    let a = self.cond(left, src)?;
-                    let b = self.cond(right, src)?;
-                    // The IR evaluates both operands; C evaluates the right one only when
-                    // needed, which matters when it can fail (a memory read, a division).
-                    if !cannot_fail(&b) {
-                        return Err(self.unsupported(
-                            right,
-                            src,
-                            format!("a right operand of `{op_text}` that reads memory or divides"),
-                        ));
-                    }
-                    return Ok((Expr::Binary(op, Box::new(a), Box::new(b)), CTy::S(ScalarTy::Bool)));
+                    let e = self.short_circuit(n, op == BinOp::And, src)?;
+                    return Ok((e, CTy::S(ScalarTy::Bool)));
                 }
                 let a = self.rvalue(left, src)?;
                 let b = self.rvalue(right, src)?;
@@ -231,6 +221,7 @@ impl Lx {
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
             "call_expression" => self.call_value(n, src),
+            "conditional_expression" => self.conditional(n, src),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
     }

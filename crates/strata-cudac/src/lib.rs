@@ -18,6 +18,7 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod control;
 mod device;
 mod dim3;
 mod expr;
@@ -114,6 +115,10 @@ struct FnState {
     /// What the function returns (`None`: `void`).
     ret: Option<ScalarTy>,
     shared: Vec<(LocalId, ScalarTy, IExpr)>,
+    /// Statements the expression being lowered needs before it ([`control`]).
+    pre: Vec<Stmt>,
+    /// The loops and `switch`es around the statement being lowered, innermost last.
+    jumps: Vec<control::Jump>,
 }
 
 struct Lx {

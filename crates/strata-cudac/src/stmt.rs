@@ -11,7 +11,18 @@ impl Lx {
         r
     }
 
+    /// One statement, preceded by the statements its expressions need (`?:`, `&&`).
     pub(crate) fn stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let start = out.len();
+        let outer = std::mem::take(&mut self.f.pre);
+        let r = self.stmt_inner(n, src, out);
+        let pre = std::mem::replace(&mut self.f.pre, outer);
+        r?;
+        out.splice(start..start, pre);
+        Ok(())
+    }
+
+    fn stmt_inner(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         match n.kind() {
             "comment" => {}
             "compound_statement" => self.block(n, src, out)?,
@@ -25,6 +36,7 @@ impl Lx {
             }
             "if_statement" => {
                 let cond = self.cond(self.child(self.child(n, "condition", src)?, "value", src)?, src)?;
+                self.flush(out);
                 let mut then = Vec::new();
                 self.scoped(self.child(n, "consequence", src)?, src, &mut then)?;
                 let mut els = Vec::new();
@@ -37,11 +49,15 @@ impl Lx {
                 out.push(Stmt::If { cond, then, els, span: self.span(n, src) });
             }
             "while_statement" => {
-                let cond = self.cond(self.child(self.child(n, "condition", src)?, "value", src)?, src)?;
-                let mut body = Vec::new();
-                self.scoped(self.child(n, "body", src)?, src, &mut body)?;
-                out.push(Stmt::While { cond, body, span: self.span(n, src) });
+                let cond = self.child(self.child(n, "condition", src)?, "value", src)?;
+                self.lower_loop(n, Some(cond), self.child(n, "body", src)?, None, false, src, out)?;
             }
+            "do_statement" => {
+                let cond = self.child(n, "condition", src)?;
+                self.lower_loop(n, Some(cond), self.child(n, "body", src)?, None, true, src, out)?;
+            }
+            "break_statement" | "continue_statement" => self.jump(n, src, out)?,
+            "switch_statement" => self.switch(n, src, out)?,
             "for_statement" => {
                 self.f.scopes.push(HashMap::new());
                 let r = self.for_stmt(n, src, out);
@@ -91,18 +107,11 @@ impl Lx {
             } else {
                 self.expr_stmt(init, src, out)?;
             }
+            self.flush(out);
         }
-        let cond = match n.child_by_field_name("condition") {
-            Some(c) => self.cond(c, src)?,
-            None => Expr::Lit(Lit::Bool(true)),
-        };
-        let mut body = Vec::new();
-        self.scoped(self.child(n, "body", src)?, src, &mut body)?;
-        if let Some(u) = n.child_by_field_name("update") {
-            self.expr_stmt(u, src, &mut body)?;
-        }
-        out.push(Stmt::While { cond, body, span: self.span(n, src) });
-        Ok(())
+        let cond = n.child_by_field_name("condition");
+        let update = n.child_by_field_name("update");
+        self.lower_loop(n, cond, self.child(n, "body", src)?, update, false, src, out)
     }
 
     pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
@@ -167,6 +176,7 @@ impl Lx {
                         }
                         None => None,
                     };
+                    self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
@@ -181,6 +191,7 @@ impl Lx {
                         Some(v) => Some(self.pointer_init(v, t, src)?),
                         None => None,
                     };
+                    self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
                 }
@@ -306,6 +317,7 @@ impl Lx {
             "call_expression" => self.call_stmt(n, src, out)?,
             "comma_expression" => {
                 self.expr_stmt(self.child(n, "left", src)?, src, out)?;
+                self.flush(out);
                 self.expr_stmt(self.child(n, "right", src)?, src, out)?;
             }
             _ => {
