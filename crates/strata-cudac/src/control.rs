@@ -100,13 +100,11 @@ impl Lx {
     }
 
     /// `while`, `for` and `do … while` loops (the caller has lowered a `for`'s initialiser).
+    /// `(cond, body, update, do_while)`: a `do … while` runs its body before the first test.
     pub(crate) fn lower_loop(
         &mut self,
         n: Node,
-        cond: Option<Node>,
-        body: Node,
-        update: Option<Node>,
-        do_while: bool,
+        (cond, body, update, do_while): (Option<Node>, Node, Option<Node>, bool),
         src: &Src,
         out: &mut Vec<Stmt>,
     ) -> R<()> {

@@ -50,11 +50,11 @@ impl Lx {
             }
             "while_statement" => {
                 let cond = self.child(self.child(n, "condition", src)?, "value", src)?;
-                self.lower_loop(n, Some(cond), self.child(n, "body", src)?, None, false, src, out)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, false), src, out)?;
             }
             "do_statement" => {
                 let cond = self.child(n, "condition", src)?;
-                self.lower_loop(n, Some(cond), self.child(n, "body", src)?, None, true, src, out)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, true), src, out)?;
             }
             "break_statement" | "continue_statement" => self.jump(n, src, out)?,
             "switch_statement" => self.switch(n, src, out)?,
@@ -111,7 +111,7 @@ impl Lx {
         }
         let cond = n.child_by_field_name("condition");
         let update = n.child_by_field_name("update");
-        self.lower_loop(n, cond, self.child(n, "body", src)?, update, false, src, out)
+        self.lower_loop(n, (cond, self.child(n, "body", src)?, update, false), src, out)
     }
 
     pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
