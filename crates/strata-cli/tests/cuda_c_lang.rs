@@ -103,3 +103,80 @@ fn a_race_between_threads_of_a_2d_block_names_both_coordinates() {
     assert!(human.contains("write by thread (0, 1) of block (0, 0)"), "{human}");
     assert!(human.contains("write by thread (0, 0) of block (0, 0)"), "{human}");
 }
+
+#[test]
+fn pointer_arithmetic_into_allocations_and_offset_arguments() {
+    runs_and_prints("pointer_arith", "5 14 29 50 -1 -1 149 194 \n");
+}
+
+#[test]
+fn an_offset_pointer_is_checked_against_its_whole_allocation() {
+    fails_with("pointer_oob", "", "3:5: error[E0903]: out of bounds: `d` has 8 elements, the access is at 8");
+}
+
+#[test]
+fn a_negative_index_relative_to_an_offset_pointer_is_refused_at_run_time() {
+    fails_with("pointer_negative", "", "3:46: error[E0903]: index `-1` is negative");
+}
+
+#[test]
+fn memcpy_of_all_four_kinds_memset_and_get_last_error() {
+    // The last copy, of 3 elements to `b + 4` in a buffer of 6, is past its end.
+    fails_with(
+        "memcpy_kinds",
+        "-1 -1 1 -1 -1 -1 err 0\n0\n",
+        "41:5: error[E0903]: a pointer past the end of its buffer",
+    );
+}
+
+#[test]
+fn freeing_an_interior_pointer_or_twice_is_reported() {
+    fails_with("free_interior", "", "8:5: error[E0906]: release of a pointer into `a` that is not its start");
+    fails_with("double_free", "", "4:5: error[E0906]: `a` freed a second time");
+}
+
+#[test]
+fn every_atomic_on_global_and_shared_memory() {
+    runs_and_prints(
+        "atomics",
+        "sum 4986 neg -4986 min 0 claimed 1 max 100 count 100\nor 4294967295 and 0 xor 36 fsum 50\n",
+    );
+}
+
+#[test]
+fn an_atomic_on_a_type_cuda_does_not_declare_it_for_is_refused() {
+    fails_with("atomic_wrong_type", "", "4:5: error[E0801]: not supported in CUDA-C yet: `atomicSub` on `double`");
+}
+
+#[test]
+fn warp_shuffles_ballot_syncwarp_and_block_reductions() {
+    let mut want = String::new();
+    let rows = [(496, 1, 0, 4, 26), (1520, 1, 0, 36, 58), (2544, 0, 1, 68, 90), (3568, 0, 1, 100, 122)];
+    for (w, (sum, and, or, up, xor)) in rows.iter().enumerate() {
+        want.push_str(&format!("warp {w}: sum {sum} odd 2863311530 evens 32 and {and} or {or} up {up} xor {xor}\n"));
+    }
+    runs_and_prints("warp", &want);
+}
+
+#[test]
+fn a_shuffle_only_part_of_the_warp_reaches_diverges() {
+    fails_with(
+        "warp_divergent_shuffle",
+        "",
+        "6:13: error[E0902]: barrier divergence: not every thread reaches this barrier",
+    );
+}
+
+#[test]
+fn conditional_short_circuit_break_continue_do_while_and_switch() {
+    runs_and_prints("control_flow", "0:100203 5:100201 3:-29793 1:20202 6:121205 4:100008 | first negative 2\n");
+}
+
+#[test]
+fn a_thread_that_breaks_out_of_a_loop_with_a_barrier_diverges() {
+    fails_with(
+        "break_barrier",
+        "2 2\n",
+        "18:9: error[E0902]: barrier divergence: not every thread reaches this barrier",
+    );
+}

@@ -83,7 +83,14 @@ impl Lx {
     }
 
     /// `v = dim3(…)` (or another `dim3`, or an integer) for a `dim3` variable `v`.
-    pub(crate) fn dim3_assign(&mut self, local: LocalId, n: Node, right: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+    pub(crate) fn dim3_assign(
+        &mut self,
+        local: LocalId,
+        n: Node,
+        right: Node,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let values = self.dim3_value(right, src)?;
         let span = self.span(n, src);
         for (k, v) in values.into_iter().enumerate() {

@@ -13,47 +13,33 @@ impl Lx {
             }
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::S(t) }) => Ok((Place::local(local, span), t)),
+                Some(Var { local, ty: CTy::SharedScalar(t) }) => Ok((shared_scalar(local, span), t)),
                 Some(_) => Err(self.unsupported(n, src, "assigning to a pointer here")),
                 None => Err(self.unknown(n, src)),
             },
             "subscript_expression" => {
-                let base = self.child(n, "argument", src)?;
-                let idx_list = self.child(n, "indices", src)?;
-                let mut c = idx_list.walk();
-                let idx: Vec<Node> = idx_list.named_children(&mut c).collect();
-                if idx.len() != 1 {
-                    return Err(self.unsupported(idx_list, src, "this subscript"));
-                }
-                let (local, t) = self.pointer_var(base, src)?;
-                let (i, it) = self.rvalue(idx[0], src)?;
-                let i = match it {
-                    CTy::S(s) if s != ScalarTy::F32 && s != ScalarTy::F64 && s != ScalarTy::Bool => i,
-                    _ => return Err(self.unsupported(idx[0], src, "an index that is not an integer")),
+                let (p, i) = self.subscript(n, src)?;
+                let t = p.elem;
+                // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
+                let i = match (&p.off, i) {
+                    (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
+                    (_, i) => i,
                 };
-                let path = vec![PathStep::Deref, PathStep::Elem(IExpr::Value(Box::new(i)))];
-                Ok((Place { root: local, path, checks: Vec::new(), span }, t))
+                Ok((self.ptr_place(p, Some(i), span), t))
             }
             "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "*" => {
-                let (local, t) = self.pointer_var(self.child(n, "argument", src)?, src)?;
-                let path = vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))];
-                Ok((Place { root: local, path, checks: Vec::new(), span }, t))
+                let arg = self.child(n, "argument", src)?;
+                let Some(p) = self.ptr_expr(arg, src)? else {
+                    return Err(self.unsupported(arg, src, "dereferencing anything but a pointer"));
+                };
+                let t = p.elem;
+                Ok((self.ptr_place(p, None, span), t))
             }
             "field_expression" => match self.dim3_field(n, src)? {
                 Some(p) => Ok((p, ScalarTy::U32)),
                 None => Err(self.unsupported(n, src, "structs and fields")),
             },
             _ => Err(self.unsupported(n, src, format!("`{}` as an assignable place", n.kind()))),
-        }
-    }
-
-    pub(crate) fn pointer_var(&self, n: Node, src: &Src) -> R<(LocalId, ScalarTy)> {
-        if n.kind() != "identifier" {
-            return Err(self.unsupported(n, src, "indexing anything but a pointer or array variable"));
-        }
-        match self.lookup(self.text(n, src)) {
-            Some(Var { local, ty: CTy::Ptr(t) }) => Ok((local, t)),
-            Some(_) => Err(self.unsupported(n, src, "indexing a variable that is not a pointer or array")),
-            None => Err(self.unknown(n, src)),
         }
     }
 
@@ -64,13 +50,13 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 => Err(self.unsupported(n, src, "a `dim3` as a condition")),
+            CTy::Dim3 | CTy::SharedScalar(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
     pub(crate) fn arith_op(&self, op: BinOp, a: (Expr, CTy), b: (Expr, CTy), n: Node, src: &Src) -> R<(Expr, CTy)> {
         let (CTy::S(ta), CTy::S(tb)) = (a.1, b.1) else {
-            return Err(self.unsupported(n, src, "pointer arithmetic"));
+            return Err(self.unsupported(n, src, format!("`{}` on pointers", op.symbol())));
         };
         let t = arith(ta, tb);
         let is_float = matches!(t, ScalarTy::F32 | ScalarTy::F64);
@@ -90,6 +76,24 @@ impl Lx {
     /// An expression's value and C type (comparisons have type `Bool`, converted to `int` where
     /// used as a number).
     pub(crate) fn rvalue(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let op = n.child_by_field_name("operator").map(|o| self.text(o, src));
+        let maybe_pointer = match n.kind() {
+            "binary_expression" => matches!(op, Some("+" | "-")),
+            "pointer_expression" => op == Some("&"),
+            "cast_expression" => true,
+            _ => false,
+        };
+        if maybe_pointer {
+            if let Some(p) = self.ptr_expr(n, src)? {
+                let t = p.elem;
+                let span = self.span(n, src);
+                return Ok((self.ptr_value(p, span), CTy::Ptr(t)));
+            }
+        }
+        self.rvalue_inner(n, src)
+    }
+
+    fn rvalue_inner(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
         match n.kind() {
             "number_literal" => self.number(n, src),
             "parenthesized_expression" => {
@@ -99,8 +103,15 @@ impl Lx {
             "identifier" => {
                 let name = self.text(n, src);
                 if let Some(v) = self.lookup(name) {
+                    if let CTy::SharedScalar(t) = v.ty {
+                        return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
+                    }
                     if v.ty == CTy::Dim3 {
-                        return Err(self.unsupported(n, src, "a `dim3` used other than in a launch, by field or in `=`"));
+                        return Err(self.unsupported(
+                            n,
+                            src,
+                            "a `dim3` used other than in a launch, by field or in `=`",
+                        ));
                     }
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }
@@ -115,6 +126,12 @@ impl Lx {
                         ))
                     })?;
                     return self.rvalue(e, &msrc);
+                }
+                if name == "warpSize" && self.f.gpu {
+                    return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
+                if name == "cudaSuccess" {
+                    return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 Err(self.unknown(n, src))
             }
@@ -149,18 +166,8 @@ impl Lx {
                 let left = self.child(n, "left", src)?;
                 let right = self.child(n, "right", src)?;
                 if matches!(op, BinOp::And | BinOp::Or) {
-                    let a = self.cond(left, src)?;
-                    let b = self.cond(right, src)?;
-                    // The IR evaluates both operands; C evaluates the right one only when
-                    // needed, which matters when it can fail (a memory read, a division).
-                    if !cannot_fail(&b) {
-                        return Err(self.unsupported(
-                            right,
-                            src,
-                            format!("a right operand of `{op_text}` that reads memory or divides"),
-                        ));
-                    }
-                    return Ok((Expr::Binary(op, Box::new(a), Box::new(b)), CTy::S(ScalarTy::Bool)));
+                    let e = self.short_circuit(n, op == BinOp::And, src)?;
+                    return Ok((e, CTy::S(ScalarTy::Bool)));
                 }
                 let a = self.rvalue(left, src)?;
                 let b = self.rvalue(right, src)?;
@@ -196,9 +203,6 @@ impl Lx {
                 }
             }
             "subscript_expression" | "pointer_expression" => {
-                if n.kind() == "pointer_expression" && self.text(self.child(n, "operator", src)?, src) == "&" {
-                    return Err(self.unsupported(n, src, "taking an address here"));
-                }
                 let (p, t) = self.place(n, src)?;
                 Ok((Expr::Load(p), CTy::S(t)))
             }
@@ -217,6 +221,7 @@ impl Lx {
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
             "call_expression" => self.call_value(n, src),
+            "conditional_expression" => self.conditional(n, src),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
     }
@@ -268,6 +273,17 @@ impl Lx {
     pub(crate) fn constant(&self, n: Node, src: &Src) -> R<u64> {
         let bad = || self.unsupported(n, src, "this constant expression");
         match n.kind() {
+            "number_literal" if self.text(n, src).starts_with('-') => {
+                // `-1`: one literal to the grammar; the constant wraps, as C's conversion to an
+                // unsigned type does.
+                let t = self.text(n, src)[1..].trim_start().trim_end_matches(['u', 'U', 'l', 'L']);
+                let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                    u64::from_str_radix(h, 16).ok()
+                } else {
+                    t.parse::<u64>().ok()
+                };
+                v.map(u64::wrapping_neg).ok_or_else(bad)
+            }
             "number_literal" => {
                 let t = self.text(n, src).trim_end_matches(['u', 'U', 'l', 'L']);
                 let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -346,4 +362,9 @@ pub(crate) fn binop(op: &str) -> Option<BinOp> {
         ">=" => BinOp::Ge,
         _ => return None,
     })
+}
+
+/// The place of the `__shared__` scalar whose buffer `local` points to.
+pub(crate) fn shared_scalar(local: LocalId, span: Span) -> Place {
+    Place { root: local, path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))], checks: Vec::new(), span }
 }

@@ -211,7 +211,7 @@ impl Lx {
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
                 (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
-                (CTy::Dim3, _) => return Err(self.unsupported(n, src, "`dim3` parameters")),
+                (CTy::Dim3 | CTy::SharedScalar(_), _) => return Err(self.unsupported(n, src, "`dim3` parameters")),
             };
             let l = self.new_local(pname, ty, level);
             self.bind(pname, Var { local: l, ty: *cty });
@@ -231,9 +231,10 @@ impl Lx {
         let fs = std::mem::take(&mut self.f);
         let kind = match role {
             Role::Kernel => {
-                let one = || [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)];
+                // The shape is the launch's (the warp collectives' exchange buffers are sized by it).
+                let dims = |f: fn(ir::DimName) -> IExpr| [ir::DimName::X, ir::DimName::Y, ir::DimName::Z].map(f);
                 body = vec![Stmt::Threads { set: Vec::new(), body }];
-                FnKind::Kernel { grid: one(), block: one(), shared: fs.shared }
+                FnKind::Kernel { grid: dims(IExpr::GridDim), block: dims(IExpr::BlockDim), shared: fs.shared }
             }
             Role::Device => FnKind::Device,
             Role::Host | Role::Main => FnKind::Host,

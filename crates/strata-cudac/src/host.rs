@@ -48,11 +48,33 @@ impl Lx {
         match name.as_str() {
             "__syncthreads" => {
                 if self.f.role != Role::Kernel {
-                    let what = if self.f.gpu { "`__syncthreads` in a `__device__` function" } else { "`__syncthreads` outside a kernel" };
+                    let what = if self.f.gpu {
+                        "`__syncthreads` in a `__device__` function"
+                    } else {
+                        "`__syncthreads` outside a kernel"
+                    };
                     return Err(self.unsupported(n, src, what));
                 }
                 want(self, 0)?;
                 out.push(Stmt::Sync { warp: false, span });
+            }
+            "__syncwarp" => {
+                self.kernel_only(n, &name, src)?;
+                if args.len() > 1 {
+                    return Err(self.unsupported(n, src, "`__syncwarp` with more than one argument"));
+                }
+                if let Some(m) = args.first() {
+                    self.full_mask(*m, src)?;
+                }
+                out.push(Stmt::Sync { warp: true, span });
+            }
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                // `sim` runs threads one at a time and every write is at once visible to all: a
+                // fence orders nothing more (its absence is not reported either).
+                if !self.f.gpu {
+                    return Err(self.unsupported(n, src, format!("`{name}` in host code")));
+                }
+                want(self, 0)?;
             }
             "printf" => self.printf(n, &args, src, out)?,
             "cudaDeviceSynchronize" => {
@@ -93,6 +115,20 @@ impl Lx {
                 want(self, 4)?;
                 self.memcpy(n, &args, src, out)?;
             }
+            "cudaMemset" => {
+                host_only(self)?;
+                want(self, 3)?;
+                self.memset(n, &args, src, out)?;
+            }
+            "cudaGetLastError" | "cudaPeekAtLastError" => {
+                // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
+                host_only(self)?;
+                want(self, 0)?;
+            }
+            _ if device::atomic_op(&name).is_some() || name.starts_with("__shfl") || name == "__ballot_sync" => {
+                let (e, _) = self.call_value(n, src)?;
+                out.push(Stmt::Eval(e));
+            }
             _ => {
                 let (call, _) = self.user_call(n, &name, &args, src)?;
                 out.push(Stmt::Eval(call));
@@ -101,36 +137,48 @@ impl Lx {
         Ok(())
     }
 
-    /// A pointer variable given to a CUDA API call: its value and element type.
-    pub(crate) fn pointer_arg(&self, n: Node, src: &Src) -> R<(LocalId, ScalarTy)> {
-        let v = (n.kind() == "identifier").then(|| self.lookup(self.text(n, src))).flatten();
-        match v {
-            Some(Var { local, ty: CTy::Ptr(t) }) => Ok((local, t)),
-            _ => Err(self.unsupported(n, src, "a pointer argument other than a pointer or array variable")),
+    /// A pointer given to a CUDA API call, as a host local holding it (the variable itself, or a
+    /// new local holding `p + i`), and its element type.
+    pub(crate) fn pointer_arg(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<(LocalId, ScalarTy)> {
+        let Some(p) = self.ptr_expr(n, src)? else {
+            return Err(self.unsupported(n, src, "this argument, which is not a pointer"));
+        };
+        let t = p.elem;
+        if p.off.is_none() {
+            return Ok((p.root, t));
         }
+        let span = self.span(n, src);
+        let mem = match &self.f.locals[p.root].ty {
+            Ty::Owned(_, m) | Ty::Ref(_, m) => *m,
+            _ => Mem::Cpu,
+        };
+        let l = self.new_local("cudaMemcpy pointer", array_ptr(t, mem, false), Level::Host);
+        let value = self.ptr_value(p, span);
+        out.push(Stmt::Let { local: l, init: Some(value), span });
+        Ok((l, t))
     }
 
-    /// `cudaMemcpy(dst, src, bytes, kind)`: exactly `bytes / sizeof(T)` elements, through a host
-    /// buffer of that length (the IR's copies copy as much as both sides hold). A device side
-    /// shorter than the count is an out-of-bounds error (E0903) at the call.
+    /// `cudaMemcpy(dst, src, bytes, kind)` of each kind: exactly `bytes / sizeof(T)` elements
+    /// (the IR's copies copy as much as both sides hold, so the lowering makes the count exact).
+    /// Host sides are copied element by element (each access checked), device sides whole through
+    /// a host buffer of the count's length after probing that they hold that many elements: a
+    /// side shorter than the count is an out-of-bounds error (E0903) at the call.
     pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(n, src);
         let kind = self.text(args[3], src);
-        let h2d = match kind {
-            "cudaMemcpyHostToDevice" => true,
-            "cudaMemcpyDeviceToHost" => false,
+        let (dst_gpu, src_gpu) = match kind {
+            "cudaMemcpyHostToDevice" => (true, false),
+            "cudaMemcpyDeviceToHost" => (false, true),
+            "cudaMemcpyDeviceToDevice" => (true, true),
+            "cudaMemcpyHostToHost" => (false, false),
             _ => return Err(self.unsupported(args[3], src, format!("`cudaMemcpy` of kind `{kind}`"))),
         };
-        let (dst, dt) = self.pointer_arg(args[0], src)?;
-        let (from, st) = self.pointer_arg(args[1], src)?;
+        let (dst, dt) = self.pointer_arg(args[0], src, out)?;
+        let (from, st) = self.pointer_arg(args[1], src, out)?;
         if dt != st {
             return Err(self.unsupported(n, src, "`cudaMemcpy` between pointers of different element types"));
         }
         let count = self.elements(args[2], dt, src)?;
-        let (gpu, host) = if h2d { (dst, from) } else { (from, dst) };
-        let tmp = self.new_local("cudaMemcpy buffer", array_ptr(dt, Mem::Cpu, true), Level::Host);
-        let probe = self.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
-        let k = self.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
         let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(dt)), len)], span);
         let elem = |l: LocalId, i: IExpr| Place {
             root: l,
@@ -139,35 +187,96 @@ impl Lx {
             span,
         };
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        let kv = || IExpr::Value(Box::new(load(k)));
-        // The device buffer must hold `count` elements: a pointer at offset `count` is past its end
+        // A device side must hold `count` elements: a pointer at offset `count` is past its end
         // otherwise (E0903); copying from there reads at most one element, into the probe.
-        out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
+        let probe = |lx: &mut Self, gpu: LocalId, out: &mut Vec<Stmt>| {
+            let probe = lx.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
+            out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
+            out.push(Stmt::Eval(Expr::Builtin(
+                Builtin::CopyToHost,
+                vec![Expr::Ref(elem(gpu, count.clone())), load(probe)],
+                span,
+            )));
+            out.push(Stmt::Free { local: probe, gpu: false, span });
+        };
+        if src_gpu {
+            probe(self, from, out);
+        }
+        if dst_gpu {
+            probe(self, dst, out);
+        }
+        // The host buffer every device side goes through (the host side itself where both are).
+        let (buf_from, buf_to) = match (src_gpu, dst_gpu) {
+            (false, false) => (from, dst),
+            _ => {
+                let tmp = self.new_local("cudaMemcpy buffer", array_ptr(dt, Mem::Cpu, true), Level::Host);
+                out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
+                (if src_gpu { tmp } else { from }, if dst_gpu { tmp } else { dst })
+            }
+        };
+        let copy_loop = |lx: &mut Self, to: LocalId, fro: LocalId| {
+            let k = lx.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
+            let kv = || IExpr::Value(Box::new(load(k)));
+            let step = vec![
+                Stmt::Store { place: elem(to, kv()), value: Expr::Load(elem(fro, kv())) },
+                Stmt::Store {
+                    place: Place::local(k, span),
+                    value: Expr::Binary(BinOp::Add, Box::new(load(k)), Box::new(int(1, ScalarTy::U64))),
+                },
+            ];
+            let cond = Expr::Binary(BinOp::Lt, Box::new(Expr::Nat(kv())), Box::new(Expr::Nat(count.clone())));
+            [Stmt::Let { local: k, init: Some(int(0, ScalarTy::U64)), span }, Stmt::While { cond, body: step, span }]
+        };
+        if src_gpu {
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(from), load(buf_from)], span)));
+        } else if dst_gpu {
+            out.extend(copy_loop(self, buf_to, from));
+        }
+        if dst_gpu {
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToGpu, vec![load(dst), load(buf_to)], span)));
+        } else {
+            out.extend(copy_loop(self, dst, buf_from));
+        }
+        if src_gpu || dst_gpu {
+            let tmp = if src_gpu { buf_from } else { buf_to };
+            out.push(Stmt::Free { local: tmp, gpu: false, span });
+        }
+        Ok(())
+    }
+
+    /// `cudaMemset(p, value, bytes)`: `bytes / sizeof(T)` elements whose every byte is `value`
+    /// (a constant), through a host buffer, after probing that the device side holds them.
+    pub(crate) fn memset(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let (dst, t) = self.pointer_arg(args[0], src, out)?;
+        let byte = self.constant(args[1], src)? & 0xff;
+        let size = size_of(t);
+        let pattern = (0..size).fold(0u64, |acc, _| (acc << 8) | byte);
+        let value = match t {
+            ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
+            ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
+            _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+        };
+        let count = self.elements(args[2], t, src)?;
+        let elem_at =
+            |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+        let probe = self.new_local("cudaMemset probe", array_ptr(t, Mem::Cpu, true), Level::Host);
+        let heap =
+            |v: Expr, len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(v), len)], span);
+        out.push(Stmt::Let { local: probe, init: Some(heap(zero(t), IExpr::Const(1))), span });
         out.push(Stmt::Eval(Expr::Builtin(
             Builtin::CopyToHost,
-            vec![Expr::Ref(elem(gpu, count.clone())), load(probe)],
+            vec![Expr::Ref(elem_at(count.clone())), Expr::Load(Place::local(probe, span))],
             span,
         )));
         out.push(Stmt::Free { local: probe, gpu: false, span });
-        out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
-        out.push(Stmt::Let { local: k, init: Some(int(0, ScalarTy::U64)), span });
-        let (to, fro) = if h2d { (tmp, host) } else { (host, tmp) };
-        let step = vec![
-            Stmt::Store { place: elem(to, kv()), value: Expr::Load(elem(fro, kv())) },
-            Stmt::Store {
-                place: Place::local(k, span),
-                value: Expr::Binary(BinOp::Add, Box::new(load(k)), Box::new(int(1, ScalarTy::U64))),
-            },
-        ];
-        let cond = Expr::Binary(BinOp::Lt, Box::new(Expr::Nat(kv())), Box::new(Expr::Nat(count)));
-        let copy_loop = Stmt::While { cond, body: step, span };
-        if h2d {
-            out.push(copy_loop);
-            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToGpu, vec![load(gpu), load(tmp)], span)));
-        } else {
-            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(gpu), load(tmp)], span)));
-            out.push(copy_loop);
-        }
+        let tmp = self.new_local("cudaMemset buffer", array_ptr(t, Mem::Cpu, true), Level::Host);
+        out.push(Stmt::Let { local: tmp, init: Some(heap(value, count)), span });
+        out.push(Stmt::Eval(Expr::Builtin(
+            Builtin::CopyToGpu,
+            vec![Expr::Load(Place::local(dst, span)), Expr::Load(Place::local(tmp, span))],
+            span,
+        )));
         out.push(Stmt::Free { local: tmp, gpu: false, span });
         Ok(())
     }
@@ -223,14 +332,7 @@ impl Lx {
             let (e, t) = self.rvalue(*a, src)?;
             values.push(self.convert(e, t, *pt, *a, src)?);
         }
-        out.push(Stmt::Launch {
-            kernel,
-            nats: vec![smem],
-            grid,
-            block,
-            args: values,
-            span: self.span(n, src),
-        });
+        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }
 
@@ -320,6 +422,26 @@ impl Lx {
         }
         let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        if let Some(op) = device::atomic_op(&name) {
+            return self.atomic(n, op, &args, src);
+        }
+        if let Some(r) = self.warp_call(n, &name, &args, src)? {
+            return Ok(r);
+        }
+        if name.starts_with("__syncthreads_") {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` other than as a whole initialiser or right side (`int c = {name}(p);`)"),
+            ));
+        }
+        if name == "cudaGetLastError" || name == "cudaPeekAtLastError" {
+            if self.f.gpu || !args.is_empty() {
+                return Err(self.unsupported(n, src, format!("this call of `{name}`")));
+            }
+            // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
+            return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+        }
         if !self.sigs.contains_key(&name) {
             return Err(self.unsupported(fnode, src, format!("`{name}` used as a value")));
         }

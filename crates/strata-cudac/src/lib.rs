@@ -18,11 +18,14 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod control;
+mod device;
 mod dim3;
 mod expr;
 mod func;
 mod host;
 mod parse;
+mod ptr;
 mod stmt;
 mod types;
 
@@ -67,7 +70,8 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
     let src = Src { text, base: 0 };
-    let mut lx = Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
+    let mut lx =
+        Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
     lx.declare(root, &src)?;
@@ -101,6 +105,9 @@ enum CTy {
     Ptr(ScalarTy),
     /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
     Dim3,
+    /// A `__shared__` scalar variable (never the type of a value): the local points to the
+    /// block's one-element buffer holding it.
+    SharedScalar(ScalarTy),
 }
 
 #[derive(Copy, Clone)]
@@ -119,6 +126,10 @@ struct FnState {
     /// What the function returns (`None`: `void`).
     ret: Option<ScalarTy>,
     shared: Vec<(LocalId, ScalarTy, IExpr)>,
+    /// Statements the expression being lowered needs before it ([`control`]).
+    pre: Vec<Stmt>,
+    /// The loops and `switch`es around the statement being lowered, innermost last.
+    jumps: Vec<control::Jump>,
 }
 
 struct Lx {

@@ -11,7 +11,18 @@ impl Lx {
         r
     }
 
+    /// One statement, preceded by the statements its expressions need (`?:`, `&&`).
     pub(crate) fn stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let start = out.len();
+        let outer = std::mem::take(&mut self.f.pre);
+        let r = self.stmt_inner(n, src, out);
+        let pre = std::mem::replace(&mut self.f.pre, outer);
+        r?;
+        out.splice(start..start, pre);
+        Ok(())
+    }
+
+    fn stmt_inner(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         match n.kind() {
             "comment" => {}
             "compound_statement" => self.block(n, src, out)?,
@@ -25,6 +36,7 @@ impl Lx {
             }
             "if_statement" => {
                 let cond = self.cond(self.child(self.child(n, "condition", src)?, "value", src)?, src)?;
+                self.flush(out);
                 let mut then = Vec::new();
                 self.scoped(self.child(n, "consequence", src)?, src, &mut then)?;
                 let mut els = Vec::new();
@@ -37,11 +49,15 @@ impl Lx {
                 out.push(Stmt::If { cond, then, els, span: self.span(n, src) });
             }
             "while_statement" => {
-                let cond = self.cond(self.child(self.child(n, "condition", src)?, "value", src)?, src)?;
-                let mut body = Vec::new();
-                self.scoped(self.child(n, "body", src)?, src, &mut body)?;
-                out.push(Stmt::While { cond, body, span: self.span(n, src) });
+                let cond = self.child(self.child(n, "condition", src)?, "value", src)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, false), src, out)?;
             }
+            "do_statement" => {
+                let cond = self.child(n, "condition", src)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, true), src, out)?;
+            }
+            "break_statement" | "continue_statement" => self.jump(n, src, out)?,
+            "switch_statement" => self.switch(n, src, out)?,
             "for_statement" => {
                 self.f.scopes.push(HashMap::new());
                 let r = self.for_stmt(n, src, out);
@@ -63,7 +79,9 @@ impl Lx {
                         let e = self.convert(e, et, CTy::S(t), v, src)?;
                         out.push(Stmt::Return(Some(e)));
                     }
-                    (_, Some(v), None) => return Err(self.unsupported(v, src, "returning a value from a `void` function")),
+                    (_, Some(v), None) => {
+                        return Err(self.unsupported(v, src, "returning a value from a `void` function"))
+                    }
                     (_, None, Some(_)) => {
                         return Err(self.unsupported(n, src, "`return;` in a function that returns a value"))
                     }
@@ -89,18 +107,11 @@ impl Lx {
             } else {
                 self.expr_stmt(init, src, out)?;
             }
+            self.flush(out);
         }
-        let cond = match n.child_by_field_name("condition") {
-            Some(c) => self.cond(c, src)?,
-            None => Expr::Lit(Lit::Bool(true)),
-        };
-        let mut body = Vec::new();
-        self.scoped(self.child(n, "body", src)?, src, &mut body)?;
-        if let Some(u) = n.child_by_field_name("update") {
-            self.expr_stmt(u, src, &mut body)?;
-        }
-        out.push(Stmt::While { cond, body, span: self.span(n, src) });
-        Ok(())
+        let cond = n.child_by_field_name("condition");
+        let update = n.child_by_field_name("update");
+        self.lower_loop(n, (cond, self.child(n, "body", src)?, update, false), src, out)
     }
 
     pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
@@ -138,10 +149,26 @@ impl Lx {
                 (d, None)
             };
             let span = self.span(d, src);
+            if shared && d.kind() == "identifier" {
+                if init.is_some() || ext {
+                    return Err(self.unsupported(d, src, "an initialised or `extern` `__shared__` scalar"));
+                }
+                let name = self.text(d, src);
+                let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
+                self.f.shared.push((l, t, IExpr::Const(1)));
+                self.bind(name, Var { local: l, ty: CTy::SharedScalar(t) });
+                continue;
+            }
             match d.kind() {
                 "identifier" if !shared => {
                     let name = self.text(d, src);
                     let l = self.new_local(name, Ty::Scalar(t), self.level());
+                    if let Some(v) = init.filter(|v| self.is_syncthreads_reduce(*v, src)) {
+                        out.push(Stmt::Let { local: l, init: None, span });
+                        self.syncthreads_reduce(v, (Place::local(l, span), t), src, out)?;
+                        self.bind(name, Var { local: l, ty: CTy::S(t) });
+                        continue;
+                    }
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;
@@ -149,6 +176,7 @@ impl Lx {
                         }
                         None => None,
                     };
+                    self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
@@ -163,6 +191,7 @@ impl Lx {
                         Some(v) => Some(self.pointer_init(v, t, src)?),
                         None => None,
                     };
+                    self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
                 }
@@ -244,7 +273,9 @@ impl Lx {
                     }
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
                         if op != "=" {
-                            return Err(self.unsupported(n, src, "pointer arithmetic"));
+                            let s = self.ptr_compound(local, t, op, right, n, src)?;
+                            out.push(s);
+                            return Ok(());
                         }
                         let init = self.pointer_init(right, t, src)?;
                         out.push(Stmt::Let { local, init: Some(init), span: self.span(n, src) });
@@ -252,6 +283,9 @@ impl Lx {
                     }
                 }
                 let (place, pt) = self.place(left, src)?;
+                if op == "=" && self.is_syncthreads_reduce(right, src) {
+                    return self.syncthreads_reduce(right, (place, pt), src, out);
+                }
                 let (v, vt) = self.rvalue(right, src)?;
                 let value = match op {
                     "=" => self.convert(v, vt, CTy::S(pt), right, src)?,
@@ -267,6 +301,13 @@ impl Lx {
             "update_expression" => {
                 let arg = self.child(n, "argument", src)?;
                 let op = self.text(self.child(n, "operator", src)?, src);
+                if arg.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(arg, src)) {
+                        let s = self.ptr_step(local, t, int(1, ScalarTy::I64), op == "--", self.span(n, src));
+                        out.push(s);
+                        return Ok(());
+                    }
+                }
                 let (place, pt) = self.place(arg, src)?;
                 let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
                 let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, pt);
@@ -276,6 +317,7 @@ impl Lx {
             "call_expression" => self.call_stmt(n, src, out)?,
             "comma_expression" => {
                 self.expr_stmt(self.child(n, "left", src)?, src, out)?;
+                self.flush(out);
                 self.expr_stmt(self.child(n, "right", src)?, src, out)?;
             }
             _ => {

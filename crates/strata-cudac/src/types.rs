@@ -56,7 +56,7 @@ impl Lx {
     pub(crate) fn scalar_type(&self, n: Node, src: &Src) -> R<ScalarTy> {
         let t = self.text(n, src).split_whitespace().collect::<Vec<_>>().join(" ");
         Ok(match t.as_str() {
-            "int" | "signed" | "signed int" => ScalarTy::I32,
+            "int" | "signed" | "signed int" | "cudaError_t" => ScalarTy::I32,
             "unsigned" | "unsigned int" => ScalarTy::U32,
             "long long" | "long long int" | "long" | "long int" => ScalarTy::I64,
             "unsigned long long" | "unsigned long" | "size_t" | "unsigned long long int" => ScalarTy::U64,

@@ -490,11 +490,28 @@ impl Machine<'_, '_> {
                     }
                 }
             }
-            Stmt::Free { local, .. } => {
+            Stmt::Free { local, span, .. } => {
                 // Later uses of the buffer (none in checked code) are use-after-free errors.
-                if let Some(Value::Owned { buf }) = f.locals.get(*local) {
-                    self.buffers[*buf].freed = true;
-                    self.buffers[*buf].data = Arr::new();
+                let start = match f.locals.get(*local) {
+                    // Only unsafe code (CUDA-C) can release through a reference.
+                    Some(Value::Ref { buf, off: 0 }) => Some(Value::Owned { buf: *buf }),
+                    _ => None,
+                };
+                match start.as_ref().or(f.locals.get(*local)) {
+                    Some(Value::Owned { buf }) if self.buffers[*buf].freed => {
+                        let msg = format!("`{}` freed a second time", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    Some(Value::Owned { buf }) => {
+                        self.buffers[*buf].freed = true;
+                        self.buffers[*buf].data = Arr::new();
+                    }
+                    Some(Value::Ref { buf, .. }) => {
+                        let msg =
+                            format!("release of a pointer into `{}` that is not its start", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    _ => {}
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
@@ -1155,6 +1172,35 @@ impl Machine<'_, '_> {
                 } else {
                     old
                 }
+            }
+            Builtin::AtomicRmw(op, t) => {
+                let (buf, off) = self.pointer(&arg(0), span)?;
+                let old = self.read_raw(buf, off, who, span, true)?.cast(t);
+                let (v, w) = (arg(1).cast(t), arg(2).cast(t));
+                let pick = |cmp: BinOp| match binary(cmp, v.clone(), old.clone()) {
+                    Some(Value::Bool(true)) => Some(v.clone()),
+                    Some(_) => Some(old.clone()),
+                    None => None,
+                };
+                let new = match op {
+                    ir::AtomicOp::Add => binary(BinOp::Add, old.clone(), v.clone()),
+                    ir::AtomicOp::Sub => binary(BinOp::Sub, old.clone(), v.clone()),
+                    ir::AtomicOp::And => binary(BinOp::BitAnd, old.clone(), v.clone()),
+                    ir::AtomicOp::Or => binary(BinOp::BitOr, old.clone(), v.clone()),
+                    ir::AtomicOp::Xor => binary(BinOp::BitXor, old.clone(), v.clone()),
+                    ir::AtomicOp::Exch => Some(v.clone()),
+                    ir::AtomicOp::Min => pick(BinOp::Lt),
+                    ir::AtomicOp::Max => pick(BinOp::Gt),
+                    ir::AtomicOp::Cas => match binary(BinOp::Eq, old.clone(), v.clone()) {
+                        Some(Value::Bool(true)) => Some(w),
+                        _ => Some(old.clone()),
+                    },
+                };
+                let new = new.ok_or_else(|| {
+                    fail(codes::UNSUPPORTED, format!("`{}` on this value", op.cuda_name()), span, "this atomic")
+                })?;
+                self.write_raw(buf, off, new, who, span, true)?;
+                old
             }
             Builtin::FillRandom => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
