@@ -15,8 +15,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
-    ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place,
+    Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -1038,6 +1038,7 @@ impl<'p> Emitter<'p> {
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
+            Expr::Builtin(Builtin::AtomicRmw(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
@@ -1266,6 +1267,15 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
+            Builtin::AtomicRmw(op, _) if self.cuda => {
+                let rest = if op == AtomicOp::Cas { format!(", {}", arg(2)?) } else { String::new() };
+                format!("{}({}, {}{rest})", op.cuda_name(), arg(0)?, arg(1)?)
+            }
+            Builtin::AtomicRmw(op, t) => {
+                let name = self.atomic_helper(op, t, span)?;
+                let rest = if op == AtomicOp::Cas { format!(", {}", arg(2)?) } else { String::new() };
+                format!("{name}({}, {}{rest})", arg(0)?, arg(1)?)
+            }
             Builtin::Assert => {
                 format!("(({}) ? (void)0 : strata_fail(908, {at}, \"assertion failed\"))", arg(0)?)
             }
@@ -1339,6 +1349,39 @@ impl<'p> Emitter<'p> {
 
     /// The rank and the two dimensions (the second 1 for one dimension) of a `load_npy` or
     /// `save_npy` call, whose dimensions follow its first `skip` arguments.
+    /// The C function (made on first use) for `AtomicRmw(op, t)`: a compare-and-swap loop on the
+    /// element's bits, integers computed unsigned so that they wrap as on `sim`.
+    fn atomic_helper(&self, op: AtomicOp, t: ScalarTy, span: Span) -> Result<String, E> {
+        let name = format!("strata_atomic_{}_{}", format!("{op:?}").to_lowercase(), scalar_suffix(t));
+        if self.helpers.borrow().iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        let ct = scalar_c(t);
+        let float = matches!(t, ScalarTy::F32 | ScalarTy::F64);
+        let bits = if matches!(t, ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64) { "uint64_t" } else { "uint32_t" };
+        let wrap = |o: &str| if float { format!("o {o} v") } else { format!("({ct})(({bits})o {o} ({bits})v)") };
+        let new = match op {
+            AtomicOp::Add => wrap("+"),
+            AtomicOp::Sub => wrap("-"),
+            AtomicOp::And => format!("({ct})(o & v)"),
+            AtomicOp::Or => format!("({ct})(o | v)"),
+            AtomicOp::Xor => format!("({ct})(o ^ v)"),
+            AtomicOp::Exch => "v".to_string(),
+            AtomicOp::Min => "v < o ? v : o".to_string(),
+            AtomicOp::Max => "v > o ? v : o".to_string(),
+            AtomicOp::Cas => "o == v ? w : o".to_string(),
+        };
+        if float && matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Cas) {
+            return Err(unsupported(span, format!("`{}` on floating-point numbers", op.cuda_name())));
+        }
+        let w = if op == AtomicOp::Cas { format!(", {ct} w") } else { String::new() };
+        let def = format!(
+            "static inline {ct} {name}({ct} *p, {ct} v{w}) {{\n    {bits} old_ = __atomic_load_n(({bits} *)p, __ATOMIC_RELAXED), new_;\n    {ct} o, n;\n    do {{\n        memcpy(&o, &old_, sizeof o);\n        n = {new};\n        memcpy(&new_, &n, sizeof n);\n    }} while (!__atomic_compare_exchange_n(({bits} *)p, &old_, new_, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));\n    return o;\n}}\n\n"
+        );
+        self.helpers.borrow_mut().push((name.clone(), def));
+        Ok(name)
+    }
+
     fn npy_dims(&self, cx: &Cx, args: &[Expr], skip: usize) -> Result<(usize, String, String), E> {
         let dims = &args[skip.min(args.len())..];
         let c = |i: usize| {

@@ -212,6 +212,11 @@ pub enum Builtin {
     AtomicFetchAddAt,
     AtomicLoad,
     AtomicStore,
+    /// A C-style atomic read-modify-write (CUDA-C's `atomicAdd` … `atomicCAS`) of the scalar of
+    /// this type that argument 0 points to: `op` with argument 1 (`Cas`: where the element equals
+    /// argument 1, it becomes argument 2). The value is the element's old value. Integers wrap.
+    /// Not logged by the race check, like every atomic.
+    AtomicRmw(AtomicOp, ScalarTy),
     Print,
     /// `print`: `Print` without the final newline.
     PrintInline,
@@ -261,6 +266,37 @@ pub fn npy_dims(args: &[Expr], skip: usize) -> Vec<IExpr> {
             _ => None,
         })
         .collect()
+}
+
+/// The operation of [`Builtin::AtomicRmw`]: the new value from the old one `o` and the arguments.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Exch,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Cas,
+}
+
+impl AtomicOp {
+    /// The CUDA function's name (`atomicAdd`).
+    pub fn cuda_name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Exch => "atomicExch",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Cas => "atomicCAS",
+        }
+    }
 }
 
 /// Which lane a warp shuffle reads, for lane `l` and argument `a`; a source outside the warp
