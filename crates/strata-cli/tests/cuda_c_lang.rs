@@ -180,3 +180,17 @@ fn a_thread_that_breaks_out_of_a_loop_with_a_barrier_diverges() {
         "18:9: error[E0902]: barrier divergence: not every thread reaches this barrier",
     );
 }
+
+#[test]
+fn printf_conversions_with_flags_width_and_precision_as_c_writes_them() {
+    // What gcc's build of the same host loop prints (checked byte for byte when written).
+    let want = "thread  0:    1.500 1.500000e+00 1500 0 a\n\
+                thread  1:   -0.125 -1.250000e-01 -125 0x11 b\n\
+                thread  2:    3.142 3.141590e+00 3141.59 0x22 c\n\
+                [3.141593] [3.14] [3.1416    ] [+0003.14] [3.141593E+10] [3.14159E-06] [3.14]\n\
+                [   42] [42   ] [-0042] [ff] [FF] [0000beef] [10] [8] [text] [%]\n";
+    // Device output comes in the order the schedule runs the threads: the default one here.
+    let (code, stdout, stderr) = run("printf_formats", &[]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, want);
+}

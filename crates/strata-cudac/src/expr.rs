@@ -222,8 +222,26 @@ impl Lx {
             }
             "call_expression" => self.call_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
+    }
+
+    /// The value of a character literal (`'a'`, `'\n'`): its ASCII code.
+    pub(crate) fn char_value(&self, n: Node, src: &Src) -> R<u32> {
+        let t = self.text(n, src);
+        let inner = t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')).unwrap_or("");
+        let c = match inner {
+            "\\n" => '\n',
+            "\\t" => '\t',
+            "\\0" => '\0',
+            "\\\\" => '\\',
+            "\\'" => '\'',
+            "\\\"" => '"',
+            _ if inner.len() == 1 && inner.is_ascii() => inner.chars().next().unwrap_or('\0'),
+            _ => return Err(self.unsupported(n, src, "this character literal")),
+        };
+        Ok(c as u32)
     }
 
     pub(crate) fn number(&self, n: Node, src: &Src) -> R<(Expr, CTy)> {

@@ -1276,6 +1276,25 @@ impl<'p> Emitter<'p> {
                 let rest = if op == AtomicOp::Cas { format!(", {}", arg(2)?) } else { String::new() };
                 format!("{name}({}, {}{rest})", arg(0)?, arg(1)?)
             }
+            Builtin::PrintFormatted => {
+                let Some(Expr::Lit(Lit::Str(spec))) = args.first() else {
+                    return Err(unsupported(span, "`printf` without its conversion"));
+                };
+                let conv = spec.chars().last().unwrap_or('?');
+                let length = spec.trim_end_matches(conv).trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+                let ct = match (conv, length) {
+                    ('d' | 'i' | 'c', "") => "int",
+                    ('d' | 'i', "l") => "long",
+                    ('d' | 'i', "ll") => "long long",
+                    ('u' | 'x' | 'X' | 'o', "") => "unsigned",
+                    ('u' | 'x' | 'X' | 'o', "l") => "unsigned long",
+                    ('u' | 'x' | 'X' | 'o', "ll") => "unsigned long long",
+                    ('u' | 'x' | 'X' | 'o', "z") => "size_t",
+                    ('f' | 'F' | 'e' | 'E' | 'g' | 'G', "" | "l") => "double",
+                    _ => return Err(unsupported(span, format!("the `printf` conversion `{spec}`"))),
+                };
+                format!("printf({}, ({ct})({}))", c_string(spec), arg(1)?)
+            }
             Builtin::Assert => {
                 format!("(({}) ? (void)0 : strata_fail(908, {at}, \"assertion failed\"))", arg(0)?)
             }

@@ -221,6 +221,11 @@ pub enum Builtin {
     /// `print`: `Print` without the final newline.
     PrintInline,
     Assert,
+    /// C's `printf` of one value by one conversion: arguments `Lit::Str` (the conversion, `%8.3f`:
+    /// flags `-+ 0#`, a width, a precision, `l`/`ll`/`z`, one of `d i u x X o c f F e E g G`) and
+    /// the value (an integer for `d i u x X o c`, a float for the rest). For the CUDA-C front end;
+    /// `sim` writes what C's library writes.
+    PrintFormatted,
     FillRandom,
     /// `sqrt_f32` / `sqrt_f64`: the correctly rounded square root of a float of this type.
     Sqrt(ScalarTy),

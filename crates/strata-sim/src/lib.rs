@@ -10,6 +10,7 @@
 //! which threads run, so a race is found under every schedule.
 
 mod arr;
+mod cfmt;
 pub mod mem;
 mod npy;
 mod race;
@@ -1209,6 +1210,17 @@ impl Machine<'_, '_> {
                     let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
                     let _ = write!(self.out, "{v}{end}");
                 }
+                Value::Unit
+            }
+            Builtin::PrintFormatted => {
+                let spec = match arg(0) {
+                    Value::Str(s) => s,
+                    _ => String::new(),
+                };
+                let text = cfmt::format(&spec, &arg(1)).ok_or_else(|| {
+                    fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
+                })?;
+                let _ = self.out.write_all(&text);
                 Value::Unit
             }
             Builtin::Sqrt(_) => match arg(0) {
