@@ -194,3 +194,13 @@ fn printf_conversions_with_flags_width_and_precision_as_c_writes_them() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(stdout, want);
 }
+
+#[test]
+fn function_like_macros_as_values_and_statements() {
+    runs_and_prints("macros", "81 49 10\n");
+}
+
+#[test]
+fn assert_holds_and_exit_with_a_failure_status_stops_the_program() {
+    fails_with("exit_assert", "kernel done\n", "17:5: error[E0908]: assertion failed");
+}

@@ -116,7 +116,7 @@ impl Lx {
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }
                 if let Some(m) = self.macros.get(name).cloned() {
-                    let msrc = Src { text: &m.text, base: m.base };
+                    let msrc = Src { text: &m.text, base: m.base, at: src.at };
                     let e = macro_expr(&m).ok_or_else(|| {
                         Box::new(Diagnostic::error(
                             codes::UNSUPPORTED,
@@ -126,6 +126,11 @@ impl Lx {
                         ))
                     })?;
                     return self.rvalue(e, &msrc);
+                }
+                if name == "__LINE__" {
+                    let at = self.span(n, src).lo as usize;
+                    let line = self.line_starts.partition_point(|s| *s <= at);
+                    return Ok((int(line as u128, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 if name == "warpSize" && self.f.gpu {
                     return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
@@ -314,7 +319,7 @@ impl Lx {
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "identifier" => {
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
-                let msrc = Src { text: &m.text, base: m.base };
+                let msrc = Src { text: &m.text, base: m.base, at: src.at };
                 self.constant(macro_expr(&m).ok_or_else(bad)?, &msrc)
             }
             "binary_expression" => {

@@ -31,6 +31,9 @@ impl Lx {
         if let Some(cfg) = launch {
             return self.launch(n, cfg, &name, &args, src, out);
         }
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_stmt(n, &m, src, out);
+        }
         let host_only = |lx: &Self| -> R<()> {
             if lx.f.gpu {
                 Err(lx.unsupported(n, src, format!("`{name}` in GPU code")))
@@ -77,6 +80,21 @@ impl Lx {
                 want(self, 0)?;
             }
             "printf" => self.printf(n, &args, src, out)?,
+            "exit" | "abort" | "assert" => {
+                // The IR has no exit status: `exit(0)` in `main` ends the program, any other
+                // exit (and `abort()`, a failed `assert`) stops it with E0908 here.
+                want(self, if name == "abort" { 0 } else { 1 })?;
+                if name == "exit" {
+                    host_only(self)?;
+                    let status = self.constant(args[0], src).ok();
+                    if status == Some(0) && self.f.role == Role::Main {
+                        out.push(Stmt::Return(None));
+                        return Ok(());
+                    }
+                }
+                let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
+            }
             "cudaDeviceSynchronize" => {
                 // Launches and copies run to completion in order on `sim`: nothing to wait for.
                 host_only(self)?;
@@ -458,8 +476,19 @@ impl Lx {
         }
         let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_value(n, &m, src);
+        }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
+        }
+        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+            // The call happens before the expression; its status is always `cudaSuccess` on
+            // `sim`, where every failure stops the program.
+            let mut pre = Vec::new();
+            self.call_stmt(n, src, &mut pre)?;
+            self.f.pre.extend(pre);
+            return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
         }
         if let Some(r) = self.warp_call(n, &name, &args, src)? {
             return Ok(r);

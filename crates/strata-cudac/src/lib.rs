@@ -24,6 +24,7 @@ mod dim3;
 mod expr;
 mod func;
 mod host;
+mod macros;
 mod parse;
 mod ptr;
 mod stmt;
@@ -52,9 +53,17 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
-    let src = Src { text, base: 0 };
-    let mut lx =
-        Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
+    let src = Src { text, base: 0, at: None };
+    let mut lx = Lx {
+        file,
+        macros: HashMap::new(),
+        functions: Vec::new(),
+        sigs: HashMap::new(),
+        fn_macros: HashMap::new(),
+        macro_depth: 0,
+        line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
+        f: FnState::default(),
+    };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
     lx.declare(root, &src)?;
@@ -77,6 +86,8 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 struct Src<'a> {
     text: &'a str,
     base: i64,
+    /// For a function-like macro's expansion: the span of the use, where everything in it points.
+    at: Option<Span>,
 }
 
 struct Macro {
@@ -127,6 +138,12 @@ struct Lx {
     functions: Vec<ir::Function>,
     /// User functions (kernels included) by name.
     sigs: HashMap<String, Sig>,
+    /// Function-like macros by name.
+    fn_macros: HashMap<String, Rc<macros::FnMacro>>,
+    /// Function-like macro expansions in progress.
+    macro_depth: u32,
+    /// The byte offset of each line of the file (for `__LINE__`).
+    line_starts: Vec<usize>,
     f: FnState,
 }
 
