@@ -204,3 +204,13 @@ fn function_like_macros_as_values_and_statements() {
 fn assert_holds_and_exit_with_a_failure_status_stops_the_program() {
     fails_with("exit_assert", "kernel done\n", "17:5: error[E0908]: assertion failed");
 }
+
+#[test]
+fn math_functions_print_what_gcc_builds_of_the_same_code_print() {
+    // The expected text is what the same computation, compiled by gcc as plain C, prints.
+    runs_and_prints(
+        "math",
+        "-10.044283\n-8.010836\n-5.282349\n-0.068567\n6.570637\n15.005090\n21.186634\n28.274485\n\
+         1.4142135623731 7.38905609893065 1.4142135623731\n-4 3 7 5\n",
+    );
+}

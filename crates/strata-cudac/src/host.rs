@@ -493,6 +493,11 @@ impl Lx {
         if let Some(r) = self.warp_call(n, &name, &args, src)? {
             return Ok(r);
         }
+        if !self.sigs.contains_key(&name) {
+            if let Some(r) = self.math_call(n, &name, &args, src)? {
+                return Ok(r);
+            }
+        }
         if name.starts_with("__syncthreads_") {
             return Err(self.unsupported(
                 n,

@@ -25,6 +25,7 @@ mod expr;
 mod func;
 mod host;
 mod macros;
+mod math;
 mod parse;
 mod ptr;
 mod stmt;

@@ -15,8 +15,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place,
-    Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, MathFn,
+    PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -1038,7 +1038,7 @@ impl<'p> Emitter<'p> {
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
-            Expr::Builtin(Builtin::AtomicRmw(_, t), _, _) => Ty::Scalar(*t),
+            Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
@@ -1311,6 +1311,41 @@ impl<'p> Emitter<'p> {
                 self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
             }
             Builtin::Print | Builtin::PrintInline => self.print(cx, &args[0], b == Builtin::Print)?,
+            Builtin::Math(m, t) => {
+                let f = if t == ScalarTy::F32 { "f" } else { "" };
+                let rest = if m.arity() == 2 { format!(", {}", arg(1)?) } else { String::new() };
+                let name = format!("{}{f}", m.c_name());
+                let exact = matches!(
+                    m,
+                    MathFn::Fabs
+                        | MathFn::Fmin
+                        | MathFn::Fmax
+                        | MathFn::Floor
+                        | MathFn::Ceil
+                        | MathFn::Trunc
+                        | MathFn::Round
+                        | MathFn::Fmod
+                );
+                if exact || self.cuda {
+                    format!("{name}({}{rest})", arg(0)?)
+                } else {
+                    // The C compiler would compute a call on constants itself, correctly rounded,
+                    // where `sim` calls the C library: through `volatile`, both call the library.
+                    let helper = format!("strata_libm_{name}");
+                    if !self.helpers.borrow().iter().any(|(n, _)| *n == helper) {
+                        let ct = scalar_c(t);
+                        let (params, call) = if m.arity() == 2 {
+                            (format!("{ct} x, {ct} y"), "volatile {ct} a = x, b = y;\n    return NAME(a, b);")
+                        } else {
+                            (format!("{ct} x"), "volatile {ct} a = x;\n    return NAME(a);")
+                        };
+                        let call = call.replace("{ct}", ct).replace("NAME", &name);
+                        let def = format!("static {ct} {helper}({params}) {{\n    {call}\n}}\n\n");
+                        self.helpers.borrow_mut().push((helper.clone(), def));
+                    }
+                    format!("{helper}({}{rest})", arg(0)?)
+                }
+            }
             Builtin::Sqrt(ScalarTy::F32) => format!("sqrtf({})", arg(0)?),
             Builtin::Sqrt(_) => format!("sqrt({})", arg(0)?),
             Builtin::Shuffle(op, t) if self.cuda => {
