@@ -214,3 +214,13 @@ fn math_functions_print_what_gcc_builds_of_the_same_code_print() {
          1.4142135623731 7.38905609893065 1.4142135623731\n-4 3 7 5\n",
     );
 }
+
+#[test]
+fn structs_as_values_on_host_and_device() {
+    runs_and_prints("structs", "3 1.5 2 3.5 | 16 8 2\n");
+}
+
+#[test]
+fn pointers_to_structs_are_refused() {
+    fails_with("struct_pointer", "", "7:24: error[E0801]: not supported in CUDA-C yet: pointers to structs");
+}

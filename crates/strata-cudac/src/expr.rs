@@ -35,9 +35,9 @@ impl Lx {
                 let t = p.elem;
                 Ok((self.ptr_place(p, None, span), t))
             }
-            "field_expression" => match self.dim3_field(n, src)? {
-                Some(p) => Ok((p, ScalarTy::U32)),
-                None => Err(self.unsupported(n, src, "structs and fields")),
+            "field_expression" => match self.var_field(n, src)? {
+                Some(p) => Ok(p),
+                None => Err(self.unsupported(n, src, "this field")),
             },
             _ => Err(self.unsupported(n, src, format!("`{}` as an assignable place", n.kind()))),
         }
@@ -50,7 +50,7 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 | CTy::SharedScalar(_) => Err(self.unsupported(n, src, "this condition")),
+            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
@@ -106,6 +106,11 @@ impl Lx {
                     if let CTy::SharedScalar(t) = v.ty {
                         return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
                     }
+                    if let CTy::Struct(id) = v.ty {
+                        let what =
+                            format!("a `{}` used other than by field, in `=` or as an argument", self.structs[id].name);
+                        return Err(self.unsupported(n, src, what));
+                    }
                     if v.ty == CTy::Dim3 {
                         return Err(self.unsupported(
                             n,
@@ -141,8 +146,8 @@ impl Lx {
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
-                if let Some(p) = self.dim3_field(n, src)? {
-                    return Ok((Expr::Load(p), CTy::S(ScalarTy::U32)));
+                if let Some((p, t)) = self.var_field(n, src)? {
+                    return Ok((Expr::Load(p), CTy::S(t)));
                 }
                 let arg = self.text(self.child(n, "argument", src)?, src);
                 let field = self.text(self.child(n, "field", src)?, src);
@@ -336,8 +341,42 @@ impl Lx {
                 }
                 .ok_or_else(bad)
             }
+            "sizeof_expression" if n.child_by_field_name("type").is_none() => {
+                // `sizeof(Name)` (a `typedef` name or a variable) or `sizeof x`.
+                let mut v = self.child(n, "value", src)?;
+                while v.kind() == "parenthesized_expression" {
+                    v = v.named_child(0).ok_or_else(bad)?;
+                }
+                if v.kind() == "type_descriptor" {
+                    let t = self.child(v, "type", src)?;
+                    if let Some(id) = self.struct_type(t, src) {
+                        return Ok(self.structs[id].size());
+                    }
+                    return Ok(size_of(self.scalar_type(t, src)?));
+                }
+                if v.kind() != "identifier" {
+                    return Err(bad());
+                }
+                let name = self.text(v, src);
+                if let Some(id) = self.struct_names.get(name) {
+                    return Ok(self.structs[*id].size());
+                }
+                match self.lookup(name) {
+                    Some(Var { ty: CTy::S(t) | CTy::SharedScalar(t), .. }) => Ok(size_of(t)),
+                    Some(Var { ty: CTy::Struct(id), .. }) => Ok(self.structs[id].size()),
+                    Some(Var { ty: CTy::Ptr(_), .. }) => Ok(8),
+                    _ => Err(bad()),
+                }
+            }
             "sizeof_expression" => {
-                let t = self.child(self.child(n, "type", src)?, "type", src)?;
+                let td = self.child(n, "type", src)?;
+                let t = self.child(td, "type", src)?;
+                if td.child_by_field_name("declarator").is_some() {
+                    return Ok(8); // a pointer
+                }
+                if let Some(id) = self.struct_type(t, src) {
+                    return Ok(self.structs[id].size());
+                }
                 Ok(size_of(self.scalar_type(t, src)?))
             }
             _ => Err(bad()),

@@ -345,11 +345,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let mut values = Vec::new();
-        for (a, pt) in args.iter().zip(&ptys) {
-            let (e, t) = self.rvalue(*a, src)?;
-            values.push(self.convert(e, t, *pt, *a, src)?);
-        }
+        let values = self.arguments(args, &ptys, src)?;
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }

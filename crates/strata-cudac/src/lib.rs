@@ -29,6 +29,7 @@ mod math;
 mod parse;
 mod ptr;
 mod stmt;
+mod structs;
 mod types;
 
 use expr::*;
@@ -62,6 +63,8 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
         sigs: HashMap::new(),
         fn_macros: HashMap::new(),
         macro_depth: 0,
+        structs: Vec::new(),
+        struct_names: HashMap::new(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -109,6 +112,8 @@ enum CTy {
     /// A `__shared__` scalar variable (never the type of a value): the local points to the
     /// block's one-element buffer holding it.
     SharedScalar(ScalarTy),
+    /// A struct variable (by value): one local per field, the first here ([`structs`]).
+    Struct(usize),
 }
 
 #[derive(Copy, Clone)]
@@ -143,6 +148,9 @@ struct Lx {
     fn_macros: HashMap<String, Rc<macros::FnMacro>>,
     /// Function-like macro expansions in progress.
     macro_depth: u32,
+    /// Struct types, and their names (`struct P` and `typedef` names) to them.
+    structs: Vec<structs::StructDef>,
+    struct_names: HashMap<String, usize>,
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,

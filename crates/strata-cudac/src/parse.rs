@@ -79,6 +79,8 @@ impl Lx {
                 Ok(())
             }
             "function_definition" => self.function(n, src),
+            // Defined by the first pass (`declare`).
+            "struct_specifier" | "type_definition" => Ok(()),
             "declaration" if n.child_by_field_name("declarator").is_some_and(|d| d.kind() == "function_declarator") => {
                 self.prototype(n, src)
             }
