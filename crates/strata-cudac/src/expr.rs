@@ -364,8 +364,8 @@ impl Lx {
                 match self.lookup(name) {
                     Some(Var { ty: CTy::S(t) | CTy::SharedScalar(t), .. }) => Ok(size_of(t)),
                     Some(Var { ty: CTy::Struct(id), .. }) => Ok(self.structs[id].size()),
-                    Some(Var { ty: CTy::Ptr(_), .. }) => Ok(8),
-                    _ => Err(bad()),
+                    // A pointer's size, or an array's? The subset does not keep arrays' lengths.
+                    _ => Err(self.unsupported(n, src, "`sizeof` of a pointer or array variable")),
                 }
             }
             "sizeof_expression" => {

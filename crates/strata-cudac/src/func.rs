@@ -199,16 +199,7 @@ impl Lx {
         }
         // Host first, then device: the order `declare` numbered them in.
         for role in roles {
-            let id = self.functions.len();
             self.function_as(n, &h, role, src)?;
-            debug_assert_eq!(Some(id), {
-                let s = &self.sigs[&h.name];
-                if role == Role::Host || role == Role::Main {
-                    s.host
-                } else {
-                    s.device
-                }
-            });
         }
         Ok(())
     }
