@@ -1267,9 +1267,15 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
-            Builtin::AtomicRmw(op, _) if self.cuda => {
-                let rest = if op == AtomicOp::Cas { format!(", {}", arg(2)?) } else { String::new() };
-                format!("{}({}, {}{rest})", op.cuda_name(), arg(0)?, arg(1)?)
+            Builtin::AtomicRmw(op, t) if self.cuda => {
+                // CUDA declares its 64-bit atomics on `(unsigned) long long`, not on `(u)int64_t`.
+                let (p, v) = match t {
+                    ScalarTy::U64 => ("(unsigned long long *)", "(unsigned long long)"),
+                    ScalarTy::I64 => ("(long long *)", "(long long)"),
+                    _ => ("", ""),
+                };
+                let rest = if op == AtomicOp::Cas { format!(", {v}({})", arg(2)?) } else { String::new() };
+                format!("{}({p}({}), {v}({}){rest})", op.cuda_name(), arg(0)?, arg(1)?)
             }
             Builtin::AtomicRmw(op, t) => {
                 let name = self.atomic_helper(op, t, span)?;
