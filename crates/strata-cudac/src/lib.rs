@@ -50,8 +50,25 @@ pub const SMEM_PARAM: &str = "__dynamic_shared_bytes";
 
 type R<T> = Result<T, Box<Diagnostic>>;
 
+pub mod harness;
+
 /// Lowers the CUDA-C program `text` (file `file`) into an IR program whose entry is `main`.
 pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
+    let p = lower_items(file, text)?;
+    if p.entry.is_none() {
+        return Err(Box::new(
+            Diagnostic::error(codes::NO_MAIN, "the program has no `main` function", Span::new(file, 0, 0), "")
+                .with_note(
+                    "a file of kernels is checked in kernel-only mode: `strata check FILE.cu --kernel NAME --grid G \
+                     --block B` (docs/cuda-c.md)",
+                ),
+        ));
+    }
+    Ok(p)
+}
+
+/// [`lower`] of a file that may have no `main` (kernel-only mode, [`harness`]).
+pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
@@ -76,12 +93,6 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
         lx.item(item, &src)?;
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
-    if entry.is_none() {
-        return Err(Box::new(
-            Diagnostic::error(codes::NO_MAIN, "the program has no `main` function", Span::new(file, 0, 0), "")
-                .with_note("kernel-only files (no `main`) are not supported in CUDA-C yet"),
-        ));
-    }
     Ok(ir::Program { functions: lx.functions, entry, sources: Vec::new() })
 }
 

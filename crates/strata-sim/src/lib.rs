@@ -11,12 +11,14 @@
 
 mod arr;
 mod cfmt;
+pub mod finding;
 pub mod mem;
 mod npy;
 mod race;
 mod value;
 
 pub use arr::Arr;
+pub use finding::{Access, AccessKind, Finding};
 pub use value::Value;
 
 use mem::Oom;
@@ -200,15 +202,15 @@ fn write_nested(out: &mut dyn Write, data: &Arr, lo: usize, hi: usize, dims: &[u
                 write!(out, "{}", data.get(i))?;
             }
         }
-        [_, inner @ ..] => {
-            let step = inner.iter().product::<u64>().max(1) as usize;
-            let mut at = lo;
-            while at < hi {
-                if at > lo {
+        [outer, inner @ ..] => {
+            // One part per index of the outer dimension, empty inner lists included (`[[], []]`).
+            let step = inner.iter().product::<u64>() as usize;
+            for k in 0..*outer as usize {
+                if k > 0 {
                     write!(out, ", ")?;
                 }
-                write_nested(out, data, at, hi.min(at.saturating_add(step)), inner)?;
-                at = at.saturating_add(step);
+                let at = lo.saturating_add(k.saturating_mul(step)).min(hi);
+                write_nested(out, data, at, at.saturating_add(step).min(hi), inner)?;
             }
         }
     }
@@ -245,6 +247,30 @@ pub fn run_with_budget(
     out: &mut dyn Write,
     budget: u64,
 ) -> Result<Stats, Box<Diagnostic>> {
+    run_recording(program, opts, out, budget, &mut None)
+}
+
+/// [`run`], and on a run-time error of GPU code the threads and accesses behind it ([`Finding`]).
+pub fn run_with_finding(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> (Result<Stats, Box<Diagnostic>>, Option<Finding>) {
+    let mut finding = None;
+    let r = match mem::budget_from_env() {
+        Ok(budget) => run_recording(program, opts, out, budget, &mut finding),
+        Err(_) => run(program, opts, out),
+    };
+    (r, finding)
+}
+
+fn run_recording(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+    budget: u64,
+    finding: &mut Option<Finding>,
+) -> Result<Stats, Box<Diagnostic>> {
     let _accounts = mem::Session::start(budget);
     let Some(entry) = program.entry else {
         return Err(fail(codes::NO_MAIN, "the program has no `main` function", Span::DUMMY, "nothing to run"));
@@ -263,11 +289,14 @@ pub fn run_with_budget(
         out,
         rng: opts.random_seed.unwrap_or(0) ^ 0x9e37_79b9_7f4a_7c15,
         pending_uninit: Vec::new(),
+        finding: None,
         depth: 0,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
-    m.seq(&program.functions[entry].body, &mut frame, HOST)?;
+    let r = m.seq(&program.functions[entry].body, &mut frame, HOST);
+    *finding = m.finding.take();
+    r?;
     Ok(m.stats)
 }
 
@@ -285,6 +314,8 @@ struct Machine<'p, 'o> {
     /// another thread in the same interval makes them a race (reported by the log), otherwise
     /// they read uninitialised memory. Judging at once would depend on the order threads run in.
     pending_uninit: Vec<(usize, u64, Acc)>,
+    /// The threads behind the error of GPU code that stopped the run ([`run_with_finding`]).
+    finding: Option<Finding>,
     /// Calls in progress (of [`MAX_CALL_DEPTH`]).
     depth: u32,
 }
@@ -701,6 +732,9 @@ impl Machine<'_, '_> {
                 let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
                 let r = self.run_thread(&ops, pc, &mut tf, *w);
                 *locals = tf.locals;
+                if let Err(d) = &r {
+                    self.note_thread(d.primary.span, *w, AccessKind::Executes);
+                }
                 stops[i] = r?;
             }
             self.settle_uninit()?;
@@ -761,6 +795,7 @@ impl Machine<'_, '_> {
             if divergent {
                 let waiting = states[first].0;
                 let other = stops.iter().position(differs).map(|i| (states[i].0, stops[i].clone()));
+                self.note_divergence(waiting, span, &other, &gone, bd);
                 let mut d = Diagnostic::error(
                     codes::RUN_BARRIER_DIVERGENCE,
                     "barrier divergence: not every thread reaches this barrier",
@@ -1714,6 +1749,81 @@ impl Machine<'_, '_> {
         })
     }
 
+    /// [`Self::access_checks`], noting the access of a GPU thread that fails them.
+    fn checked_access(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool) -> R<()> {
+        let r = self.access_checks(buf, off, who, span);
+        if r.is_err() && who.gpu {
+            self.note_accesses(buf, off, &[(self.acc(who, span), write)]);
+        }
+        r
+    }
+
+    /// Records the accesses of GPU threads behind an error about element `off` of `buf`
+    /// ([`Finding`]), unless an earlier error was recorded.
+    fn note_accesses(&mut self, buf: usize, off: u64, accs: &[(Acc, bool)]) {
+        if self.finding.is_some() {
+            return;
+        }
+        let (g, b) = self.launch.as_ref().map_or(([1; 3], [1; 3]), |l| (l.grid, l.block));
+        let unlin = |x: u32, d: [u64; 3]| {
+            let x = u64::from(x);
+            [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
+        };
+        let accesses = accs
+            .iter()
+            .map(|(a, w)| Access {
+                span: a.span,
+                block: unlin(a.block, g),
+                thread: unlin(a.thread, b),
+                kind: if *w { AccessKind::Write } else { AccessKind::Read },
+            })
+            .collect();
+        let b = &self.buffers[buf];
+        self.finding =
+            Some(Finding { buffer: Some(b.name.clone()), space: Some(b.space.name()), index: Some(off), accesses });
+    }
+
+    /// Records the threads of a barrier divergence: `waiting` at the barrier `span`, and the
+    /// thread elsewhere (at another barrier, or finished), or one that returned (`gone`).
+    fn note_divergence(
+        &mut self,
+        waiting: Who,
+        span: Span,
+        other: &Option<(Who, Option<Stop>)>,
+        gone: &std::collections::BTreeSet<u32>,
+        bd: [u64; 3],
+    ) {
+        if self.finding.is_some() {
+            return;
+        }
+        let mut accesses =
+            vec![Access { span, block: waiting.block, thread: waiting.thread, kind: AccessKind::Barrier }];
+        match other {
+            Some((w, Some((_, _, s2, _)))) => {
+                accesses.push(Access { span: *s2, block: w.block, thread: w.thread, kind: AccessKind::Barrier });
+            }
+            Some((w, None)) => {
+                accesses.push(Access { span: Span::DUMMY, block: w.block, thread: w.thread, kind: AccessKind::Exit });
+            }
+            None => {
+                if let Some(&t) = gone.iter().next() {
+                    let t = u64::from(t);
+                    let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                    accesses.push(Access { span: Span::DUMMY, block: waiting.block, thread, kind: AccessKind::Exit });
+                }
+            }
+        }
+        self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+    }
+
+    /// Records the thread `who` (at `span`) behind an error, unless an earlier one was recorded.
+    fn note_thread(&mut self, span: Span, who: Who, kind: AccessKind) {
+        if self.finding.is_none() && who.gpu {
+            let accesses = vec![Access { span, block: who.block, thread: who.thread, kind }];
+            self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+        }
+    }
+
     fn access_checks_inner(&self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
         let b = &self.buffers[buf];
         if b.freed {
@@ -1746,7 +1856,7 @@ impl Machine<'_, '_> {
     }
 
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
-        self.access_checks(buf, off, who, span)?;
+        self.checked_access(buf, off, who, span, false)?;
         let v = self.buffers[buf].data.get(off as usize);
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
@@ -1772,7 +1882,7 @@ impl Machine<'_, '_> {
     }
 
     fn write_raw(&mut self, buf: usize, off: u64, v: Value, who: Who, span: Span, atomic: bool) -> R<()> {
-        self.access_checks(buf, off, who, span)?;
+        self.checked_access(buf, off, who, span, true)?;
         // A thread that read this element before anyone wrote it, and now writes it itself, read
         // uninitialised memory; another thread writing it is a race the log reports.
         if let Some(&(_, _, acc)) = self
@@ -1780,6 +1890,7 @@ impl Machine<'_, '_> {
             .iter()
             .find(|(b, o, a)| *b == buf && *o == off && a.thread == who.thread_lin && a.block == who.block_lin)
         {
+            self.note_accesses(buf, off, &[(acc, false)]);
             return Err(self.uninit_error(buf, off, &acc));
         }
         if who.gpu && !atomic {
@@ -1818,6 +1929,7 @@ impl Machine<'_, '_> {
     fn settle_uninit(&mut self) -> R<()> {
         for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
             if !self.buffers[buf].data.is_init(off as usize) {
+                self.note_accesses(buf, off, &[(acc, false)]);
                 return Err(self.uninit_error(buf, off, &acc));
             }
         }
@@ -1836,6 +1948,7 @@ impl Machine<'_, '_> {
         })?;
         if let Some(c) = found {
             let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
+            self.note_accesses(buf, off, &[(acc, write), (other, c.write)]);
             return Err(Box::new(self.race(buf, off, acc, write, other, c.write)));
         }
         Ok(())
@@ -2071,7 +2184,9 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
 fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(x), Some(y)) => x.0 == y.0 && x.3 == y.3,
+        // Element by element: the loop counters are few (often none), and a `memcmp` call per
+        // thread and barrier dominated barrier-heavy CUDA-C kernels.
+        (Some(x), Some(y)) => x.0 == y.0 && x.3.len() == y.3.len() && x.3.iter().zip(&y.3).all(|(a, b)| a == b),
         _ => false,
     }
 }
