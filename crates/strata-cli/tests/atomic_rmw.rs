@@ -139,6 +139,23 @@ fn integer_atomics_agree_on_sim_and_cpu_and_wrap() {
 }
 
 #[test]
+fn cuda_code_calls_cudas_own_atomics() {
+    use AtomicOp::*;
+    let ops = [(Add, 0), (Sub, 0), (Exch, 0), (Min, 0), (Max, 0), (And, 0), (Or, 0), (Xor, 0), (Cas, 0)];
+    let cuda = strata_emit::emit_cuda(&program(ScalarTy::I32, &ops)).unwrap();
+    for f in
+        ["atomicAdd(", "atomicSub(", "atomicExch(", "atomicMin(", "atomicMax(", "atomicAnd(", "atomicOr(", "atomicXor("]
+    {
+        assert!(cuda.contains(f), "{f} missing:\n{cuda}");
+    }
+    assert!(cuda.contains("atomicCAS(((&a["), "{cuda}");
+    // CUDA's 64-bit atomics take `unsigned long long`, which `uint64_t` is not on every platform.
+    let cuda = strata_emit::emit_cuda(&program(ScalarTy::U64, &[(Add, 0), (Cas, 0)])).unwrap();
+    assert!(cuda.contains("atomicAdd((unsigned long long *)((&a["), "{cuda}");
+    assert!(cuda.contains("atomicCAS((unsigned long long *)((&a["), "{cuda}");
+}
+
+#[test]
 fn float_atomics_agree_on_sim_and_cpu() {
     use AtomicOp::*;
     let f32s = on_both(ScalarTy::F32, &[(Add, 0), (Exch, 0), (Min, 100), (Max, -100)]);

@@ -131,7 +131,7 @@ fn constructs_outside_the_subset_are_refused_with_e0801() {
 fn unsupported_constructs_never_run() {
     // Each snippet is refused before anything runs (no output), with E0801 at a `.cu` position.
     let cases = [
-        ("printf(\"%f\\n\", 1.5);", "the `printf` conversion `%f`"),
+        ("printf(\"%*d\\n\", 3, 1);", "the `printf` conversion `%*d`"),
         ("int x = 1; x = x++;", "the expression `update_expression`"),
         ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),

@@ -180,3 +180,47 @@ fn a_thread_that_breaks_out_of_a_loop_with_a_barrier_diverges() {
         "18:9: error[E0902]: barrier divergence: not every thread reaches this barrier",
     );
 }
+
+#[test]
+fn printf_conversions_with_flags_width_and_precision_as_c_writes_them() {
+    // What gcc's build of the same host loop prints (checked byte for byte when written).
+    let want = "thread  0:    1.500 1.500000e+00 1500 0 a\n\
+                thread  1:   -0.125 -1.250000e-01 -125 0x11 b\n\
+                thread  2:    3.142 3.141590e+00 3141.59 0x22 c\n\
+                [3.141593] [3.14] [3.1416    ] [+0003.14] [3.141593E+10] [3.14159E-06] [3.14]\n\
+                [   42] [42   ] [-0042] [ff] [FF] [0000beef] [10] [8] [text] [%]\n";
+    // Device output comes in the order the schedule runs the threads: the default one here.
+    let (code, stdout, stderr) = run("printf_formats", &[]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, want);
+}
+
+#[test]
+fn function_like_macros_as_values_and_statements() {
+    runs_and_prints("macros", "81 49 10\n");
+}
+
+#[test]
+fn assert_holds_and_exit_with_a_failure_status_stops_the_program() {
+    fails_with("exit_assert", "kernel done\n", "17:5: error[E0908]: assertion failed");
+}
+
+#[test]
+fn math_functions_print_what_gcc_builds_of_the_same_code_print() {
+    // The expected text is what the same computation, compiled by gcc as plain C, prints.
+    runs_and_prints(
+        "math",
+        "-10.044283\n-8.010836\n-5.282349\n-0.068567\n6.570637\n15.005090\n21.186634\n28.274485\n\
+         1.4142135623731 7.38905609893065 1.4142135623731\n-4 3 7 5\n",
+    );
+}
+
+#[test]
+fn structs_as_values_on_host_and_device() {
+    runs_and_prints("structs", "3 1.5 2 3.5 | 16 8 2\n");
+}
+
+#[test]
+fn pointers_to_structs_are_refused() {
+    fails_with("struct_pointer", "", "7:24: error[E0801]: not supported in CUDA-C yet: pointers to structs");
+}

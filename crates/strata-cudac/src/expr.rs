@@ -35,9 +35,9 @@ impl Lx {
                 let t = p.elem;
                 Ok((self.ptr_place(p, None, span), t))
             }
-            "field_expression" => match self.dim3_field(n, src)? {
-                Some(p) => Ok((p, ScalarTy::U32)),
-                None => Err(self.unsupported(n, src, "structs and fields")),
+            "field_expression" => match self.var_field(n, src)? {
+                Some(p) => Ok(p),
+                None => Err(self.unsupported(n, src, "this field")),
             },
             _ => Err(self.unsupported(n, src, format!("`{}` as an assignable place", n.kind()))),
         }
@@ -50,7 +50,7 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 | CTy::SharedScalar(_) => Err(self.unsupported(n, src, "this condition")),
+            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
@@ -106,6 +106,11 @@ impl Lx {
                     if let CTy::SharedScalar(t) = v.ty {
                         return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
                     }
+                    if let CTy::Struct(id) = v.ty {
+                        let what =
+                            format!("a `{}` used other than by field, in `=` or as an argument", self.structs[id].name);
+                        return Err(self.unsupported(n, src, what));
+                    }
                     if v.ty == CTy::Dim3 {
                         return Err(self.unsupported(
                             n,
@@ -116,7 +121,7 @@ impl Lx {
                     return Ok((Expr::Load(Place::local(v.local, self.span(n, src))), v.ty));
                 }
                 if let Some(m) = self.macros.get(name).cloned() {
-                    let msrc = Src { text: &m.text, base: m.base };
+                    let msrc = Src { text: &m.text, base: m.base, at: src.at };
                     let e = macro_expr(&m).ok_or_else(|| {
                         Box::new(Diagnostic::error(
                             codes::UNSUPPORTED,
@@ -127,6 +132,11 @@ impl Lx {
                     })?;
                     return self.rvalue(e, &msrc);
                 }
+                if name == "__LINE__" {
+                    let at = self.span(n, src).lo as usize;
+                    let line = self.line_starts.partition_point(|s| *s <= at);
+                    return Ok((int(line as u128, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
                 if name == "warpSize" && self.f.gpu {
                     return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
@@ -136,8 +146,8 @@ impl Lx {
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
-                if let Some(p) = self.dim3_field(n, src)? {
-                    return Ok((Expr::Load(p), CTy::S(ScalarTy::U32)));
+                if let Some((p, t)) = self.var_field(n, src)? {
+                    return Ok((Expr::Load(p), CTy::S(t)));
                 }
                 let arg = self.text(self.child(n, "argument", src)?, src);
                 let field = self.text(self.child(n, "field", src)?, src);
@@ -222,8 +232,26 @@ impl Lx {
             }
             "call_expression" => self.call_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
+    }
+
+    /// The value of a character literal (`'a'`, `'\n'`): its ASCII code.
+    pub(crate) fn char_value(&self, n: Node, src: &Src) -> R<u32> {
+        let t = self.text(n, src);
+        let inner = t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')).unwrap_or("");
+        let c = match inner {
+            "\\n" => '\n',
+            "\\t" => '\t',
+            "\\0" => '\0',
+            "\\\\" => '\\',
+            "\\'" => '\'',
+            "\\\"" => '"',
+            _ if inner.len() == 1 && inner.is_ascii() => inner.chars().next().unwrap_or('\0'),
+            _ => return Err(self.unsupported(n, src, "this character literal")),
+        };
+        Ok(c as u32)
     }
 
     pub(crate) fn number(&self, n: Node, src: &Src) -> R<(Expr, CTy)> {
@@ -296,7 +324,7 @@ impl Lx {
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "identifier" => {
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
-                let msrc = Src { text: &m.text, base: m.base };
+                let msrc = Src { text: &m.text, base: m.base, at: src.at };
                 self.constant(macro_expr(&m).ok_or_else(bad)?, &msrc)
             }
             "binary_expression" => {
@@ -313,8 +341,42 @@ impl Lx {
                 }
                 .ok_or_else(bad)
             }
+            "sizeof_expression" if n.child_by_field_name("type").is_none() => {
+                // `sizeof(Name)` (a `typedef` name or a variable) or `sizeof x`.
+                let mut v = self.child(n, "value", src)?;
+                while v.kind() == "parenthesized_expression" {
+                    v = v.named_child(0).ok_or_else(bad)?;
+                }
+                if v.kind() == "type_descriptor" {
+                    let t = self.child(v, "type", src)?;
+                    if let Some(id) = self.struct_type(t, src) {
+                        return Ok(self.structs[id].size());
+                    }
+                    return Ok(size_of(self.scalar_type(t, src)?));
+                }
+                if v.kind() != "identifier" {
+                    return Err(bad());
+                }
+                let name = self.text(v, src);
+                if let Some(id) = self.struct_names.get(name) {
+                    return Ok(self.structs[*id].size());
+                }
+                match self.lookup(name) {
+                    Some(Var { ty: CTy::S(t) | CTy::SharedScalar(t), .. }) => Ok(size_of(t)),
+                    Some(Var { ty: CTy::Struct(id), .. }) => Ok(self.structs[id].size()),
+                    // A pointer's size, or an array's? The subset does not keep arrays' lengths.
+                    _ => Err(self.unsupported(n, src, "`sizeof` of a pointer or array variable")),
+                }
+            }
             "sizeof_expression" => {
-                let t = self.child(self.child(n, "type", src)?, "type", src)?;
+                let td = self.child(n, "type", src)?;
+                let t = self.child(td, "type", src)?;
+                if td.child_by_field_name("declarator").is_some() {
+                    return Ok(8); // a pointer
+                }
+                if let Some(id) = self.struct_type(t, src) {
+                    return Ok(self.structs[id].size());
+                }
                 Ok(size_of(self.scalar_type(t, src)?))
             }
             _ => Err(bad()),

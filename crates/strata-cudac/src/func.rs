@@ -111,6 +111,13 @@ impl Lx {
                 }
                 return Err(self.unsupported(p, src, "a parameter without a name"));
             };
+            if let Some(id) = self.struct_type(ty_node, src) {
+                if d.kind() != "identifier" {
+                    return Err(self.unsupported(d, src, "pointers to structs"));
+                }
+                params.push((self.text(d, src).to_string(), CTy::Struct(id)));
+                continue;
+            }
             let t = self.scalar_type(ty_node, src)?;
             let (pname, cty) = match d.kind() {
                 "identifier" => (self.text(d, src), CTy::S(t)),
@@ -133,6 +140,11 @@ impl Lx {
         let mut next = 0;
         let mut c = root.walk();
         for n in root.named_children(&mut c) {
+            if matches!(n.kind(), "struct_specifier" | "type_definition") {
+                // Types first, for the functions' parameters.
+                self.struct_item(n, src)?;
+                continue;
+            }
             if n.kind() != "function_definition" {
                 continue;
             }
@@ -187,16 +199,7 @@ impl Lx {
         }
         // Host first, then device: the order `declare` numbered them in.
         for role in roles {
-            let id = self.functions.len();
             self.function_as(n, &h, role, src)?;
-            debug_assert_eq!(Some(id), {
-                let s = &self.sigs[&h.name];
-                if role == Role::Host || role == Role::Main {
-                    s.host
-                } else {
-                    s.device
-                }
-            });
         }
         Ok(())
     }
@@ -206,12 +209,22 @@ impl Lx {
         self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
         let mut params = Vec::new();
         for (pname, cty) in &h.params {
+            if let CTy::Struct(id) = cty {
+                // One parameter per field.
+                let level = if role == Role::Kernel { Level::Block } else { self.level() };
+                let first = self.struct_locals(pname, *id, level);
+                params.extend(first..self.f.locals.len());
+                self.bind(pname, Var { local: first, ty: *cty });
+                continue;
+            }
             let (ty, level) = match (cty, role) {
                 (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
                 (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
-                (CTy::Dim3 | CTy::SharedScalar(_), _) => return Err(self.unsupported(n, src, "`dim3` parameters")),
+                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_), _) => {
+                    return Err(self.unsupported(n, src, "`dim3` parameters"))
+                }
             };
             let l = self.new_local(pname, ty, level);
             self.bind(pname, Var { local: l, ty: *cty });
@@ -276,11 +289,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let mut values = Vec::new();
-        for (a, pt) in args.iter().zip(&sig.params) {
-            let (e, t) = self.rvalue(*a, src)?;
-            values.push(self.convert(e, t, *pt, *a, src)?);
-        }
+        let values = self.arguments(args, &sig.params, src)?;
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
     }
@@ -292,5 +301,21 @@ fn always_returns(body: &[Stmt]) -> bool {
         Some(Stmt::Return(_)) => true,
         Some(Stmt::If { then, els, .. }) => always_returns(then) && always_returns(els),
         _ => false,
+    }
+}
+
+impl Lx {
+    /// Arguments converted to the parameters' types; a struct argument is one value per field.
+    pub(crate) fn arguments(&mut self, args: &[Node], params: &[CTy], src: &Src) -> R<Vec<Expr>> {
+        let mut values = Vec::new();
+        for (a, pt) in args.iter().zip(params) {
+            if let CTy::Struct(id) = pt {
+                values.extend(self.struct_value(*a, *id, src)?);
+                continue;
+            }
+            let (e, t) = self.rvalue(*a, src)?;
+            values.push(self.convert(e, t, *pt, *a, src)?);
+        }
+        Ok(values)
     }
 }

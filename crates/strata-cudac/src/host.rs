@@ -31,6 +31,9 @@ impl Lx {
         if let Some(cfg) = launch {
             return self.launch(n, cfg, &name, &args, src, out);
         }
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_stmt(n, &m, src, out);
+        }
         let host_only = |lx: &Self| -> R<()> {
             if lx.f.gpu {
                 Err(lx.unsupported(n, src, format!("`{name}` in GPU code")))
@@ -77,6 +80,21 @@ impl Lx {
                 want(self, 0)?;
             }
             "printf" => self.printf(n, &args, src, out)?,
+            "exit" | "abort" | "assert" => {
+                // The IR has no exit status: `exit(0)` in `main` ends the program, any other
+                // exit (and `abort()`, a failed `assert`) stops it with E0908 here.
+                want(self, if name == "abort" { 0 } else { 1 })?;
+                if name == "exit" {
+                    host_only(self)?;
+                    let status = self.constant(args[0], src).ok();
+                    if status == Some(0) && self.f.role == Role::Main {
+                        out.push(Stmt::Return(None));
+                        return Ok(());
+                    }
+                }
+                let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
+            }
             "cudaDeviceSynchronize" => {
                 // Launches and copies run to completion in order on `sim`: nothing to wait for.
                 host_only(self)?;
@@ -327,11 +345,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let mut values = Vec::new();
-        for (a, pt) in args.iter().zip(&ptys) {
-            let (e, t) = self.rvalue(*a, src)?;
-            values.push(self.convert(e, t, *pt, *a, src)?);
-        }
+        let values = self.arguments(args, &ptys, src)?;
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }
@@ -341,24 +355,7 @@ impl Lx {
         let Some(fmt) = args.first().filter(|f| f.kind() == "string_literal") else {
             return Err(self.unsupported(n, src, "`printf` without a literal format string"));
         };
-        // The format string's text, with escapes resolved.
-        let mut text = String::new();
-        let mut c = fmt.walk();
-        for part in fmt.named_children(&mut c) {
-            let t = self.text(part, src);
-            match part.kind() {
-                "string_content" => text.push_str(t),
-                "escape_sequence" => text.push(match t {
-                    "\\n" => '\n',
-                    "\\t" => '\t',
-                    "\\\\" => '\\',
-                    "\\\"" => '"',
-                    "\\'" => '\'',
-                    _ => return Err(self.unsupported(part, src, format!("the escape `{t}`"))),
-                }),
-                _ => return Err(self.unsupported(part, src, "this part of a string")),
-            }
-        }
+        let text = self.string_text(*fmt, src)?;
         let print = |s: &str, out: &mut Vec<Stmt>| {
             if !s.is_empty() {
                 out.push(Stmt::Eval(Expr::Builtin(
@@ -384,33 +381,86 @@ impl Lx {
                     break;
                 }
             }
-            let t = match conv.as_str() {
-                "%" => {
-                    lit.push('%');
-                    continue;
-                }
-                "d" | "i" => ScalarTy::I32,
-                "u" => ScalarTy::U32,
-                "ld" | "lld" => ScalarTy::I64,
-                "lu" | "llu" | "zu" => ScalarTy::U64,
-                _ => return Err(self.unsupported(*fmt, src, format!("the `printf` conversion `%{conv}`"))),
-            };
+            if conv == "%" {
+                lit.push('%');
+                continue;
+            }
             let Some(v) = values.next() else {
                 return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
+            };
+            let letter = conv.chars().last().unwrap_or('%');
+            let body = &conv[..conv.len() - letter.len_utf8()];
+            let length = &body[body.trim_end_matches(['l', 'z', 'h']).len()..];
+            let prefix = &body[..body.len() - length.len()];
+            let prefix_ok = {
+                let rest = prefix.trim_start_matches(['-', '+', ' ', '0', '#']);
+                let (w, p) = rest.split_once('.').unwrap_or((rest, ""));
+                w.bytes().all(|b| b.is_ascii_digit()) && p.bytes().all(|b| b.is_ascii_digit())
+            };
+            let bad = |lx: &Self| lx.unsupported(*fmt, src, format!("the `printf` conversion `%{conv}`"));
+            if !prefix_ok {
+                return Err(bad(self));
+            }
+            if letter == 's' {
+                // Text: a string literal argument, written as it is.
+                if !conv.eq("s") || v.kind() != "string_literal" {
+                    return Err(self.unsupported(*v, src, "`%s` other than plain, of a string literal"));
+                }
+                let t = self.string_text(*v, src)?;
+                lit.push_str(&t);
+                continue;
+            }
+            use ScalarTy::*;
+            let (t, float) = match (letter, length) {
+                ('d' | 'i', "") | ('c', "") => (I32, false),
+                ('d' | 'i', "l" | "ll") => (I64, false),
+                ('u' | 'x' | 'X' | 'o', "") => (U32, false),
+                ('u' | 'x' | 'X' | 'o', "l" | "ll" | "z") => (U64, false),
+                ('f' | 'F' | 'e' | 'E' | 'g' | 'G', "" | "l") => (F64, true),
+                _ => return Err(bad(self)),
             };
             print(&std::mem::take(&mut lit), out);
             let (e, et) = self.rvalue(*v, src)?;
             let e = match et {
-                CTy::S(s) if s != ScalarTy::F32 && s != ScalarTy::F64 => cast(e, s, t),
+                CTy::S(s) if float == matches!(s, F32 | F64) => cast(e, s, t),
                 _ => return Err(self.unsupported(*v, src, format!("printing this value with `%{conv}`"))),
             };
-            out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![e], span)));
+            // Plain decimal conversions print as Strata prints numbers; the rest as C does.
+            let plain = prefix.is_empty() && matches!(letter, 'd' | 'i' | 'u');
+            let printed = if plain {
+                Expr::Builtin(Builtin::PrintInline, vec![e], span)
+            } else {
+                Expr::Builtin(Builtin::PrintFormatted, vec![Expr::Lit(Lit::Str(format!("%{conv}"))), e], span)
+            };
+            out.push(Stmt::Eval(printed));
         }
         if let Some(extra) = values.next() {
             return Err(self.unsupported(*extra, src, "`printf` arguments without a conversion"));
         }
         print(&lit, out);
         Ok(())
+    }
+
+    /// The text of a string literal, with its escapes resolved.
+    pub(crate) fn string_text(&self, lit: Node, src: &Src) -> R<String> {
+        let mut text = String::new();
+        let mut c = lit.walk();
+        for part in lit.named_children(&mut c) {
+            let t = self.text(part, src);
+            match part.kind() {
+                "string_content" => text.push_str(t),
+                "escape_sequence" => text.push(match t {
+                    "\\n" => '\n',
+                    "\\t" => '\t',
+                    "\\\\" => '\\',
+                    "\\\"" => '"',
+                    "\\'" => '\'',
+                    _ => return Err(self.unsupported(part, src, format!("the escape `{t}`"))),
+                }),
+                _ => return Err(self.unsupported(part, src, "this part of a string")),
+            }
+        }
+        Ok(text)
     }
 
     /// A call used as a value: a user function that returns one.
@@ -422,11 +472,27 @@ impl Lx {
         }
         let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_value(n, &m, src);
+        }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
+        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+            // The call happens before the expression; its status is always `cudaSuccess` on
+            // `sim`, where every failure stops the program.
+            let mut pre = Vec::new();
+            self.call_stmt(n, src, &mut pre)?;
+            self.f.pre.extend(pre);
+            return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+        }
         if let Some(r) = self.warp_call(n, &name, &args, src)? {
             return Ok(r);
+        }
+        if !self.sigs.contains_key(&name) {
+            if let Some(r) = self.math_call(n, &name, &args, src)? {
+                return Ok(r);
+            }
         }
         if name.starts_with("__syncthreads_") {
             return Err(self.unsupported(

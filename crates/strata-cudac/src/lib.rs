@@ -24,9 +24,12 @@ mod dim3;
 mod expr;
 mod func;
 mod host;
+mod macros;
+mod math;
 mod parse;
 mod ptr;
 mod stmt;
+mod structs;
 mod types;
 
 use expr::*;
@@ -69,9 +72,19 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
-    let src = Src { text, base: 0 };
-    let mut lx =
-        Lx { file, macros: HashMap::new(), functions: Vec::new(), sigs: HashMap::new(), f: FnState::default() };
+    let src = Src { text, base: 0, at: None };
+    let mut lx = Lx {
+        file,
+        macros: HashMap::new(),
+        functions: Vec::new(),
+        sigs: HashMap::new(),
+        fn_macros: HashMap::new(),
+        macro_depth: 0,
+        structs: Vec::new(),
+        struct_names: HashMap::new(),
+        line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
+        f: FnState::default(),
+    };
     syntax_errors(file, tree.root_node(), &src)?;
     let root = tree.root_node();
     lx.declare(root, &src)?;
@@ -88,6 +101,8 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
 struct Src<'a> {
     text: &'a str,
     base: i64,
+    /// For a function-like macro's expansion: the span of the use, where everything in it points.
+    at: Option<Span>,
 }
 
 struct Macro {
@@ -108,6 +123,8 @@ enum CTy {
     /// A `__shared__` scalar variable (never the type of a value): the local points to the
     /// block's one-element buffer holding it.
     SharedScalar(ScalarTy),
+    /// A struct variable (by value): one local per field, the first here ([`structs`]).
+    Struct(usize),
 }
 
 #[derive(Copy, Clone)]
@@ -138,6 +155,15 @@ struct Lx {
     functions: Vec<ir::Function>,
     /// User functions (kernels included) by name.
     sigs: HashMap<String, Sig>,
+    /// Function-like macros by name.
+    fn_macros: HashMap<String, Rc<macros::FnMacro>>,
+    /// Function-like macro expansions in progress.
+    macro_depth: u32,
+    /// Struct types, and their names (`struct P` and `typedef` names) to them.
+    structs: Vec<structs::StructDef>,
+    struct_names: HashMap<String, usize>,
+    /// The byte offset of each line of the file (for `__LINE__`).
+    line_starts: Vec<usize>,
     f: FnState,
 }
 

@@ -26,6 +26,9 @@ pub(crate) fn syntax_errors(file: FileId, n: Node, src: &Src) -> R<()> {
 }
 
 pub(crate) fn span_of(file: FileId, n: Node, src: &Src) -> Span {
+    if let Some(at) = src.at {
+        return at;
+    }
     let lo = (n.start_byte() as i64 + src.base).max(0) as u32;
     let hi = (n.end_byte() as i64 + src.base).max(0) as u32;
     Span::new(file, lo, hi.max(lo))
@@ -52,7 +55,7 @@ impl Lx {
             "preproc_include" => {
                 let path = self.child(n, "path", src)?;
                 let name = self.text(path, src).trim_matches(|c| c == '<' || c == '>' || c == '"');
-                if ["stdio.h", "stdlib.h", "cuda.h", "cuda_runtime.h"].contains(&name) {
+                if ["stdio.h", "stdlib.h", "cuda.h", "cuda_runtime.h", "assert.h", "math.h"].contains(&name) {
                     Ok(())
                 } else {
                     Err(self.unsupported(path, src, format!("`#include` of `{name}`")))
@@ -76,10 +79,12 @@ impl Lx {
                 Ok(())
             }
             "function_definition" => self.function(n, src),
+            // Defined by the first pass (`declare`).
+            "struct_specifier" | "type_definition" => Ok(()),
             "declaration" if n.child_by_field_name("declarator").is_some_and(|d| d.kind() == "function_declarator") => {
                 self.prototype(n, src)
             }
-            "preproc_function_def" => Err(self.unsupported(n, src, "function-like macros")),
+            "preproc_function_def" => self.define_fn_macro(n, src),
             other => Err(self.unsupported(n, src, format!("`{other}` at file level"))),
         }
     }

@@ -139,6 +139,12 @@ impl Lx {
         if self.text(ty_node, src) == "dim3" && !shared && !ext {
             return self.dim3_declaration(n, src, out);
         }
+        if let Some(id) = self.struct_type(ty_node, src) {
+            if shared || ext {
+                return Err(self.unsupported(n, src, "`__shared__` structs"));
+            }
+            return self.struct_declaration(n, id, src, out);
+        }
         let t = self.scalar_type(ty_node, src)?;
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
@@ -265,6 +271,17 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 // `p = malloc(...)` / `p = q` for a pointer variable.
                 if left.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(left, src)) {
+                        if op != "=" {
+                            return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
+                        }
+                        let values = self.struct_value(right, id, src)?;
+                        let span = self.span(n, src);
+                        for (k, v) in values.into_iter().enumerate() {
+                            out.push(Stmt::Store { place: Place::local(local + k, span), value: v });
+                        }
+                        return Ok(());
+                    }
                     if let Some(Var { local, ty: CTy::Dim3 }) = self.lookup(self.text(left, src)) {
                         if op != "=" {
                             return Err(self.unsupported(n, src, format!("`{op}` on a `dim3`")));

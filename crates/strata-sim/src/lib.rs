@@ -10,6 +10,7 @@
 //! which threads run, so a race is found under every schedule.
 
 mod arr;
+mod cfmt;
 pub mod finding;
 pub mod mem;
 mod npy;
@@ -1245,6 +1246,49 @@ impl Machine<'_, '_> {
                     let _ = write!(self.out, "{v}{end}");
                 }
                 Value::Unit
+            }
+            Builtin::PrintFormatted => {
+                let spec = match arg(0) {
+                    Value::Str(s) => s,
+                    _ => String::new(),
+                };
+                let text = cfmt::format(&spec, &arg(1)).ok_or_else(|| {
+                    fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
+                })?;
+                let _ = self.out.write_all(&text);
+                Value::Unit
+            }
+            Builtin::Math(m, t) => {
+                use ir::MathFn::*;
+                // Rust's float functions call the host's C library, as the `cpu` device does.
+                macro_rules! apply {
+                    ($x:expr, $y:expr, $c:ident) => {
+                        Value::$c(match m {
+                            Fabs => $x.abs(),
+                            Fmin => $x.min($y),
+                            Fmax => $x.max($y),
+                            Floor => $x.floor(),
+                            Ceil => $x.ceil(),
+                            Trunc => $x.trunc(),
+                            Round => $x.round(),
+                            Fmod => $x % $y,
+                            Exp => $x.exp(),
+                            Log => $x.ln(),
+                            Sin => $x.sin(),
+                            Cos => $x.cos(),
+                            Tan => $x.tan(),
+                            Tanh => $x.tanh(),
+                            Pow => $x.powf($y),
+                        })
+                    };
+                }
+                match (arg(0).cast(t), arg(1).cast(t)) {
+                    (Value::F32(x), Value::F32(y)) => apply!(x, y, F32),
+                    (Value::F64(x), Value::F64(y)) => apply!(x, y, F64),
+                    (Value::F32(x), _) => apply!(x, 0.0f32, F32),
+                    (Value::F64(x), _) => apply!(x, 0.0f64, F64),
+                    _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
+                }
             }
             Builtin::Sqrt(_) => match arg(0) {
                 Value::F32(x) => Value::F32(x.sqrt()),
