@@ -270,6 +270,24 @@ fn parallel_runs_of_one_program_share_the_cache_without_reading_a_half_written_s
     assert!(left.is_empty(), "left in the cache: {left:?}");
 }
 
+#[test]
+fn cpu_blocks_are_collapsed_loops_over_their_coordinates() {
+    // A grid extent that is a run-time size must not cost a 64-bit division per block (a
+    // constant one was a mask): the blocks are three collapsed loops, so OpenMP derives the
+    // coordinates once per chunk of blocks. That every block runs once with its own coordinates
+    // is `tests/corpus/run/grid_3d_run_time_extents_every_block_once.strata`.
+    let c = emit("c", "tests/corpus/run/grid_3d_run_time_extents_every_block_once.strata", &[]);
+    let own = program_part(&c);
+    assert!(
+        c.contains(
+            "        #pragma omp for collapse(3) schedule(static)\n        for (uint64_t bz_ = 0; bz_ < GZ_; bz_++)\n        \
+             for (uint64_t by_ = 0; by_ < GY_; by_++)\n        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {\n"
+        ),
+        "{own}"
+    );
+    assert!(!c.contains("% GX_") && !c.contains("/ GX_"), "{own}");
+}
+
 /// Sizes bound at run time (issue 13): a kernel over a size parameter takes it as a parameter on
 /// both targets; a thread-local array of such a length, which CUDA cannot express (no
 /// variable-length arrays in device code), is refused by the cuda target with E0801 instead of
@@ -302,4 +320,27 @@ fn run_time_sizes_are_kernel_parameters_and_cuda_refuses_local_arrays_of_run_tim
     let err = String::from_utf8_lossy(&wraps.stderr);
     assert_eq!(wraps.status.code(), Some(1), "{err}");
     assert!(err.contains("error[E0903]: size arithmetic overflowed"), "{err}");
+}
+
+#[test]
+fn cpu_kernel_index_arithmetic_is_checked_only_where_ranges_allow_wrap_around() {
+    // The ranges of `for` counters bound index arithmetic on the cpu device as on CUDA: the
+    // benchmarks' kernels, with constant sizes or sizes bounded by `where` clauses, compute their
+    // offsets in plain 64-bit arithmetic (checking every offset cost 2-4x on matmul_ikj).
+    for file in [
+        "bench/matmul_ikj.strata",
+        "bench/runtime/matmul_ikj.strata",
+        "bench/scan.strata",
+        "bench/runtime/scan.strata",
+        "bench/transpose.strata",
+        "bench/runtime/transpose.strata",
+    ] {
+        let c = emit("c", file, &[]);
+        let own = program_part(&c);
+        let kernels = &own[..own.find("static void strata_main(void) {").unwrap()];
+        assert!(!kernels.contains("strata_k"), "{file}: {kernels}");
+    }
+    // A size without a bound still gets its checks (E0903 instead of a wrapped offset).
+    let c = emit("c", "tests/corpus/adversarial/rt_04_kernel_size_arithmetic_wraps_in_c.strata", &[]);
+    assert!(program_part(&c).contains("strata_kmul("), "{}", program_part(&c));
 }

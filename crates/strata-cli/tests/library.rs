@@ -331,10 +331,11 @@ fn programs_stay_programs_and_lib_makes_a_library_of_one() {
     assert!(text(&out.stderr).contains("no `main` function"), "{}", text(&out.stderr));
 }
 
-/// Every example and benchmark program that has a kernel, emitted as a library with `--lib`.
+/// Every example and benchmark program (constant and run-time sizes) that has a kernel, emitted
+/// as a library with `--lib`.
 fn programs_with_kernels() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in ["examples", "bench"] {
+    for dir in ["examples", "bench", "bench/runtime"] {
         for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
             let p = e.path();
             let text = std::fs::read_to_string(&p).unwrap_or_default();

@@ -900,9 +900,11 @@ impl<'p> Emitter<'p> {
         hi: &IExpr,
         declare: bool,
     ) -> Result<(&'static str, String, String), E> {
-        let range = if self.narrow { cx.env.loop_range(lo, hi) } else { None };
+        // The counter's range is entered on both dialects: on the cpu device too it proves index
+        // arithmetic free of 64-bit wrap-around, which is then not checked at run time.
+        let range = cx.env.loop_range(lo, hi);
         let head = match range {
-            Some(_) if declare => {
+            Some(_) if declare && self.narrow => {
                 cx.narrow32.insert(counter);
                 ("int32_t", self.iexpr32(cx, lo)?, self.iexpr32(cx, hi)?)
             }

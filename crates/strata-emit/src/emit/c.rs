@@ -96,13 +96,14 @@ impl Emitter<'_> {
             }
             frees.push(name);
         }
-        writeln!(self.out, "        #pragma omp for schedule(static)").ok();
-        writeln!(self.out, "        for (uint64_t blin_ = 0; blin_ < GX_ * GY_ * GZ_; blin_++) {{").ok();
-        writeln!(
-            self.out,
-            "            uint64_t bx_ = blin_ % GX_, by_ = (blin_ / GX_) % GY_, bz_ = blin_ / (GX_ * GY_);"
-        )
-        .ok();
+        // The blocks as three collapsed loops, x innermost: OpenMP divides the linear block
+        // number into coordinates once per chunk of blocks, not once per block, which matters
+        // where the grid's extent is a run-time size (a 64-bit division per block, where a
+        // constant extent makes it a mask).
+        writeln!(self.out, "        #pragma omp for collapse(3) schedule(static)").ok();
+        writeln!(self.out, "        for (uint64_t bz_ = 0; bz_ < GZ_; bz_++)").ok();
+        writeln!(self.out, "        for (uint64_t by_ = 0; by_ < GY_; by_++)").ok();
+        writeln!(self.out, "        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {{").ok();
         writeln!(self.out, "            (void)bx_; (void)by_; (void)bz_;").ok();
         if cx.returns {
             writeln!(self.out, "            memset(done_, 0, nthreads_);").ok();
