@@ -1,12 +1,12 @@
-// atomicAdd is not in the CUDA-C slice yet: refused with E0801 at the call.
+// atomicInc (wrapping increment) is not in the CUDA-C subset yet: refused with E0801 at the call.
 #include <stdio.h>
-__global__ void count(int *c) {
-    atomicAdd(c, 1);
+__global__ void count(unsigned *c) {
+    atomicInc(c, 100u);
 }
 
 int main(void) {
-    int *d;
-    cudaMalloc(&d, sizeof(int));
+    unsigned *d;
+    cudaMalloc(&d, sizeof(unsigned));
     count<<<1, 32>>>(d);
     return 0;
 }

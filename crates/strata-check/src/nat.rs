@@ -954,6 +954,20 @@ impl Nat {
         })
     }
 
+    /// Substitutes every variable `value_of` answers for at once (simultaneously: a value that
+    /// mentions another substituted name is not substituted again) and re-normalises: one pass
+    /// over the terms however many variables are replaced.
+    pub fn subst_all(&self, value_of: &dyn Fn(&str) -> Option<Nat>) -> Result<Nat, NatError> {
+        let changes = self.vars().iter().any(|v| value_of(v).is_some_and(|n| n != Nat::var(v)));
+        if !changes {
+            return Ok(self.clone());
+        }
+        self.map_atoms(&mut |a| match a {
+            Atom::Var(v) => value_of(v),
+            _ => None,
+        })
+    }
+
     /// Evaluates with natural-number semantics: every variable must be bound, every
     /// divisor non-zero, the value of the whole expression and of every argument of an
     /// opaque term must be a natural number; the result must fit `u64`.

@@ -1110,3 +1110,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn simultaneous_substitution_swaps_without_capture() {
+    let (a, b) = (Nat::var("a"), Nat::var("b"));
+    let e = a.mul(&Nat::lit(2)).unwrap().add(&b).unwrap(); // 2a + b
+    let swapped = e
+        .subst_all(&|v| match v {
+            "a" => Some(Nat::var("b")),
+            "b" => Some(Nat::var("a")),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(swapped, b.mul(&Nat::lit(2)).unwrap().add(&a).unwrap()); // 2b + a
+                                                                        // The identity substitution returns the expression unchanged.
+    assert_eq!(e.subst_all(&|v| Some(Nat::var(v))).unwrap(), e);
+}

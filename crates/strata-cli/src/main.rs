@@ -19,6 +19,7 @@ macro_rules! outln {
 }
 
 mod bench_cmd;
+mod cuda_check;
 mod fmt_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -45,9 +46,9 @@ static ERROR_LIMIT: std::sync::atomic::AtomicUsize =
 enum Command {
     /// Check programs and report every error found.
     Check {
-        /// How to print diagnostics.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        /// How to print diagnostics (`json`: CUDA-C findings as one JSON document, docs/cuda-c.md).
+        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
         /// Print the checking phases this build implements, one per line, and exit (alone: no
         /// files or other options).
         #[arg(long, exclusive = true)]
@@ -60,7 +61,10 @@ enum Command {
         /// `sm_100`, `sm_120`.
         #[arg(long, value_name = "ARCH", default_value = strata_check::target::DEFAULT_ARCH, value_parser = parse_arch)]
         arch: &'static TargetProfile,
-        /// The `.strata` files to check.
+        #[command(flatten)]
+        cuda: CudaCheckArgs,
+        /// The `.strata` files to check, or CUDA-C `.cu` files to run on `sim` under several
+        /// schedules (docs/cuda-c.md).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -203,6 +207,91 @@ enum Command {
     },
 }
 
+/// The options of `strata check FILE.cu` (docs/cuda-c.md).
+#[derive(clap::Args)]
+struct CudaCheckArgs {
+    /// CUDA-C: random schedules to run besides the default order (seeds 1 to N).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    schedules: u64,
+    /// CUDA-C: run only the random schedule with this seed.
+    #[arg(long, conflicts_with = "schedules")]
+    seed: Option<u64>,
+    /// CUDA-C: thread steps after which `sim` stops a runaway program [default: 200000000].
+    #[arg(long)]
+    max_steps: Option<u64>,
+    /// CUDA-C kernel-only mode: the kernel to launch (needed when the file has several).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// CUDA-C kernel-only mode: `gridDim`, `N` or `X,Y[,Z]`.
+    #[arg(long, value_name = "DIMS", value_parser = strata_cudac::harness::parse_dims)]
+    grid: Option<[u64; 3]>,
+    /// CUDA-C kernel-only mode: `blockDim`, `N` or `X,Y[,Z]`.
+    #[arg(long, value_name = "DIMS", value_parser = strata_cudac::harness::parse_dims)]
+    block: Option<[u64; 3]>,
+    /// CUDA-C kernel-only mode: elements of every pointer parameter's buffer (`4096`, `64K`,
+    /// `1M`) [default: the number of threads].
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    buffer_len: Option<u64>,
+    /// CUDA-C kernel-only mode: bytes of dynamic shared memory (`extern __shared__`).
+    #[arg(long, value_name = "BYTES", value_parser = parse_count, default_value = "0")]
+    shared_bytes: u64,
+    /// CUDA-C kernel-only mode: the value of a scalar kernel parameter, `--arg n=100`.
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = parse_kernel_arg)]
+    args: Vec<(String, String)>,
+}
+
+impl CudaCheckArgs {
+    /// Whether any option other than the defaults was given.
+    fn given(&self) -> bool {
+        self.schedules != 4
+            || self.seed.is_some()
+            || self.max_steps.is_some()
+            || self.kernel.is_some()
+            || self.grid.is_some()
+            || self.block.is_some()
+            || self.buffer_len.is_some()
+            || self.shared_bytes != 0
+            || !self.args.is_empty()
+    }
+}
+
+/// How `strata check` prints.
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    /// Source snippets with labels, like rustc.
+    Human,
+    /// One line per diagnostic: `path:line:col: error[E0010]: message`.
+    Short,
+    /// One JSON document of findings (CUDA-C files only).
+    Json,
+}
+
+/// `--buffer-len 1M`: a count, optionally with K (2^10), M (2^20) or G (2^30).
+fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, mul) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(mul))
+        .ok_or_else(|| format!("`{s}` is not a count (write e.g. `4096`, `64K` or `1M`)"))
+}
+
+/// `--arg NAME=VALUE`
+fn parse_kernel_arg(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((n.trim().to_string(), v.trim().to_string()))
+        }
+        _ => Err(format!("expected NAME=VALUE, found `{s}`")),
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 enum Device {
     /// The simulator: reference semantics with race, divergence and memory checks.
@@ -290,13 +379,50 @@ fn run(cli: Cli) -> u8 {
         }
     }
     match cli.command {
-        Command::Check { format, phases, define, arch, files } => {
+        Command::Check { format, phases, define, arch, cuda, files } => {
             if phases {
                 outln!("syntax");
                 outln!("check");
                 outln!("run");
                 return 0;
             }
+            let is_cu = |f: &PathBuf| f.extension().is_some_and(|e| e == "cu");
+            if files.iter().any(is_cu) {
+                if !files.iter().all(is_cu) || !define.is_empty() {
+                    eprintln!("error: check CUDA-C (`.cu`) files on their own, without `-D`");
+                    return EXIT_USAGE;
+                }
+                let format = match format {
+                    CheckFormat::Human => cuda_check::CheckFormat::Human,
+                    CheckFormat::Short => cuda_check::CheckFormat::Short,
+                    CheckFormat::Json => cuda_check::CheckFormat::Json,
+                };
+                let opts = cuda_check::CudaCheck {
+                    format,
+                    schedules: cuda.schedules,
+                    seed: cuda.seed,
+                    max_steps: cuda.max_steps,
+                    kernel: cuda.kernel,
+                    grid: cuda.grid,
+                    block: cuda.block,
+                    buffer_len: cuda.buffer_len,
+                    shared_bytes: cuda.shared_bytes,
+                    args: cuda.args,
+                };
+                return cuda_check::run(&files, &opts);
+            }
+            if cuda.given() {
+                eprintln!("error: `--schedules`, `--seed`, `--max-steps`, `--kernel`, `--grid`, `--block`, `--buffer-len`, `--shared-bytes` and `--arg` are for CUDA-C (`.cu`) files");
+                return EXIT_USAGE;
+            }
+            let format = match format {
+                CheckFormat::Human => Format::Human,
+                CheckFormat::Short => Format::Short,
+                CheckFormat::Json => {
+                    eprintln!("error: `--format json` is for CUDA-C (`.cu`) files");
+                    return EXIT_USAGE;
+                }
+            };
             check(&files, format, &define, arch)
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),

@@ -141,3 +141,26 @@ fn block_reduction_matches_a_rust_reference_at_every_length() {
     }
     assert_eq!(executables(&cache), 1, "one compiled program serves every length");
 }
+
+/// An input that is not a regular file (a pipe, a device such as `/dev/null`) is refused with the
+/// same E0912 message on both devices: `.npy` inputs are read more than once (`npy_len`, then
+/// `load_npy`).
+#[test]
+fn an_input_that_is_not_a_regular_file_is_refused_alike_on_both_devices() {
+    let dir = scratch("not-regular");
+    let mut messages = Vec::new();
+    for device in ["sim", "cpu"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .current_dir(root())
+            .env("STRATA_CACHE_DIR", dir.join("cache"))
+            .args(["run", "--format", "short", "--device", device, "examples/npy/stencil.strata", "--", "/dev/null"])
+            .arg(dir.join("out.npy"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("error[E0912]: cannot read `/dev/null`: not a regular file"), "{device}: {err}");
+        messages.push(err);
+    }
+    assert_eq!(messages[0], messages[1]);
+}

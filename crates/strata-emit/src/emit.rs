@@ -15,8 +15,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, PathStep, Place, Program,
-    ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, MathFn,
+    PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -1040,6 +1040,7 @@ impl<'p> Emitter<'p> {
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
+            Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
@@ -1268,6 +1269,40 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
+            Builtin::AtomicRmw(op, t) if self.cuda => {
+                // CUDA declares its 64-bit atomics on `(unsigned) long long`, not on `(u)int64_t`.
+                let (p, v) = match t {
+                    ScalarTy::U64 => ("(unsigned long long *)", "(unsigned long long)"),
+                    ScalarTy::I64 => ("(long long *)", "(long long)"),
+                    _ => ("", ""),
+                };
+                let rest = if op == AtomicOp::Cas { format!(", {v}({})", arg(2)?) } else { String::new() };
+                format!("{}({p}({}), {v}({}){rest})", op.cuda_name(), arg(0)?, arg(1)?)
+            }
+            Builtin::AtomicRmw(op, t) => {
+                let name = self.atomic_helper(op, t, span)?;
+                let rest = if op == AtomicOp::Cas { format!(", {}", arg(2)?) } else { String::new() };
+                format!("{name}({}, {}{rest})", arg(0)?, arg(1)?)
+            }
+            Builtin::PrintFormatted => {
+                let Some(Expr::Lit(Lit::Str(spec))) = args.first() else {
+                    return Err(unsupported(span, "`printf` without its conversion"));
+                };
+                let conv = spec.chars().last().unwrap_or('?');
+                let length = spec.trim_end_matches(conv).trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+                let ct = match (conv, length) {
+                    ('d' | 'i' | 'c', "") => "int",
+                    ('d' | 'i', "l") => "long",
+                    ('d' | 'i', "ll") => "long long",
+                    ('u' | 'x' | 'X' | 'o', "") => "unsigned",
+                    ('u' | 'x' | 'X' | 'o', "l") => "unsigned long",
+                    ('u' | 'x' | 'X' | 'o', "ll") => "unsigned long long",
+                    ('u' | 'x' | 'X' | 'o', "z") => "size_t",
+                    ('f' | 'F' | 'e' | 'E' | 'g' | 'G', "" | "l") => "double",
+                    _ => return Err(unsupported(span, format!("the `printf` conversion `{spec}`"))),
+                };
+                format!("printf({}, ({ct})({}))", c_string(spec), arg(1)?)
+            }
             Builtin::Assert => {
                 format!("(({}) ? (void)0 : strata_fail(908, {at}, \"assertion failed\"))", arg(0)?)
             }
@@ -1284,6 +1319,41 @@ impl<'p> Emitter<'p> {
                 self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
             }
             Builtin::Print | Builtin::PrintInline => self.print(cx, &args[0], b == Builtin::Print)?,
+            Builtin::Math(m, t) => {
+                let f = if t == ScalarTy::F32 { "f" } else { "" };
+                let rest = if m.arity() == 2 { format!(", {}", arg(1)?) } else { String::new() };
+                let name = format!("{}{f}", m.c_name());
+                let exact = matches!(
+                    m,
+                    MathFn::Fabs
+                        | MathFn::Fmin
+                        | MathFn::Fmax
+                        | MathFn::Floor
+                        | MathFn::Ceil
+                        | MathFn::Trunc
+                        | MathFn::Round
+                        | MathFn::Fmod
+                );
+                if exact || self.cuda {
+                    format!("{name}({}{rest})", arg(0)?)
+                } else {
+                    // The C compiler would compute a call on constants itself, correctly rounded,
+                    // where `sim` calls the C library: through `volatile`, both call the library.
+                    let helper = format!("strata_libm_{name}");
+                    if !self.helpers.borrow().iter().any(|(n, _)| *n == helper) {
+                        let ct = scalar_c(t);
+                        let (params, call) = if m.arity() == 2 {
+                            (format!("{ct} x, {ct} y"), "volatile {ct} a = x, b = y;\n    return NAME(a, b);")
+                        } else {
+                            (format!("{ct} x"), "volatile {ct} a = x;\n    return NAME(a);")
+                        };
+                        let call = call.replace("{ct}", ct).replace("NAME", &name);
+                        let def = format!("static {ct} {helper}({params}) {{\n    {call}\n}}\n\n");
+                        self.helpers.borrow_mut().push((helper.clone(), def));
+                    }
+                    format!("{helper}({}{rest})", arg(0)?)
+                }
+            }
             Builtin::Sqrt(ScalarTy::F32) => format!("sqrtf({})", arg(0)?),
             Builtin::Sqrt(_) => format!("sqrt({})", arg(0)?),
             Builtin::Shuffle(op, t) if self.cuda => {
@@ -1341,6 +1411,39 @@ impl<'p> Emitter<'p> {
 
     /// The rank and the two dimensions (the second 1 for one dimension) of a `load_npy` or
     /// `save_npy` call, whose dimensions follow its first `skip` arguments.
+    /// The C function (made on first use) for `AtomicRmw(op, t)`: a compare-and-swap loop on the
+    /// element's bits, integers computed unsigned so that they wrap as on `sim`.
+    fn atomic_helper(&self, op: AtomicOp, t: ScalarTy, span: Span) -> Result<String, E> {
+        let name = format!("strata_atomic_{}_{}", format!("{op:?}").to_lowercase(), scalar_suffix(t));
+        if self.helpers.borrow().iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        let ct = scalar_c(t);
+        let float = matches!(t, ScalarTy::F32 | ScalarTy::F64);
+        let bits = if matches!(t, ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64) { "uint64_t" } else { "uint32_t" };
+        let wrap = |o: &str| if float { format!("o {o} v") } else { format!("({ct})(({bits})o {o} ({bits})v)") };
+        let new = match op {
+            AtomicOp::Add => wrap("+"),
+            AtomicOp::Sub => wrap("-"),
+            AtomicOp::And => format!("({ct})(o & v)"),
+            AtomicOp::Or => format!("({ct})(o | v)"),
+            AtomicOp::Xor => format!("({ct})(o ^ v)"),
+            AtomicOp::Exch => "v".to_string(),
+            AtomicOp::Min => "v < o ? v : o".to_string(),
+            AtomicOp::Max => "v > o ? v : o".to_string(),
+            AtomicOp::Cas => "o == v ? w : o".to_string(),
+        };
+        if float && matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Cas) {
+            return Err(unsupported(span, format!("`{}` on floating-point numbers", op.cuda_name())));
+        }
+        let w = if op == AtomicOp::Cas { format!(", {ct} w") } else { String::new() };
+        let def = format!(
+            "static inline {ct} {name}({ct} *p, {ct} v{w}) {{\n    {bits} old_ = __atomic_load_n(({bits} *)p, __ATOMIC_RELAXED), new_;\n    {ct} o, n;\n    do {{\n        memcpy(&o, &old_, sizeof o);\n        n = {new};\n        memcpy(&new_, &n, sizeof n);\n    }} while (!__atomic_compare_exchange_n(({bits} *)p, &old_, new_, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));\n    return o;\n}}\n\n"
+        );
+        self.helpers.borrow_mut().push((name.clone(), def));
+        Ok(name)
+    }
+
     fn npy_dims(&self, cx: &Cx, args: &[Expr], skip: usize) -> Result<(usize, String, String), E> {
         let dims = &args[skip.min(args.len())..];
         let c = |i: usize| {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <sys/stat.h>
 
 #ifdef STRATA_CUDA
 #define STRATA_HD __host__ __device__
@@ -315,42 +316,54 @@ STRATA_INLINE int strata_put(const char *s) { return fputs(s, stdout); }
 /* The element types strata_print_nested prints. */
 enum { STRATA_F32, STRATA_F64, STRATA_I32, STRATA_I64, STRATA_U32, STRATA_U64, STRATA_BOOL };
 
+/* Element k of type `kind` at `v`. */
+STRATA_INLINE void strata_print_elem(int kind, const void *v, uint64_t k) {
+    switch (kind) {
+    case STRATA_F32: strata_print_f32(((const float *)v)[k]); break;
+    case STRATA_F64: strata_print_f64(((const double *)v)[k]); break;
+    case STRATA_I32: strata_print_i32(((const int32_t *)v)[k]); break;
+    case STRATA_I64: strata_print_i64(((const int64_t *)v)[k]); break;
+    case STRATA_U32: strata_print_u32(((const uint32_t *)v)[k]); break;
+    case STRATA_U64: strata_print_u64(((const uint64_t *)v)[k]); break;
+    default: strata_print_bool(((const bool *)v)[k]); break;
+    }
+}
+
+/* Level `level` of a nested list, starting at element `at`: dims[level] parts, each holding
+   inner[level] elements (so empty inner lists still print, `[[], [], []]`). */
+static void strata_print_level(int kind, const void *v, const uint64_t *dims, const uint64_t *inner, int rank,
+                               int level, uint64_t at) {
+    putchar('[');
+    for (uint64_t k = 0; k < dims[level]; k++) {
+        if (k) fputs(", ", stdout);
+        if (level == rank - 1) strata_print_elem(kind, v, at + k);
+        else strata_print_level(kind, v, dims, inner, rank, level + 1, at + k * inner[level]);
+    }
+    putchar(']');
+}
+
 /* Prints the scalars of type `kind` at `v` as nested lists of `rank` dimensions, given after it
-   as uint64_t (outermost first): before element k, one `[` per level whose block starts at k;
-   after it, one `]` per level whose block ends there. */
+   as uint64_t (outermost first). */
 STRATA_INLINE void strata_print_nested(int kind, const void *v, int newline, int rank, ...) {
-    uint64_t *block = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(rank > 0 ? rank : 1));
-    if (block == NULL) strata_fail(903, STRATA_AT(0, 0, 0, 0), "out of memory");
-    va_list dims;
-    va_start(dims, rank);
-    for (int i = 0; i < rank; i++) block[i] = va_arg(dims, uint64_t);
-    va_end(dims);
-    /* In place, innermost first: block[i] becomes the number of elements in one block of level i
-       (the product of the dimensions from i on). */
+    size_t n = (size_t)(rank > 0 ? rank : 1);
+    uint64_t *dims = (uint64_t *)malloc(sizeof(uint64_t) * 2 * n);
+    if (dims == NULL) strata_fail(903, STRATA_AT(0, 0, 0, 0), "out of memory");
+    uint64_t *inner = dims + n;
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) dims[i] = va_arg(ap, uint64_t);
+    va_end(ap);
+    /* inner[i]: the number of elements in one part of level i (the product of the dimensions
+       after i). */
     uint64_t total = 1;
     for (int i = rank - 1; i >= 0; i--) {
-        total *= block[i];
-        block[i] = total;
+        inner[i] = total;
+        total *= dims[i];
     }
-    if (total == 0) fputs("[]", stdout);
-    for (uint64_t k = 0; k < total; k++) {
-        if (k) fputs(", ", stdout);
-        for (int i = 0; i < rank; i++)
-            if (k % block[i] == 0) putchar('[');
-        switch (kind) {
-        case STRATA_F32: strata_print_f32(((const float *)v)[k]); break;
-        case STRATA_F64: strata_print_f64(((const double *)v)[k]); break;
-        case STRATA_I32: strata_print_i32(((const int32_t *)v)[k]); break;
-        case STRATA_I64: strata_print_i64(((const int64_t *)v)[k]); break;
-        case STRATA_U32: strata_print_u32(((const uint32_t *)v)[k]); break;
-        case STRATA_U64: strata_print_u64(((const uint64_t *)v)[k]); break;
-        default: strata_print_bool(((const bool *)v)[k]); break;
-        }
-        for (int i = 0; i < rank; i++)
-            if ((k + 1) % block[i] == 0) putchar(']');
-    }
+    if (rank <= 0) fputs("[]", stdout);
+    else strata_print_level(kind, v, dims, inner, rank, 0, 0);
     if (newline) putchar('\n');
-    free(block);
+    free(dims);
 }
 
 /* ---- Program arguments and .npy files (host code): run-time error E0912, with the words of the
@@ -616,6 +629,9 @@ STRATA_INLINE void strata_npy_open(strata_npy *h, uint64_t i, strata_pos at) {
     errno = 0;
     h->f = fopen(path, "rb");
     if (h->f == NULL) strata_npy_cannot(h, at);
+    struct stat st;
+    if (fstat(fileno(h->f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        strata_failf(912, at, "cannot read `%s`: not a regular file (an .npy input is read more than once: give a file, not a pipe or a device)", h->name);
     unsigned char pre[12];
     size_t got = fread(pre, 1, 12, h->f);
     if (got < 12 && ferror(h->f)) strata_npy_cannot(h, at);

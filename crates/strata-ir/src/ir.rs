@@ -212,13 +212,27 @@ pub enum Builtin {
     AtomicFetchAddAt,
     AtomicLoad,
     AtomicStore,
+    /// A C-style atomic read-modify-write (CUDA-C's `atomicAdd` … `atomicCAS`) of the scalar of
+    /// this type that argument 0 points to: `op` with argument 1 (`Cas`: where the element equals
+    /// argument 1, it becomes argument 2). The value is the element's old value. Integers wrap.
+    /// Not logged by the race check, like every atomic.
+    AtomicRmw(AtomicOp, ScalarTy),
     Print,
     /// `print`: `Print` without the final newline.
     PrintInline,
     Assert,
+    /// C's `printf` of one value by one conversion: arguments `Lit::Str` (the conversion, `%8.3f`:
+    /// flags `-+ 0#`, a width, a precision, `l`/`ll`/`z`, one of `d i u x X o c f F e E g G`) and
+    /// the value (an integer for `d i u x X o c`, a float for the rest). For the CUDA-C front end;
+    /// `sim` writes what C's library writes.
+    PrintFormatted,
     FillRandom,
     /// `sqrt_f32` / `sqrt_f64`: the correctly rounded square root of a float of this type.
     Sqrt(ScalarTy),
+    /// A C math function (`expf`, `fabs`, …; CUDA-C's) of floats of this type. `sim` and the
+    /// `cpu` device both call the host's C math library for it, so they agree bit for bit (a
+    /// GPU's functions may differ in the last bits where they are not exact).
+    Math(MathFn, ScalarTy),
     /// A warp shuffle of a scalar of this type; arguments: the value and the delta, mask or lane.
     /// Executed by every lane of the warp together. `sim` and `cpu` run it as an exchange through
     /// shared memory between two warp barriers ([`crate::collectives`]); `cuda` emits `__shfl_*_sync`.
@@ -261,6 +275,106 @@ pub fn npy_dims(args: &[Expr], skip: usize) -> Vec<IExpr> {
             _ => None,
         })
         .collect()
+}
+
+/// The operation of [`Builtin::AtomicRmw`]: the new value from the old one `o` and the arguments.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Exch,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Cas,
+}
+
+impl AtomicOp {
+    /// The CUDA function's name (`atomicAdd`).
+    pub fn cuda_name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Exch => "atomicExch",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Cas => "atomicCAS",
+        }
+    }
+}
+
+/// A function of [`Builtin::Math`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Fabs,
+    Fmin,
+    Fmax,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Fmod,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Pow,
+}
+
+impl MathFn {
+    pub const ALL: [MathFn; 15] = [
+        MathFn::Fabs,
+        MathFn::Fmin,
+        MathFn::Fmax,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::Fmod,
+        MathFn::Exp,
+        MathFn::Log,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Tanh,
+        MathFn::Pow,
+    ];
+
+    /// The C name for `double` (`exp`); `float`'s adds `f` (`expf`).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            MathFn::Fabs => "fabs",
+            MathFn::Fmin => "fmin",
+            MathFn::Fmax => "fmax",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Trunc => "trunc",
+            MathFn::Round => "round",
+            MathFn::Fmod => "fmod",
+            MathFn::Exp => "exp",
+            MathFn::Log => "log",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tan => "tan",
+            MathFn::Tanh => "tanh",
+            MathFn::Pow => "pow",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Fmin | MathFn::Fmax | MathFn::Fmod | MathFn::Pow => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Which lane a warp shuffle reads, for lane `l` and argument `a`; a source outside the warp

@@ -1859,7 +1859,8 @@ impl<'a> FnLower<'_, 'a> {
                 Some((Expr::Ref(self.finish(st, e.span)?), dims))
             }
             Some(_) => None,
-            None if reference => {
+            // A reference, or a local array of arrays (printed through a pointer to it).
+            None if reference || matches!(&st.ty, Ty::Array { elem, .. } if matches!(**elem, Ty::Array { .. })) => {
                 let mut dims = Vec::new();
                 let mut t = &st.ty;
                 while let Ty::Array { elem, len } = t {

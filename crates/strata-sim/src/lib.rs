@@ -10,12 +10,15 @@
 //! which threads run, so a race is found under every schedule.
 
 mod arr;
+mod cfmt;
+pub mod finding;
 pub mod mem;
 mod npy;
 mod race;
 mod value;
 
 pub use arr::Arr;
+pub use finding::{Access, AccessKind, Finding};
 pub use value::Value;
 
 use mem::Oom;
@@ -199,15 +202,15 @@ fn write_nested(out: &mut dyn Write, data: &Arr, lo: usize, hi: usize, dims: &[u
                 write!(out, "{}", data.get(i))?;
             }
         }
-        [_, inner @ ..] => {
-            let step = inner.iter().product::<u64>().max(1) as usize;
-            let mut at = lo;
-            while at < hi {
-                if at > lo {
+        [outer, inner @ ..] => {
+            // One part per index of the outer dimension, empty inner lists included (`[[], []]`).
+            let step = inner.iter().product::<u64>() as usize;
+            for k in 0..*outer as usize {
+                if k > 0 {
                     write!(out, ", ")?;
                 }
-                write_nested(out, data, at, hi.min(at.saturating_add(step)), inner)?;
-                at = at.saturating_add(step);
+                let at = lo.saturating_add(k.saturating_mul(step)).min(hi);
+                write_nested(out, data, at, at.saturating_add(step).min(hi), inner)?;
             }
         }
     }
@@ -244,6 +247,30 @@ pub fn run_with_budget(
     out: &mut dyn Write,
     budget: u64,
 ) -> Result<Stats, Box<Diagnostic>> {
+    run_recording(program, opts, out, budget, &mut None)
+}
+
+/// [`run`], and on a run-time error of GPU code the threads and accesses behind it ([`Finding`]).
+pub fn run_with_finding(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> (Result<Stats, Box<Diagnostic>>, Option<Finding>) {
+    let mut finding = None;
+    let r = match mem::budget_from_env() {
+        Ok(budget) => run_recording(program, opts, out, budget, &mut finding),
+        Err(_) => run(program, opts, out),
+    };
+    (r, finding)
+}
+
+fn run_recording(
+    program: &ir::Program,
+    opts: &Options,
+    out: &mut dyn Write,
+    budget: u64,
+    finding: &mut Option<Finding>,
+) -> Result<Stats, Box<Diagnostic>> {
     let _accounts = mem::Session::start(budget);
     let Some(entry) = program.entry else {
         return Err(fail(codes::NO_MAIN, "the program has no `main` function", Span::DUMMY, "nothing to run"));
@@ -262,10 +289,14 @@ pub fn run_with_budget(
         out,
         rng: opts.random_seed.unwrap_or(0) ^ 0x9e37_79b9_7f4a_7c15,
         pending_uninit: Vec::new(),
+        finding: None,
+        depth: 0,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
-    m.seq(&program.functions[entry].body, &mut frame, HOST)?;
+    let r = m.seq(&program.functions[entry].body, &mut frame, HOST);
+    *finding = m.finding.take();
+    r?;
     Ok(m.stats)
 }
 
@@ -283,7 +314,15 @@ struct Machine<'p, 'o> {
     /// another thread in the same interval makes them a race (reported by the log), otherwise
     /// they read uninitialised memory. Judging at once would depend on the order threads run in.
     pending_uninit: Vec<(usize, u64, Acc)>,
+    /// The threads behind the error of GPU code that stopped the run ([`run_with_finding`]).
+    finding: Option<Finding>,
+    /// Calls in progress (of [`MAX_CALL_DEPTH`]).
+    depth: u32,
 }
+
+/// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
+/// the simulator's own stack.
+pub const MAX_CALL_DEPTH: u32 = 10_000;
 
 /// A resolved place: an element of a buffer, or a path into a local.
 enum Loc {
@@ -452,11 +491,28 @@ impl Machine<'_, '_> {
                     }
                 }
             }
-            Stmt::Free { local, .. } => {
+            Stmt::Free { local, span, .. } => {
                 // Later uses of the buffer (none in checked code) are use-after-free errors.
-                if let Some(Value::Owned { buf }) = f.locals.get(*local) {
-                    self.buffers[*buf].freed = true;
-                    self.buffers[*buf].data = Arr::new();
+                let start = match f.locals.get(*local) {
+                    // Only unsafe code (CUDA-C) can release through a reference.
+                    Some(Value::Ref { buf, off: 0 }) => Some(Value::Owned { buf: *buf }),
+                    _ => None,
+                };
+                match start.as_ref().or(f.locals.get(*local)) {
+                    Some(Value::Owned { buf }) if self.buffers[*buf].freed => {
+                        let msg = format!("`{}` freed a second time", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    Some(Value::Owned { buf }) => {
+                        self.buffers[*buf].freed = true;
+                        self.buffers[*buf].data = Arr::new();
+                    }
+                    Some(Value::Ref { buf, .. }) => {
+                        let msg =
+                            format!("release of a pointer into `{}` that is not its start", self.buffers[*buf].name);
+                        return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
+                    }
+                    _ => {}
                 }
             }
             Stmt::Launch { kernel, nats, grid, block, args, span } => {
@@ -676,6 +732,9 @@ impl Machine<'_, '_> {
                 let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
                 let r = self.run_thread(&ops, pc, &mut tf, *w);
                 *locals = tf.locals;
+                if let Err(d) = &r {
+                    self.note_thread(d.primary.span, *w, AccessKind::Executes);
+                }
                 stops[i] = r?;
             }
             self.settle_uninit()?;
@@ -736,6 +795,7 @@ impl Machine<'_, '_> {
             if divergent {
                 let waiting = states[first].0;
                 let other = stops.iter().position(differs).map(|i| (states[i].0, stops[i].clone()));
+                self.note_divergence(waiting, span, &other, &gone, bd);
                 let mut d = Diagnostic::error(
                     codes::RUN_BARRIER_DIVERGENCE,
                     "barrier divergence: not every thread reaches this barrier",
@@ -1005,7 +1065,20 @@ impl Machine<'_, '_> {
                     frame.locals[*p] = self.eval(a, f, who)?;
                 }
                 self.step(*span)?;
-                match self.seq(&callee.body, &mut frame, who)? {
+                if self.depth >= MAX_CALL_DEPTH {
+                    return Err(fail(
+                        codes::RUN_STEP_LIMIT,
+                        format!("more than {MAX_CALL_DEPTH} calls in progress at once"),
+                        *span,
+                        "this call",
+                    )
+                    .with_note("a recursion that never ends?")
+                    .into());
+                }
+                self.depth += 1;
+                let r = self.seq(&callee.body, &mut frame, who);
+                self.depth -= 1;
+                match r? {
                     Flow::Return(v) => v,
                     Flow::Normal => Value::Unit,
                 }
@@ -1101,6 +1174,35 @@ impl Machine<'_, '_> {
                     old
                 }
             }
+            Builtin::AtomicRmw(op, t) => {
+                let (buf, off) = self.pointer(&arg(0), span)?;
+                let old = self.read_raw(buf, off, who, span, true)?.cast(t);
+                let (v, w) = (arg(1).cast(t), arg(2).cast(t));
+                let pick = |cmp: BinOp| match binary(cmp, v.clone(), old.clone()) {
+                    Some(Value::Bool(true)) => Some(v.clone()),
+                    Some(_) => Some(old.clone()),
+                    None => None,
+                };
+                let new = match op {
+                    ir::AtomicOp::Add => binary(BinOp::Add, old.clone(), v.clone()),
+                    ir::AtomicOp::Sub => binary(BinOp::Sub, old.clone(), v.clone()),
+                    ir::AtomicOp::And => binary(BinOp::BitAnd, old.clone(), v.clone()),
+                    ir::AtomicOp::Or => binary(BinOp::BitOr, old.clone(), v.clone()),
+                    ir::AtomicOp::Xor => binary(BinOp::BitXor, old.clone(), v.clone()),
+                    ir::AtomicOp::Exch => Some(v.clone()),
+                    ir::AtomicOp::Min => pick(BinOp::Lt),
+                    ir::AtomicOp::Max => pick(BinOp::Gt),
+                    ir::AtomicOp::Cas => match binary(BinOp::Eq, old.clone(), v.clone()) {
+                        Some(Value::Bool(true)) => Some(w),
+                        _ => Some(old.clone()),
+                    },
+                };
+                let new = new.ok_or_else(|| {
+                    fail(codes::UNSUPPORTED, format!("`{}` on this value", op.cuda_name()), span, "this atomic")
+                })?;
+                self.write_raw(buf, off, new, who, span, true)?;
+                old
+            }
             Builtin::FillRandom => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let mut state = arg(1).as_u64().unwrap_or(0);
@@ -1144,6 +1246,49 @@ impl Machine<'_, '_> {
                     let _ = write!(self.out, "{v}{end}");
                 }
                 Value::Unit
+            }
+            Builtin::PrintFormatted => {
+                let spec = match arg(0) {
+                    Value::Str(s) => s,
+                    _ => String::new(),
+                };
+                let text = cfmt::format(&spec, &arg(1)).ok_or_else(|| {
+                    fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
+                })?;
+                let _ = self.out.write_all(&text);
+                Value::Unit
+            }
+            Builtin::Math(m, t) => {
+                use ir::MathFn::*;
+                // Rust's float functions call the host's C library, as the `cpu` device does.
+                macro_rules! apply {
+                    ($x:expr, $y:expr, $c:ident) => {
+                        Value::$c(match m {
+                            Fabs => $x.abs(),
+                            Fmin => $x.min($y),
+                            Fmax => $x.max($y),
+                            Floor => $x.floor(),
+                            Ceil => $x.ceil(),
+                            Trunc => $x.trunc(),
+                            Round => $x.round(),
+                            Fmod => $x % $y,
+                            Exp => $x.exp(),
+                            Log => $x.ln(),
+                            Sin => $x.sin(),
+                            Cos => $x.cos(),
+                            Tan => $x.tan(),
+                            Tanh => $x.tanh(),
+                            Pow => $x.powf($y),
+                        })
+                    };
+                }
+                match (arg(0).cast(t), arg(1).cast(t)) {
+                    (Value::F32(x), Value::F32(y)) => apply!(x, y, F32),
+                    (Value::F64(x), Value::F64(y)) => apply!(x, y, F64),
+                    (Value::F32(x), _) => apply!(x, 0.0f32, F32),
+                    (Value::F64(x), _) => apply!(x, 0.0f64, F64),
+                    _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
+                }
             }
             Builtin::Sqrt(_) => match arg(0) {
                 Value::F32(x) => Value::F32(x.sqrt()),
@@ -1604,6 +1749,81 @@ impl Machine<'_, '_> {
         })
     }
 
+    /// [`Self::access_checks`], noting the access of a GPU thread that fails them.
+    fn checked_access(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool) -> R<()> {
+        let r = self.access_checks(buf, off, who, span);
+        if r.is_err() && who.gpu {
+            self.note_accesses(buf, off, &[(self.acc(who, span), write)]);
+        }
+        r
+    }
+
+    /// Records the accesses of GPU threads behind an error about element `off` of `buf`
+    /// ([`Finding`]), unless an earlier error was recorded.
+    fn note_accesses(&mut self, buf: usize, off: u64, accs: &[(Acc, bool)]) {
+        if self.finding.is_some() {
+            return;
+        }
+        let (g, b) = self.launch.as_ref().map_or(([1; 3], [1; 3]), |l| (l.grid, l.block));
+        let unlin = |x: u32, d: [u64; 3]| {
+            let x = u64::from(x);
+            [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
+        };
+        let accesses = accs
+            .iter()
+            .map(|(a, w)| Access {
+                span: a.span,
+                block: unlin(a.block, g),
+                thread: unlin(a.thread, b),
+                kind: if *w { AccessKind::Write } else { AccessKind::Read },
+            })
+            .collect();
+        let b = &self.buffers[buf];
+        self.finding =
+            Some(Finding { buffer: Some(b.name.clone()), space: Some(b.space.name()), index: Some(off), accesses });
+    }
+
+    /// Records the threads of a barrier divergence: `waiting` at the barrier `span`, and the
+    /// thread elsewhere (at another barrier, or finished), or one that returned (`gone`).
+    fn note_divergence(
+        &mut self,
+        waiting: Who,
+        span: Span,
+        other: &Option<(Who, Option<Stop>)>,
+        gone: &std::collections::BTreeSet<u32>,
+        bd: [u64; 3],
+    ) {
+        if self.finding.is_some() {
+            return;
+        }
+        let mut accesses =
+            vec![Access { span, block: waiting.block, thread: waiting.thread, kind: AccessKind::Barrier }];
+        match other {
+            Some((w, Some((_, _, s2, _)))) => {
+                accesses.push(Access { span: *s2, block: w.block, thread: w.thread, kind: AccessKind::Barrier });
+            }
+            Some((w, None)) => {
+                accesses.push(Access { span: Span::DUMMY, block: w.block, thread: w.thread, kind: AccessKind::Exit });
+            }
+            None => {
+                if let Some(&t) = gone.iter().next() {
+                    let t = u64::from(t);
+                    let thread = [t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1])];
+                    accesses.push(Access { span: Span::DUMMY, block: waiting.block, thread, kind: AccessKind::Exit });
+                }
+            }
+        }
+        self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+    }
+
+    /// Records the thread `who` (at `span`) behind an error, unless an earlier one was recorded.
+    fn note_thread(&mut self, span: Span, who: Who, kind: AccessKind) {
+        if self.finding.is_none() && who.gpu {
+            let accesses = vec![Access { span, block: who.block, thread: who.thread, kind }];
+            self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+        }
+    }
+
     fn access_checks_inner(&self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
         let b = &self.buffers[buf];
         if b.freed {
@@ -1636,7 +1856,7 @@ impl Machine<'_, '_> {
     }
 
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
-        self.access_checks(buf, off, who, span)?;
+        self.checked_access(buf, off, who, span, false)?;
         let v = self.buffers[buf].data.get(off as usize);
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
@@ -1662,7 +1882,7 @@ impl Machine<'_, '_> {
     }
 
     fn write_raw(&mut self, buf: usize, off: u64, v: Value, who: Who, span: Span, atomic: bool) -> R<()> {
-        self.access_checks(buf, off, who, span)?;
+        self.checked_access(buf, off, who, span, true)?;
         // A thread that read this element before anyone wrote it, and now writes it itself, read
         // uninitialised memory; another thread writing it is a race the log reports.
         if let Some(&(_, _, acc)) = self
@@ -1670,6 +1890,7 @@ impl Machine<'_, '_> {
             .iter()
             .find(|(b, o, a)| *b == buf && *o == off && a.thread == who.thread_lin && a.block == who.block_lin)
         {
+            self.note_accesses(buf, off, &[(acc, false)]);
             return Err(self.uninit_error(buf, off, &acc));
         }
         if who.gpu && !atomic {
@@ -1708,6 +1929,7 @@ impl Machine<'_, '_> {
     fn settle_uninit(&mut self) -> R<()> {
         for (buf, off, acc) in std::mem::take(&mut self.pending_uninit) {
             if !self.buffers[buf].data.is_init(off as usize) {
+                self.note_accesses(buf, off, &[(acc, false)]);
                 return Err(self.uninit_error(buf, off, &acc));
             }
         }
@@ -1726,6 +1948,7 @@ impl Machine<'_, '_> {
         })?;
         if let Some(c) = found {
             let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
+            self.note_accesses(buf, off, &[(acc, write), (other, c.write)]);
             return Err(Box::new(self.race(buf, off, acc, write, other, c.write)));
         }
         Ok(())
@@ -1961,7 +2184,9 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
 fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(x), Some(y)) => x.0 == y.0 && x.3 == y.3,
+        // Element by element: the loop counters are few (often none), and a `memcmp` call per
+        // thread and barrier dominated barrier-heavy CUDA-C kernels.
+        (Some(x), Some(y)) => x.0 == y.0 && x.3.len() == y.3.len() && x.3.iter().zip(&y.3).all(|(a, b)| a == b),
         _ => false,
     }
 }

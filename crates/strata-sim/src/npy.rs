@@ -372,6 +372,12 @@ fn open(args: &[OsString], i: u64) -> R<(String, std::fs::File, Header)> {
     let name = shown(a);
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(a));
     let mut f = std::fs::File::open(path).map_err(|e| format!("cannot read `{name}`: {}", os_error(&e)))?;
+    // A directory fails below with the system's words, as in the C.
+    if f.metadata().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(NpyError::Msg(format!(
+            "cannot read `{name}`: not a regular file (an .npy input is read more than once: give a file, not a pipe or a device)"
+        )));
+    }
     let h = read_header(&name, &mut f)?;
     Ok((name, f, h))
 }

@@ -770,19 +770,9 @@ impl FnCx<'_> {
     }
 
     pub(super) fn subst_nat(&self, n: &Nat, s: &Subst) -> Nat {
-        // Rename first so a callee variable named like a caller variable is not captured.
-        let mut out = n.clone();
-        for name in s.nats.keys() {
-            if let Ok(r) = out.subst(name, &Nat::var(&format!("\u{1}{name}"))) {
-                out = r;
-            }
-        }
-        for (name, v) in &s.nats {
-            if let Ok(r) = out.subst(&format!("\u{1}{name}"), v) {
-                out = r;
-            }
-        }
-        out
+        // Simultaneous, so a callee variable named like a caller variable is not captured.
+        // A result too large to represent is an unknown size (a fresh name), never the callee's.
+        n.subst_all(&|name| s.nats.get(name).cloned()).unwrap_or_else(|_| Nat::var(&format!("\u{1}({n})")))
     }
 
     pub(super) fn apply_subst(&self, t: &Ty, s: &Subst) -> Ty {

@@ -1,0 +1,321 @@
+//! Function definitions: kernels (`__global__`), `__device__`, `__host__` and `__host__
+//! __device__` functions, and `main`; calls of user functions.
+//!
+//! Every function is known before any body is lowered ([`Lx::declare`], a first pass over the
+//! file), so a function may call one defined later, or itself. A `__device__` function becomes an
+//! IR function of kind [`FnKind::Device`] that a GPU thread calls ([`Expr::Call`]); a host
+//! function (plain or `__host__`) one of kind [`FnKind::Host`]; a `__host__ __device__` function
+//! is lowered twice, once for each side.
+
+use super::*;
+
+/// Where a function's body runs, and what `return` means in it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Role {
+    #[default]
+    Main,
+    Kernel,
+    Device,
+    Host,
+}
+
+/// A user function as its callers see it.
+#[derive(Clone, Debug)]
+pub(crate) struct Sig {
+    pub(crate) kernel: bool,
+    /// The host version's id (`__host__` or no qualifier, and `main`).
+    pub(crate) host: Option<FnId>,
+    /// The device version's id (`__device__`), or the kernel's.
+    pub(crate) device: Option<FnId>,
+    pub(crate) params: Vec<CTy>,
+    /// `None`: `void`.
+    pub(crate) ret: Option<ScalarTy>,
+}
+
+/// A parsed function head.
+struct Head<'t> {
+    name: String,
+    name_node: Node<'t>,
+    kernel: bool,
+    host: bool,
+    device: bool,
+    ret: Option<ScalarTy>,
+    /// Each parameter's name and type (none for `main`, whose arguments are not used).
+    params: Vec<(String, CTy)>,
+}
+
+impl Lx {
+    /// The head of function definition `n` (or of a prototype `n`, a declaration).
+    fn head<'t>(&self, n: Node<'t>, src: &Src) -> R<Head<'t>> {
+        let (mut kernel, mut host, mut device) = (false, false, false);
+        let mut c = n.walk();
+        for ch in n.children(&mut c) {
+            match ch.kind() {
+                "__global__" => kernel = true,
+                "__host__" => host = true,
+                "__device__" => device = true,
+                "storage_class_specifier" if matches!(self.text(ch, src), "static" | "inline") => {}
+                "storage_class_specifier" | "type_qualifier" | "attribute_specifier" | "ms_declspec_modifier" => {
+                    return Err(self.unsupported(ch, src, format!("functions with `{}`", self.text(ch, src))));
+                }
+                _ => {}
+            }
+        }
+        if kernel && (host || device) {
+            return Err(self.unsupported(n, src, "a `__global__` function that is also `__host__` or `__device__`"));
+        }
+        if !kernel && !device {
+            host = true;
+        }
+        let decl = self.child(n, "declarator", src)?;
+        if decl.kind() != "function_declarator" {
+            return Err(self.unsupported(decl, src, "this function declarator (functions returning pointers?)"));
+        }
+        let name_node = self.child(decl, "declarator", src)?;
+        let name = self.text(name_node, src).to_string();
+        let ret_node = self.child(n, "type", src)?;
+        let ret = match self.text(ret_node, src) {
+            "void" => None,
+            _ => Some(self.scalar_type(ret_node, src)?),
+        };
+        if kernel && ret.is_some() {
+            return Err(self.unsupported(ret_node, src, "a kernel must return `void`"));
+        }
+        if name == "main" {
+            if ret != Some(ScalarTy::I32) {
+                return Err(self.unsupported(ret_node, src, "`main` must return `int`"));
+            }
+            if device || kernel {
+                return Err(self.unsupported(name_node, src, "`main` on the GPU"));
+            }
+        }
+        let mut params = Vec::new();
+        let plist = self.child(decl, "parameters", src)?;
+        let mut c = plist.walk();
+        for p in plist.named_children(&mut c) {
+            if p.kind() == "comment" {
+                continue;
+            }
+            if p.kind() != "parameter_declaration" {
+                return Err(self.unsupported(p, src, "this parameter"));
+            }
+            if name == "main" {
+                // `int main(void)` or `int main(int argc, char **argv)`: the arguments are not
+                // available to the program (a use of them is an unknown name).
+                continue;
+            }
+            let ty_node = self.child(p, "type", src)?;
+            let Some(d) = p.child_by_field_name("declarator") else {
+                if self.text(ty_node, src) == "void" {
+                    continue; // `f(void)`
+                }
+                return Err(self.unsupported(p, src, "a parameter without a name"));
+            };
+            if let Some(id) = self.struct_type(ty_node, src) {
+                if d.kind() != "identifier" {
+                    return Err(self.unsupported(d, src, "pointers to structs"));
+                }
+                params.push((self.text(d, src).to_string(), CTy::Struct(id)));
+                continue;
+            }
+            let t = self.scalar_type(ty_node, src)?;
+            let (pname, cty) = match d.kind() {
+                "identifier" => (self.text(d, src), CTy::S(t)),
+                "pointer_declarator" => {
+                    let inner = self.child(d, "declarator", src)?;
+                    if inner.kind() != "identifier" {
+                        return Err(self.unsupported(inner, src, "pointers to pointers"));
+                    }
+                    (self.text(inner, src), CTy::Ptr(t))
+                }
+                _ => return Err(self.unsupported(d, src, "this parameter declarator")),
+            };
+            params.push((pname.to_string(), cty));
+        }
+        Ok(Head { name, name_node, kernel, host, device, ret, params })
+    }
+
+    /// The first pass: every function definition gets its ids (one per side it runs on).
+    pub(crate) fn declare(&mut self, root: Node, src: &Src) -> R<()> {
+        let mut next = 0;
+        let mut c = root.walk();
+        for n in root.named_children(&mut c) {
+            if matches!(n.kind(), "struct_specifier" | "type_definition") {
+                // Types first, for the functions' parameters.
+                self.struct_item(n, src)?;
+                continue;
+            }
+            if n.kind() != "function_definition" {
+                continue;
+            }
+            let h = self.head(n, src)?;
+            if self.sigs.contains_key(&h.name) {
+                return Err(self.unsupported(h.name_node, src, format!("a second definition of `{}`", h.name)));
+            }
+            let mut id = || {
+                next += 1;
+                next - 1
+            };
+            let host = h.host.then(&mut id);
+            let device = (h.device || h.kernel).then(&mut id);
+            let params = h.params.iter().map(|p| p.1).collect();
+            self.sigs.insert(h.name.clone(), Sig { kernel: h.kernel, host, device, params, ret: h.ret });
+        }
+        Ok(())
+    }
+
+    /// A prototype at file level: allowed for a function defined in the file, with the same
+    /// signature.
+    pub(crate) fn prototype(&mut self, n: Node, src: &Src) -> R<()> {
+        let h = self.head(n, src)?;
+        let same = self.sigs.get(&h.name).is_some_and(|s| {
+            s.kernel == h.kernel
+                && s.host.is_some() == h.host
+                && s.device.is_some() == (h.device || h.kernel)
+                && s.ret == h.ret
+                && s.params == h.params.iter().map(|p| p.1).collect::<Vec<_>>()
+        });
+        if !same {
+            return Err(self.unsupported(
+                n,
+                src,
+                "a function declaration without a definition of the same signature in this file",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn function(&mut self, n: Node, src: &Src) -> R<()> {
+        let h = self.head(n, src)?;
+        let mut roles = Vec::new();
+        if h.kernel {
+            roles.push(Role::Kernel);
+        }
+        if h.host {
+            roles.push(if h.name == "main" { Role::Main } else { Role::Host });
+        }
+        if h.device {
+            roles.push(Role::Device);
+        }
+        // Host first, then device: the order `declare` numbered them in.
+        for role in roles {
+            self.function_as(n, &h, role, src)?;
+        }
+        Ok(())
+    }
+
+    fn function_as(&mut self, n: Node, h: &Head, role: Role, src: &Src) -> R<()> {
+        let gpu = matches!(role, Role::Kernel | Role::Device);
+        self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
+        let mut params = Vec::new();
+        for (pname, cty) in &h.params {
+            if let CTy::Struct(id) = cty {
+                // One parameter per field.
+                let level = if role == Role::Kernel { Level::Block } else { self.level() };
+                let first = self.struct_locals(pname, *id, level);
+                params.extend(first..self.f.locals.len());
+                self.bind(pname, Var { local: first, ty: *cty });
+                continue;
+            }
+            let (ty, level) = match (cty, role) {
+                (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
+                (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
+                (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
+                (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
+                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_), _) => {
+                    return Err(self.unsupported(n, src, "`dim3` parameters"))
+                }
+            };
+            let l = self.new_local(pname, ty, level);
+            self.bind(pname, Var { local: l, ty: *cty });
+            params.push(l);
+        }
+        let body_node = self.child(n, "body", src)?;
+        let mut body = Vec::new();
+        self.block(body_node, src, &mut body)?;
+        if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
+            let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
+            return Err(self.unsupported(
+                close,
+                src,
+                format!("the end of `{}`, which returns a value, reached without a `return`", h.name),
+            ));
+        }
+        let fs = std::mem::take(&mut self.f);
+        let kind = match role {
+            Role::Kernel => {
+                // The shape is the launch's (the warp collectives' exchange buffers are sized by it).
+                let dims = |f: fn(ir::DimName) -> IExpr| [ir::DimName::X, ir::DimName::Y, ir::DimName::Z].map(f);
+                body = vec![Stmt::Threads { set: Vec::new(), body }];
+                FnKind::Kernel { grid: dims(IExpr::GridDim), block: dims(IExpr::BlockDim), shared: fs.shared }
+            }
+            Role::Device => FnKind::Device,
+            Role::Host | Role::Main => FnKind::Host,
+        };
+        self.functions.push(ir::Function {
+            name: h.name.clone(),
+            kind,
+            nat_params: if role == Role::Kernel { vec![SMEM_PARAM.to_string()] } else { Vec::new() },
+            nat_max: HashMap::new(),
+            params,
+            locals: fs.locals,
+            body,
+            ret: Ty::Scalar(h.ret.unwrap_or(ScalarTy::Unit)),
+            span: self.span(n, src),
+            shrd_params: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// A call of a user function `name` (not a launch): the callee for this side, the
+    /// arguments converted to the parameters' types. Its type is `None` for a `void` function.
+    pub(crate) fn user_call(&mut self, n: Node, name: &str, args: &[Node], src: &Src) -> R<(Expr, Option<ScalarTy>)> {
+        let fnode = self.child(n, "function", src)?;
+        let Some(sig) = self.sigs.get(name).cloned() else {
+            return Err(self.unsupported(fnode, src, format!("calls of `{name}`")));
+        };
+        if sig.kernel {
+            return Err(self.unsupported(n, src, format!("a call of kernel `{name}` without `<<<…>>>`")));
+        }
+        let func = if self.f.gpu { sig.device } else { sig.host };
+        let Some(func) = func else {
+            let (what, side) = if self.f.gpu { ("host", "GPU") } else { ("`__device__`", "host") };
+            return Err(self.unsupported(n, src, format!("a call of {what} function `{name}` from {side} code")));
+        };
+        if args.len() != sig.params.len() {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
+            ));
+        }
+        let values = self.arguments(args, &sig.params, src)?;
+        let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
+        Ok((call, sig.ret))
+    }
+}
+
+/// Whether every path through `body` ends in a `return`.
+fn always_returns(body: &[Stmt]) -> bool {
+    match body.last() {
+        Some(Stmt::Return(_)) => true,
+        Some(Stmt::If { then, els, .. }) => always_returns(then) && always_returns(els),
+        _ => false,
+    }
+}
+
+impl Lx {
+    /// Arguments converted to the parameters' types; a struct argument is one value per field.
+    pub(crate) fn arguments(&mut self, args: &[Node], params: &[CTy], src: &Src) -> R<Vec<Expr>> {
+        let mut values = Vec::new();
+        for (a, pt) in args.iter().zip(params) {
+            if let CTy::Struct(id) = pt {
+                values.extend(self.struct_value(*a, *id, src)?);
+                continue;
+            }
+            let (e, t) = self.rvalue(*a, src)?;
+            values.push(self.convert(e, t, *pt, *a, src)?);
+        }
+        Ok(values)
+    }
+}

@@ -1,0 +1,285 @@
+//! Kernel-only mode (`strata check kernels.cu --kernel NAME --grid G --block B`, docs/cuda-c.md):
+//! a file with kernels and no `main` is checked by one launch of one kernel from a synthetic host
+//! `main`, built here directly in IR:
+//!
+//! * every pointer parameter gets a device buffer of `buffer_len` elements, whose host copy is
+//!   filled by `fill_random(&uniq h, k + 1)` for parameter `k` (0-based): the k-th scalar takes
+//!   splitmix64's k-th output `x` from that seed, integers `x % 100`, floats `(x >> 11) / 2^53`
+//!   (the same data on every device; docs/language.md);
+//! * a scalar parameter takes the value given by `--arg NAME=VALUE`, else a default: integers the
+//!   buffer length (the `n` of the usual `if (i < n)` guard), floating-point numbers `1.0`;
+//! * the kernel is launched once with the given grid and block (1-D to 3-D) and dynamic shared
+//!   memory, then every buffer is freed.
+//!
+//! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
+//! expected verdict and the launch in the first comment lines of the file ([`Header`]).
+
+use crate::{array_ptr, int, lower_items, R, SMEM_PARAM};
+use strata_diag::{Diagnostic, FileId};
+use strata_ir::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Mem, Place, ScalarTy, Stmt, Ty};
+
+/// One launch of a kernel of a kernel-only file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelLaunch {
+    /// The kernel; `None`: the file's only kernel.
+    pub kernel: Option<String>,
+    /// `gridDim` and `blockDim`, (x, y, z).
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    /// Elements of every pointer parameter's buffer.
+    pub buffer_len: u64,
+    /// Bytes of dynamic shared memory (`extern __shared__`).
+    pub shared_bytes: u64,
+    /// Values of scalar parameters, by name (`--arg n=100`).
+    pub args: Vec<(String, String)>,
+}
+
+/// The expected verdict of a GPUVerify-style test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// `//pass`: the kernel is free of races and barrier divergence.
+    Pass,
+    /// `//xfail:REASON`: the kernel has a defect (GPUVerify's reason, e.g. `BOOGIE_ERROR`).
+    Xfail(String),
+}
+
+/// The header of a GPUVerify CUDA test: `//pass` or `//xfail:…` on the first line, then a
+/// comment line with the launch, `//--blockDim=64 --gridDim=[4,2]` (other flags are ignored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub expect: Expect,
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+}
+
+/// `4`, `[4,2]`, `{4, 2, 1}` or `4,2`: launch dimensions, missing ones 1. Zero is refused.
+pub fn parse_dims(s: &str) -> Result<[u64; 3], String> {
+    let inner = s.trim().trim_start_matches(['[', '{', '(']).trim_end_matches([']', '}', ')']);
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("`{s}` is not a launch dimension: write `N`, `[X,Y]` or `[X,Y,Z]`"));
+    }
+    let mut d = [1u64; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = match p.parse::<u64>() {
+            Ok(0) => return Err(format!("`{s}`: a launch dimension must be at least 1")),
+            Ok(v) if v <= u64::from(u32::MAX) => v,
+            _ => return Err(format!("`{s}` is not a launch dimension: write `N`, `[X,Y]` or `[X,Y,Z]`")),
+        };
+    }
+    Ok(d)
+}
+
+/// The GPUVerify header of `text`, if its first line is `//pass` or `//xfail…`. A header whose
+/// launch line is missing or malformed is an error (the file asked for kernel-only mode).
+pub fn header(text: &str) -> Result<Option<Header>, String> {
+    let mut lines = text.lines().map(str::trim);
+    let first = lines.next().unwrap_or("");
+    let Some(verdict) = first.strip_prefix("//") else { return Ok(None) };
+    let verdict = verdict.trim();
+    let expect = if verdict == "pass" {
+        Expect::Pass
+    } else if let Some(r) = verdict.strip_prefix("xfail") {
+        Expect::Xfail(r.trim_start_matches(':').trim().to_string())
+    } else {
+        return Ok(None);
+    };
+    let launch = lines.next().and_then(|l| l.strip_prefix("//")).unwrap_or("");
+    let (mut grid, mut block) = (None, None);
+    for flag in launch.split_whitespace() {
+        if let Some(v) = flag.strip_prefix("--blockDim=") {
+            block = Some(parse_dims(v)?);
+        } else if let Some(v) = flag.strip_prefix("--gridDim=") {
+            grid = Some(parse_dims(v)?);
+        }
+    }
+    match (grid, block) {
+        (Some(grid), Some(block)) => Ok(Some(Header { expect, grid, block })),
+        _ => Err("the GPUVerify header's second line must give `//--blockDim=… --gridDim=…`".to_string()),
+    }
+}
+
+/// Why kernel-only mode could not build its `main`.
+#[derive(Debug)]
+pub enum HarnessError {
+    /// The file is not valid or not supported CUDA-C (E0801 and friends, at the `.cu` span).
+    Diag(Box<Diagnostic>),
+    /// The command line does not fit the file (an unknown kernel or `--arg`): a usage error.
+    Usage(String),
+}
+
+impl From<Box<Diagnostic>> for HarnessError {
+    fn from(d: Box<Diagnostic>) -> Self {
+        HarnessError::Diag(d)
+    }
+}
+
+/// The kernels of the file `text`, by name, in order.
+pub fn kernels(file: FileId, text: &str) -> R<Vec<String>> {
+    let p = lower_items(file, text)?;
+    Ok(p.functions.iter().filter(|f| matches!(f.kind, FnKind::Kernel { .. })).map(|f| f.name.clone()).collect())
+}
+
+/// Lowers the kernels of `text` and adds a `main` that launches one of them once as `launch`
+/// says (any `main` of the file is left out).
+pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir::Program, HarnessError> {
+    let mut p = lower_items(file, text)?;
+    let kernel_ids: Vec<usize> =
+        (0..p.functions.len()).filter(|&i| matches!(p.functions[i].kind, FnKind::Kernel { .. })).collect();
+    let names = || kernel_ids.iter().map(|&i| format!("`{}`", p.functions[i].name)).collect::<Vec<_>>().join(", ");
+    let id = match &launch.kernel {
+        Some(name) => match kernel_ids.iter().find(|&&i| &p.functions[i].name == name) {
+            Some(&i) => i,
+            None if kernel_ids.is_empty() => return Err(HarnessError::Usage("the file has no kernels".to_string())),
+            None => {
+                return Err(HarnessError::Usage(format!("the file has no kernel `{name}`; its kernels: {}", names())))
+            }
+        },
+        None => match kernel_ids.as_slice() {
+            [one] => *one,
+            [] => return Err(HarnessError::Usage("the file has no kernels".to_string())),
+            _ => return Err(HarnessError::Usage(format!("choose a kernel with `--kernel NAME`: {}", names()))),
+        },
+    };
+    let k = &p.functions[id];
+    let span = k.span;
+    let mut locals: Vec<ir::Local> = Vec::new();
+    let mut body = Vec::new();
+    let mut args = Vec::new();
+    let mut frees = Vec::new();
+    let load = |l: usize| Expr::Load(Place::local(l, span));
+    for (pos, &param) in k.params.iter().enumerate() {
+        let local = &k.locals[param];
+        let name = local.name.clone();
+        match &local.ty {
+            Ty::Scalar(t) => {
+                let given = launch.args.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str());
+                args.push(scalar_arg(*t, given, launch.buffer_len, &name)?);
+            }
+            Ty::Ref(arr, Mem::GpuGlobal) => {
+                let Ty::Array { elem, .. } = &**arr else {
+                    return Err(HarnessError::Usage(format!(
+                        "parameter `{name}` has a type kernel-only mode cannot fill"
+                    )));
+                };
+                let Ty::Scalar(t) = **elem else {
+                    return Err(HarnessError::Usage(format!(
+                        "parameter `{name}` has a type kernel-only mode cannot fill"
+                    )));
+                };
+                let host = locals.len();
+                locals.push(ir::Local {
+                    name: format!("{name} (host)"),
+                    ty: array_ptr(t, Mem::Cpu, true),
+                    level: Level::Host,
+                });
+                let dev = locals.len();
+                locals.push(ir::Local {
+                    name: name.clone(),
+                    ty: array_ptr(t, Mem::GpuGlobal, true),
+                    level: Level::Host,
+                });
+                let zero = match t {
+                    ScalarTy::F32 | ScalarTy::F64 => Expr::Lit(Lit::Float(0.0, t)),
+                    _ => int(0, t),
+                };
+                let alloc = Expr::Builtin(
+                    Builtin::HeapNew,
+                    vec![Expr::ArrayRepeat(Box::new(zero), IExpr::Const(launch.buffer_len))],
+                    span,
+                );
+                body.push(Stmt::Let { local: host, init: Some(alloc), span });
+                let seed = int(pos as u128 + 1, ScalarTy::U64);
+                body.push(Stmt::Eval(Expr::Builtin(Builtin::FillRandom, vec![load(host), seed], span)));
+                let copy = Expr::Builtin(Builtin::GlobalAllocCopy, vec![load(host)], span);
+                body.push(Stmt::Let { local: dev, init: Some(copy), span });
+                args.push(load(dev));
+                frees.push(Stmt::Free { local: dev, gpu: true, span });
+                frees.push(Stmt::Free { local: host, gpu: false, span });
+            }
+            _ => {
+                return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill")))
+            }
+        }
+    }
+    if let Some((n, _)) = launch.args.iter().find(|(n, _)| !k.params.iter().any(|&l| k.locals[l].name == *n)) {
+        return Err(HarnessError::Usage(format!("`--arg {n}=…`: kernel `{}` has no parameter `{n}`", k.name)));
+    }
+    let dims = |d: [u64; 3]| d.map(IExpr::Const);
+    body.push(Stmt::Launch {
+        kernel: id,
+        nats: vec![IExpr::Const(launch.shared_bytes)],
+        grid: dims(launch.grid),
+        block: dims(launch.block),
+        args,
+        span,
+    });
+    debug_assert_eq!(k.nat_params, vec![SMEM_PARAM.to_string()]);
+    body.extend(frees);
+    body.push(Stmt::Return(None));
+    // The file's own `main`, if any, stays in the program but is not run.
+    p.functions.push(ir::Function {
+        name: "main".to_string(),
+        kind: FnKind::Host,
+        nat_params: Vec::new(),
+        nat_max: Default::default(),
+        params: Vec::new(),
+        locals,
+        body,
+        ret: Ty::Scalar(ScalarTy::Unit),
+        span,
+        shrd_params: Vec::new(),
+    });
+    p.entry = Some(p.functions.len() - 1);
+    Ok(p)
+}
+
+/// The value of a scalar kernel parameter of type `t`: `given` (`--arg`), else the default.
+fn scalar_arg(t: ScalarTy, given: Option<&str>, buffer_len: u64, name: &str) -> Result<Expr, HarnessError> {
+    let bad = |v: &str| HarnessError::Usage(format!("`--arg {name}={v}`: not a value of the parameter's type"));
+    Ok(match (t, given) {
+        (ScalarTy::F32 | ScalarTy::F64, None) => Expr::Lit(Lit::Float(1.0, t)),
+        (ScalarTy::F32 | ScalarTy::F64, Some(v)) => Expr::Lit(Lit::Float(v.trim().parse().map_err(|_| bad(v))?, t)),
+        (_, None) => int(u128::from(buffer_len), t),
+        (_, Some(v)) => {
+            let x: i128 = v.trim().parse().map_err(|_| bad(v))?;
+            let (lo, hi): (i128, i128) = match t {
+                ScalarTy::I32 => (i32::MIN.into(), i32::MAX.into()),
+                ScalarTy::U32 => (0, u32::MAX.into()),
+                ScalarTy::I64 => (i64::MIN.into(), i64::MAX.into()),
+                _ => (0, u64::MAX.into()),
+            };
+            if x < lo || x > hi {
+                return Err(bad(v));
+            }
+            if x < 0 {
+                // Negative: 0 - |x| in the parameter's type.
+                let abs = int(x.unsigned_abs(), t);
+                Expr::Binary(ir::BinOp::Sub, Box::new(int(0, t)), Box::new(abs))
+            } else {
+                int(x as u128, t)
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_and_headers() {
+        assert_eq!(parse_dims("64"), Ok([64, 1, 1]));
+        assert_eq!(parse_dims("[16,8]"), Ok([16, 8, 1]));
+        assert_eq!(parse_dims("{2, 3, 4}"), Ok([2, 3, 4]));
+        assert!(parse_dims("0").is_err());
+        assert!(parse_dims("[1,2,3,4]").is_err());
+        assert!(parse_dims("x").is_err());
+        let h = header("//pass\n//--blockDim=32 --gridDim=[2,2] --no-inline\n").unwrap().unwrap();
+        assert_eq!(h, Header { expect: Expect::Pass, grid: [2, 2, 1], block: [32, 1, 1] });
+        let h = header("//xfail:BOOGIE_ERROR\n//--gridDim=1 --blockDim=8\n").unwrap().unwrap();
+        assert_eq!(h.expect, Expect::Xfail("BOOGIE_ERROR".to_string()));
+        assert_eq!(header("// a comment\nint x;").unwrap(), None);
+        assert!(header("//pass\nint x;").is_err());
+    }
+}

@@ -1,0 +1,519 @@
+//! Calls: CUDA runtime API on the host (`cudaMalloc`, `cudaMemcpy`, launches, …), device
+//! builtins (`__syncthreads`) and `printf`.
+
+use super::*;
+
+impl Lx {
+    /// `bytes / sizeof(t)` as a run-time element count.
+    pub(crate) fn elements(&mut self, bytes: Node, t: ScalarTy, src: &Src) -> R<IExpr> {
+        let (e, et) = self.rvalue(bytes, src)?;
+        let e = self.convert(e, et, CTy::S(ScalarTy::U64), bytes, src)?;
+        Ok(IExpr::Value(Box::new(Expr::Binary(
+            BinOp::Div,
+            Box::new(e),
+            Box::new(int(size_of(t).into(), ScalarTy::U64)),
+        ))))
+    }
+
+    pub(crate) fn args<'t>(&self, call: Node<'t>, src: &Src) -> R<Vec<Node<'t>>> {
+        let a = self.child(call, "arguments", src)?;
+        let mut c = a.walk();
+        Ok(a.named_children(&mut c).filter(|x| x.kind() != "comment").collect())
+    }
+
+    pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let fnode = self.child(n, "function", src)?;
+        let name = self.text(fnode, src).to_string();
+        let span = self.span(n, src);
+        let args = self.args(n, src)?;
+        let mut c = n.walk();
+        let launch = n.children(&mut c).find(|x| x.kind() == "kernel_call_syntax");
+        if let Some(cfg) = launch {
+            return self.launch(n, cfg, &name, &args, src, out);
+        }
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_stmt(n, &m, src, out);
+        }
+        let host_only = |lx: &Self| -> R<()> {
+            if lx.f.gpu {
+                Err(lx.unsupported(n, src, format!("`{name}` in GPU code")))
+            } else {
+                Ok(())
+            }
+        };
+        let want = |lx: &Self, k: usize| -> R<()> {
+            if args.len() == k {
+                Ok(())
+            } else {
+                Err(lx.unsupported(n, src, format!("`{name}` with {} arguments (it takes {k})", args.len())))
+            }
+        };
+        match name.as_str() {
+            "__syncthreads" => {
+                if self.f.role != Role::Kernel {
+                    let what = if self.f.gpu {
+                        "`__syncthreads` in a `__device__` function"
+                    } else {
+                        "`__syncthreads` outside a kernel"
+                    };
+                    return Err(self.unsupported(n, src, what));
+                }
+                want(self, 0)?;
+                out.push(Stmt::Sync { warp: false, span });
+            }
+            "__syncwarp" => {
+                self.kernel_only(n, &name, src)?;
+                if args.len() > 1 {
+                    return Err(self.unsupported(n, src, "`__syncwarp` with more than one argument"));
+                }
+                if let Some(m) = args.first() {
+                    self.full_mask(*m, src)?;
+                }
+                out.push(Stmt::Sync { warp: true, span });
+            }
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                // `sim` runs threads one at a time and every write is at once visible to all: a
+                // fence orders nothing more (its absence is not reported either).
+                if !self.f.gpu {
+                    return Err(self.unsupported(n, src, format!("`{name}` in host code")));
+                }
+                want(self, 0)?;
+            }
+            "printf" => self.printf(n, &args, src, out)?,
+            "exit" | "abort" | "assert" => {
+                // The IR has no exit status: `exit(0)` in `main` ends the program, any other
+                // exit (and `abort()`, a failed `assert`) stops it with E0908 here.
+                want(self, if name == "abort" { 0 } else { 1 })?;
+                if name == "exit" {
+                    host_only(self)?;
+                    let status = self.constant(args[0], src).ok();
+                    if status == Some(0) && self.f.role == Role::Main {
+                        out.push(Stmt::Return(None));
+                        return Ok(());
+                    }
+                }
+                let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
+            }
+            "cudaDeviceSynchronize" => {
+                // Launches and copies run to completion in order on `sim`: nothing to wait for.
+                host_only(self)?;
+                want(self, 0)?;
+            }
+            "cudaMalloc" => {
+                host_only(self)?;
+                want(self, 2)?;
+                let target = args[0];
+                let var = (target.kind() == "pointer_expression"
+                    && self.text(self.child(target, "operator", src)?, src) == "&")
+                    .then(|| target.child_by_field_name("argument"))
+                    .flatten()
+                    .filter(|a| a.kind() == "identifier")
+                    .and_then(|a| self.lookup(self.text(a, src)));
+                let Some(Var { local, ty: CTy::Ptr(t) }) = var else {
+                    return Err(self.unsupported(target, src, "`cudaMalloc` of anything but `&pointer_variable`"));
+                };
+                let len = self.elements(args[1], t, src)?;
+                let host = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
+                let init = Expr::Builtin(Builtin::GlobalAllocCopy, vec![host], span);
+                self.f.locals[local].ty = array_ptr(t, Mem::GpuGlobal, true);
+                out.push(Stmt::Let { local, init: Some(init), span });
+            }
+            "cudaFree" | "free" => {
+                host_only(self)?;
+                want(self, 1)?;
+                let v = (args[0].kind() == "identifier").then(|| self.lookup(self.text(args[0], src))).flatten();
+                let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
+                    return Err(self.unsupported(args[0], src, format!("`{name}` of anything but a pointer variable")));
+                };
+                out.push(Stmt::Free { local, gpu: name == "cudaFree", span });
+            }
+            "cudaMemcpy" => {
+                host_only(self)?;
+                want(self, 4)?;
+                self.memcpy(n, &args, src, out)?;
+            }
+            "cudaMemset" => {
+                host_only(self)?;
+                want(self, 3)?;
+                self.memset(n, &args, src, out)?;
+            }
+            "cudaGetLastError" | "cudaPeekAtLastError" => {
+                // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
+                host_only(self)?;
+                want(self, 0)?;
+            }
+            _ if device::atomic_op(&name).is_some() || name.starts_with("__shfl") || name == "__ballot_sync" => {
+                let (e, _) = self.call_value(n, src)?;
+                out.push(Stmt::Eval(e));
+            }
+            _ => {
+                let (call, _) = self.user_call(n, &name, &args, src)?;
+                out.push(Stmt::Eval(call));
+            }
+        }
+        Ok(())
+    }
+
+    /// A pointer given to a CUDA API call, as a host local holding it (the variable itself, or a
+    /// new local holding `p + i`), and its element type.
+    pub(crate) fn pointer_arg(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<(LocalId, ScalarTy)> {
+        let Some(p) = self.ptr_expr(n, src)? else {
+            return Err(self.unsupported(n, src, "this argument, which is not a pointer"));
+        };
+        let t = p.elem;
+        if p.off.is_none() {
+            return Ok((p.root, t));
+        }
+        let span = self.span(n, src);
+        let mem = match &self.f.locals[p.root].ty {
+            Ty::Owned(_, m) | Ty::Ref(_, m) => *m,
+            _ => Mem::Cpu,
+        };
+        let l = self.new_local("cudaMemcpy pointer", array_ptr(t, mem, false), Level::Host);
+        let value = self.ptr_value(p, span);
+        out.push(Stmt::Let { local: l, init: Some(value), span });
+        Ok((l, t))
+    }
+
+    /// `cudaMemcpy(dst, src, bytes, kind)` of each kind: exactly `bytes / sizeof(T)` elements
+    /// (the IR's copies copy as much as both sides hold, so the lowering makes the count exact).
+    /// Host sides are copied element by element (each access checked), device sides whole through
+    /// a host buffer of the count's length after probing that they hold that many elements: a
+    /// side shorter than the count is an out-of-bounds error (E0903) at the call.
+    pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let kind = self.text(args[3], src);
+        let (dst_gpu, src_gpu) = match kind {
+            "cudaMemcpyHostToDevice" => (true, false),
+            "cudaMemcpyDeviceToHost" => (false, true),
+            "cudaMemcpyDeviceToDevice" => (true, true),
+            "cudaMemcpyHostToHost" => (false, false),
+            _ => return Err(self.unsupported(args[3], src, format!("`cudaMemcpy` of kind `{kind}`"))),
+        };
+        let (dst, dt) = self.pointer_arg(args[0], src, out)?;
+        let (from, st) = self.pointer_arg(args[1], src, out)?;
+        if dt != st {
+            return Err(self.unsupported(n, src, "`cudaMemcpy` between pointers of different element types"));
+        }
+        let count = self.elements(args[2], dt, src)?;
+        let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(dt)), len)], span);
+        let elem = |l: LocalId, i: IExpr| Place {
+            root: l,
+            path: vec![PathStep::Deref, PathStep::Elem(i)],
+            checks: Vec::new(),
+            span,
+        };
+        let load = |l: LocalId| Expr::Load(Place::local(l, span));
+        // A device side must hold `count` elements: a pointer at offset `count` is past its end
+        // otherwise (E0903); copying from there reads at most one element, into the probe.
+        let probe = |lx: &mut Self, gpu: LocalId, out: &mut Vec<Stmt>| {
+            let probe = lx.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
+            out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
+            out.push(Stmt::Eval(Expr::Builtin(
+                Builtin::CopyToHost,
+                vec![Expr::Ref(elem(gpu, count.clone())), load(probe)],
+                span,
+            )));
+            out.push(Stmt::Free { local: probe, gpu: false, span });
+        };
+        if src_gpu {
+            probe(self, from, out);
+        }
+        if dst_gpu {
+            probe(self, dst, out);
+        }
+        // The host buffer every device side goes through (the host side itself where both are).
+        let (buf_from, buf_to) = match (src_gpu, dst_gpu) {
+            (false, false) => (from, dst),
+            _ => {
+                let tmp = self.new_local("cudaMemcpy buffer", array_ptr(dt, Mem::Cpu, true), Level::Host);
+                out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
+                (if src_gpu { tmp } else { from }, if dst_gpu { tmp } else { dst })
+            }
+        };
+        let copy_loop = |lx: &mut Self, to: LocalId, fro: LocalId| {
+            let k = lx.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
+            let kv = || IExpr::Value(Box::new(load(k)));
+            let step = vec![
+                Stmt::Store { place: elem(to, kv()), value: Expr::Load(elem(fro, kv())) },
+                Stmt::Store {
+                    place: Place::local(k, span),
+                    value: Expr::Binary(BinOp::Add, Box::new(load(k)), Box::new(int(1, ScalarTy::U64))),
+                },
+            ];
+            let cond = Expr::Binary(BinOp::Lt, Box::new(Expr::Nat(kv())), Box::new(Expr::Nat(count.clone())));
+            [Stmt::Let { local: k, init: Some(int(0, ScalarTy::U64)), span }, Stmt::While { cond, body: step, span }]
+        };
+        if src_gpu {
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(from), load(buf_from)], span)));
+        } else if dst_gpu {
+            out.extend(copy_loop(self, buf_to, from));
+        }
+        if dst_gpu {
+            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToGpu, vec![load(dst), load(buf_to)], span)));
+        } else {
+            out.extend(copy_loop(self, dst, buf_from));
+        }
+        if src_gpu || dst_gpu {
+            let tmp = if src_gpu { buf_from } else { buf_to };
+            out.push(Stmt::Free { local: tmp, gpu: false, span });
+        }
+        Ok(())
+    }
+
+    /// `cudaMemset(p, value, bytes)`: `bytes / sizeof(T)` elements whose every byte is `value`
+    /// (a constant), through a host buffer, after probing that the device side holds them.
+    pub(crate) fn memset(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let (dst, t) = self.pointer_arg(args[0], src, out)?;
+        let byte = self.constant(args[1], src)? & 0xff;
+        let size = size_of(t);
+        let pattern = (0..size).fold(0u64, |acc, _| (acc << 8) | byte);
+        let value = match t {
+            ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
+            ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
+            _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+        };
+        let count = self.elements(args[2], t, src)?;
+        let elem_at =
+            |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+        let probe = self.new_local("cudaMemset probe", array_ptr(t, Mem::Cpu, true), Level::Host);
+        let heap =
+            |v: Expr, len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(v), len)], span);
+        out.push(Stmt::Let { local: probe, init: Some(heap(zero(t), IExpr::Const(1))), span });
+        out.push(Stmt::Eval(Expr::Builtin(
+            Builtin::CopyToHost,
+            vec![Expr::Ref(elem_at(count.clone())), Expr::Load(Place::local(probe, span))],
+            span,
+        )));
+        out.push(Stmt::Free { local: probe, gpu: false, span });
+        let tmp = self.new_local("cudaMemset buffer", array_ptr(t, Mem::Cpu, true), Level::Host);
+        out.push(Stmt::Let { local: tmp, init: Some(heap(value, count)), span });
+        out.push(Stmt::Eval(Expr::Builtin(
+            Builtin::CopyToGpu,
+            vec![Expr::Load(Place::local(dst, span)), Expr::Load(Place::local(tmp, span))],
+            span,
+        )));
+        out.push(Stmt::Free { local: tmp, gpu: false, span });
+        Ok(())
+    }
+
+    pub(crate) fn launch(
+        &mut self,
+        n: Node,
+        cfg: Node,
+        name: &str,
+        args: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        if self.f.gpu {
+            return Err(self.unsupported(n, src, "kernel launches from GPU code"));
+        }
+        let Some((kernel, ptys)) =
+            self.sigs.get(name).filter(|s| s.kernel).and_then(|s| Some((s.device?, s.params.clone())))
+        else {
+            return Err(self.unsupported(n, src, format!("a launch of `{name}`, which is not a kernel defined above")));
+        };
+        let mut c = cfg.walk();
+        let conf: Vec<Node> = cfg.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+        if conf.len() < 2 || conf.len() > 3 {
+            return Err(self.unsupported(
+                cfg,
+                src,
+                "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
+            ));
+        }
+        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
+        let grid = self.dim3_value(conf[0], src)?.map(as_nat);
+        let block = self.dim3_value(conf[1], src)?.map(as_nat);
+        let smem = match conf.get(2) {
+            Some(d) => {
+                let (e, t) = self.rvalue(*d, src)?;
+                if !matches!(t, CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64)) {
+                    return Err(self.unsupported(*d, src, "a shared memory size that is not an integer"));
+                }
+                IExpr::Value(Box::new(self.convert(e, t, CTy::S(ScalarTy::U64), *d, src)?))
+            }
+            None => IExpr::Const(0),
+        };
+        if args.len() != ptys.len() {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
+            ));
+        }
+        let values = self.arguments(args, &ptys, src)?;
+        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
+        Ok(())
+    }
+
+    pub(crate) fn printf(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let Some(fmt) = args.first().filter(|f| f.kind() == "string_literal") else {
+            return Err(self.unsupported(n, src, "`printf` without a literal format string"));
+        };
+        let text = self.string_text(*fmt, src)?;
+        let print = |s: &str, out: &mut Vec<Stmt>| {
+            if !s.is_empty() {
+                out.push(Stmt::Eval(Expr::Builtin(
+                    Builtin::PrintInline,
+                    vec![Expr::Lit(Lit::Str(s.to_string()))],
+                    span,
+                )));
+            }
+        };
+        let mut lit = String::new();
+        let mut values = args[1..].iter();
+        let mut chars = text.chars().peekable();
+        while let Some(ch) = chars.next() {
+            if ch != '%' {
+                lit.push(ch);
+                continue;
+            }
+            let mut conv = String::new();
+            while let Some(&x) = chars.peek() {
+                conv.push(x);
+                chars.next();
+                if x.is_ascii_alphabetic() && x != 'l' && x != 'z' || x == '%' {
+                    break;
+                }
+            }
+            if conv == "%" {
+                lit.push('%');
+                continue;
+            }
+            let Some(v) = values.next() else {
+                return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
+            };
+            let letter = conv.chars().last().unwrap_or('%');
+            let body = &conv[..conv.len() - letter.len_utf8()];
+            let length = &body[body.trim_end_matches(['l', 'z', 'h']).len()..];
+            let prefix = &body[..body.len() - length.len()];
+            let prefix_ok = {
+                let rest = prefix.trim_start_matches(['-', '+', ' ', '0', '#']);
+                let (w, p) = rest.split_once('.').unwrap_or((rest, ""));
+                w.bytes().all(|b| b.is_ascii_digit()) && p.bytes().all(|b| b.is_ascii_digit())
+            };
+            let bad = |lx: &Self| lx.unsupported(*fmt, src, format!("the `printf` conversion `%{conv}`"));
+            if !prefix_ok {
+                return Err(bad(self));
+            }
+            if letter == 's' {
+                // Text: a string literal argument, written as it is.
+                if !conv.eq("s") || v.kind() != "string_literal" {
+                    return Err(self.unsupported(*v, src, "`%s` other than plain, of a string literal"));
+                }
+                let t = self.string_text(*v, src)?;
+                lit.push_str(&t);
+                continue;
+            }
+            use ScalarTy::*;
+            let (t, float) = match (letter, length) {
+                ('d' | 'i', "") | ('c', "") => (I32, false),
+                ('d' | 'i', "l" | "ll") => (I64, false),
+                ('u' | 'x' | 'X' | 'o', "") => (U32, false),
+                ('u' | 'x' | 'X' | 'o', "l" | "ll" | "z") => (U64, false),
+                ('f' | 'F' | 'e' | 'E' | 'g' | 'G', "" | "l") => (F64, true),
+                _ => return Err(bad(self)),
+            };
+            print(&std::mem::take(&mut lit), out);
+            let (e, et) = self.rvalue(*v, src)?;
+            let e = match et {
+                CTy::S(s) if float == matches!(s, F32 | F64) => cast(e, s, t),
+                _ => return Err(self.unsupported(*v, src, format!("printing this value with `%{conv}`"))),
+            };
+            // Plain decimal conversions print as Strata prints numbers; the rest as C does.
+            let plain = prefix.is_empty() && matches!(letter, 'd' | 'i' | 'u');
+            let printed = if plain {
+                Expr::Builtin(Builtin::PrintInline, vec![e], span)
+            } else {
+                Expr::Builtin(Builtin::PrintFormatted, vec![Expr::Lit(Lit::Str(format!("%{conv}"))), e], span)
+            };
+            out.push(Stmt::Eval(printed));
+        }
+        if let Some(extra) = values.next() {
+            return Err(self.unsupported(*extra, src, "`printf` arguments without a conversion"));
+        }
+        print(&lit, out);
+        Ok(())
+    }
+
+    /// The text of a string literal, with its escapes resolved.
+    pub(crate) fn string_text(&self, lit: Node, src: &Src) -> R<String> {
+        let mut text = String::new();
+        let mut c = lit.walk();
+        for part in lit.named_children(&mut c) {
+            let t = self.text(part, src);
+            match part.kind() {
+                "string_content" => text.push_str(t),
+                "escape_sequence" => text.push(match t {
+                    "\\n" => '\n',
+                    "\\t" => '\t',
+                    "\\\\" => '\\',
+                    "\\\"" => '"',
+                    "\\'" => '\'',
+                    _ => return Err(self.unsupported(part, src, format!("the escape `{t}`"))),
+                }),
+                _ => return Err(self.unsupported(part, src, "this part of a string")),
+            }
+        }
+        Ok(text)
+    }
+
+    /// A call used as a value: a user function that returns one.
+    pub(crate) fn call_value(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let fnode = self.child(n, "function", src)?;
+        let mut c = n.walk();
+        if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
+            return Err(self.unsupported(n, src, "a kernel launch used as a value"));
+        }
+        let name = self.text(fnode, src).to_string();
+        let args = self.args(n, src)?;
+        if let Some(m) = self.fn_macros.get(&name).cloned() {
+            return self.macro_value(n, &m, src);
+        }
+        if let Some(op) = device::atomic_op(&name) {
+            return self.atomic(n, op, &args, src);
+        }
+        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+            // The call happens before the expression; its status is always `cudaSuccess` on
+            // `sim`, where every failure stops the program.
+            let mut pre = Vec::new();
+            self.call_stmt(n, src, &mut pre)?;
+            self.f.pre.extend(pre);
+            return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+        }
+        if let Some(r) = self.warp_call(n, &name, &args, src)? {
+            return Ok(r);
+        }
+        if !self.sigs.contains_key(&name) {
+            if let Some(r) = self.math_call(n, &name, &args, src)? {
+                return Ok(r);
+            }
+        }
+        if name.starts_with("__syncthreads_") {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` other than as a whole initialiser or right side (`int c = {name}(p);`)"),
+            ));
+        }
+        if name == "cudaGetLastError" || name == "cudaPeekAtLastError" {
+            if self.f.gpu || !args.is_empty() {
+                return Err(self.unsupported(n, src, format!("this call of `{name}`")));
+            }
+            // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
+            return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+        }
+        if !self.sigs.contains_key(&name) {
+            return Err(self.unsupported(fnode, src, format!("`{name}` used as a value")));
+        }
+        match self.user_call(n, &name, &args, src)? {
+            (call, Some(t)) => Ok((call, CTy::S(t))),
+            (_, None) => Err(self.unsupported(n, src, format!("the value of `{name}`, which returns `void`"))),
+        }
+    }
+}

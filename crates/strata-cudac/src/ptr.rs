@@ -1,0 +1,167 @@
+//! Pointer arithmetic into allocations: `p + i`, `i + p`, `p - i`, `&p[i]`, `*(p + i)`,
+//! `(p + i)[j]`, `p += i`, `p++`, casts to the same pointer type.
+//!
+//! A pointer expression is a pointer variable (its root local) and an element offset from where
+//! that variable points. As a value it is the IR's reference to that element of the allocation,
+//! `&(*p)[off]` ([`Expr::Ref`] of a place with a run-time index), so `sim` keeps the buffer and
+//! the offset and checks every access through it against the buffer's real bounds. An access
+//! `q[j]` through such an expression is the place `(*p)[off + j]`. The IR's offsets are natural
+//! numbers: an access or pointer before the start of what the *variable* points to (`p[-1]`,
+//! `p - 1`, even where `p` itself points into the middle of an allocation) stops the program
+//! with E0903 "index is negative".
+
+use super::*;
+
+/// A pointer expression: `root` (a pointer variable) plus `off` elements (an `I64`), of `elem`.
+pub(crate) struct PtrE {
+    pub(crate) root: LocalId,
+    pub(crate) off: Option<Expr>,
+    pub(crate) elem: ScalarTy,
+}
+
+impl Lx {
+    /// `n` as a pointer expression, if it is written as one (`None` for anything else).
+    pub(crate) fn ptr_expr(&mut self, n: Node, src: &Src) -> R<Option<PtrE>> {
+        Ok(match n.kind() {
+            "identifier" => match self.lookup(self.text(n, src)) {
+                Some(Var { local, ty: CTy::Ptr(t) }) => Some(PtrE { root: local, off: None, elem: t }),
+                _ => None,
+            },
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(inner) => self.ptr_expr(inner, src)?,
+                None => None,
+            },
+            "cast_expression" => {
+                let td = self.child(n, "type", src)?;
+                let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };
+                let t = self.scalar_type(self.child(td, "type", src)?, src)?;
+                let value = self.child(n, "value", src)?;
+                match self.ptr_expr(value, src)? {
+                    Some(p)
+                        if p.elem == t && d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 =>
+                    {
+                        Some(p)
+                    }
+                    _ => return Err(self.unsupported(n, src, "casts to pointer types other than the pointer's own")),
+                }
+            }
+            "binary_expression" => {
+                let op = self.text(self.child(n, "operator", src)?, src);
+                if op != "+" && op != "-" {
+                    return Ok(None);
+                }
+                let (left, right) = (self.child(n, "left", src)?, self.child(n, "right", src)?);
+                if let Some(p) = self.ptr_expr(left, src)? {
+                    if self.ptr_expr(right, src)?.is_some() {
+                        return Err(self.unsupported(n, src, "subtracting or adding two pointers"));
+                    }
+                    let i = self.offset(right, src)?;
+                    Some(self.advance(p, i, op == "-"))
+                } else if op == "+" {
+                    match self.ptr_expr(right, src)? {
+                        Some(p) => {
+                            let i = self.offset(left, src)?;
+                            Some(self.advance(p, i, false))
+                        }
+                        None => None,
+                    }
+                } else {
+                    None
+                }
+            }
+            "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "&" => {
+                let arg = self.child(n, "argument", src)?;
+                let arg =
+                    if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
+                if arg.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
+                        return Ok(Some(PtrE { root: local, off: None, elem: t }));
+                    }
+                }
+                if arg.kind() != "subscript_expression" {
+                    return Err(self.unsupported(
+                        n,
+                        src,
+                        "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable",
+                    ));
+                }
+                let (p, i) = self.subscript(arg, src)?;
+                Some(self.advance(p, i, false))
+            }
+            _ => None,
+        })
+    }
+
+    /// `base[i]`: the pointer expression `base` and the index `i` (an `I64`).
+    pub(crate) fn subscript(&mut self, n: Node, src: &Src) -> R<(PtrE, Expr)> {
+        let base = self.child(n, "argument", src)?;
+        let idx_list = self.child(n, "indices", src)?;
+        let mut c = idx_list.walk();
+        let idx: Vec<Node> = idx_list.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+        if idx.len() != 1 {
+            return Err(self.unsupported(idx_list, src, "this subscript"));
+        }
+        let Some(p) = self.ptr_expr(base, src)? else {
+            return Err(self.unsupported(base, src, "indexing anything but a pointer or array"));
+        };
+        let i = self.offset(idx[0], src)?;
+        Ok((p, i))
+    }
+
+    /// An integer offset or index, as an `I64`.
+    fn offset(&mut self, n: Node, src: &Src) -> R<Expr> {
+        let (e, t) = self.rvalue(n, src)?;
+        match t {
+            CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64 | ScalarTy::Bool) => Ok(cast(e, s, ScalarTy::I64)),
+            _ => Err(self.unsupported(n, src, "an index or pointer offset that is not an integer")),
+        }
+    }
+
+    /// `p + i` (`p - i` when `minus`).
+    fn advance(&self, p: PtrE, i: Expr, minus: bool) -> PtrE {
+        let base = p.off.unwrap_or(int(0, ScalarTy::I64));
+        let op = if minus { BinOp::Sub } else { BinOp::Add };
+        PtrE { off: Some(Expr::Binary(op, Box::new(base), Box::new(i))), ..p }
+    }
+
+    /// The element `i` elements on from where `p` points.
+    pub(crate) fn ptr_place(&self, p: PtrE, i: Option<Expr>, span: Span) -> Place {
+        let at = match (p.off, i) {
+            (None, None) => IExpr::Const(0),
+            (Some(o), None) | (None, Some(o)) => IExpr::Value(Box::new(o)),
+            (Some(o), Some(i)) => IExpr::Value(Box::new(Expr::Binary(BinOp::Add, Box::new(o), Box::new(i)))),
+        };
+        Place { root: p.root, path: vec![PathStep::Deref, PathStep::Elem(at)], checks: Vec::new(), span }
+    }
+
+    /// The value of `p`: the variable's pointer, or a reference to the element at its offset.
+    pub(crate) fn ptr_value(&self, p: PtrE, span: Span) -> Expr {
+        match p.off {
+            None => Expr::Load(Place::local(p.root, span)),
+            Some(_) => Expr::Ref(self.ptr_place(p, None, span)),
+        }
+    }
+
+    /// `p += i`, `p -= i`, `p++`, `p--` for a pointer variable `p`.
+    pub(crate) fn ptr_step(&mut self, local: LocalId, t: ScalarTy, i: Expr, minus: bool, span: Span) -> Stmt {
+        let p = self.advance(PtrE { root: local, off: None, elem: t }, i, minus);
+        Stmt::Let { local, init: Some(self.ptr_value(p, span)), span }
+    }
+
+    /// `p += n` / `p -= n` with `n`'s node.
+    pub(crate) fn ptr_compound(
+        &mut self,
+        local: LocalId,
+        t: ScalarTy,
+        op: &str,
+        right: Node,
+        n: Node,
+        src: &Src,
+    ) -> R<Stmt> {
+        if op != "+=" && op != "-=" {
+            return Err(self.unsupported(n, src, format!("`{op}` on a pointer")));
+        }
+        let i = self.offset(right, src)?;
+        Ok(self.ptr_step(local, t, i, op == "-=", self.span(n, src)))
+    }
+}

@@ -1,0 +1,347 @@
+//! Statements and declarations.
+
+use super::*;
+
+impl Lx {
+    pub(crate) fn block(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        self.f.scopes.push(HashMap::new());
+        let mut c = n.walk();
+        let r = n.named_children(&mut c).try_for_each(|s| self.stmt(s, src, out));
+        self.f.scopes.pop();
+        r
+    }
+
+    /// One statement, preceded by the statements its expressions need (`?:`, `&&`).
+    pub(crate) fn stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let start = out.len();
+        let outer = std::mem::take(&mut self.f.pre);
+        let r = self.stmt_inner(n, src, out);
+        let pre = std::mem::replace(&mut self.f.pre, outer);
+        r?;
+        out.splice(start..start, pre);
+        Ok(())
+    }
+
+    fn stmt_inner(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        match n.kind() {
+            "comment" => {}
+            "compound_statement" => self.block(n, src, out)?,
+            "declaration" => self.declaration(n, src, out)?,
+            "expression_statement" => {
+                let mut c = n.walk();
+                let e = n.named_children(&mut c).find(|e| e.kind() != "comment");
+                if let Some(e) = e {
+                    self.expr_stmt(e, src, out)?;
+                }
+            }
+            "if_statement" => {
+                let cond = self.cond(self.child(self.child(n, "condition", src)?, "value", src)?, src)?;
+                self.flush(out);
+                let mut then = Vec::new();
+                self.scoped(self.child(n, "consequence", src)?, src, &mut then)?;
+                let mut els = Vec::new();
+                if let Some(e) = n.child_by_field_name("alternative") {
+                    let mut c = e.walk();
+                    for s in e.named_children(&mut c) {
+                        self.scoped(s, src, &mut els)?;
+                    }
+                }
+                out.push(Stmt::If { cond, then, els, span: self.span(n, src) });
+            }
+            "while_statement" => {
+                let cond = self.child(self.child(n, "condition", src)?, "value", src)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, false), src, out)?;
+            }
+            "do_statement" => {
+                let cond = self.child(n, "condition", src)?;
+                self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, true), src, out)?;
+            }
+            "break_statement" | "continue_statement" => self.jump(n, src, out)?,
+            "switch_statement" => self.switch(n, src, out)?,
+            "for_statement" => {
+                self.f.scopes.push(HashMap::new());
+                let r = self.for_stmt(n, src, out);
+                self.f.scopes.pop();
+                r?;
+            }
+            "return_statement" => {
+                let value = n.named_child(0).filter(|v| v.kind() != "comment");
+                match (self.f.role, value, self.f.ret) {
+                    // `return 0;` ends the program; another status is not supported yet.
+                    (Role::Main, Some(v), _) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
+                    (Role::Main, None, _) => out.push(Stmt::Return(None)),
+                    (Role::Main, Some(v), _) => {
+                        return Err(self.unsupported(v, src, "`main` returning a status other than 0"))
+                    }
+                    (_, None, None) => out.push(Stmt::Return(None)),
+                    (_, Some(v), Some(t)) => {
+                        let (e, et) = self.rvalue(v, src)?;
+                        let e = self.convert(e, et, CTy::S(t), v, src)?;
+                        out.push(Stmt::Return(Some(e)));
+                    }
+                    (_, Some(v), None) => {
+                        return Err(self.unsupported(v, src, "returning a value from a `void` function"))
+                    }
+                    (_, None, Some(_)) => {
+                        return Err(self.unsupported(n, src, "`return;` in a function that returns a value"))
+                    }
+                }
+            }
+            other => return Err(self.unsupported(n, src, format!("the statement `{other}`"))),
+        }
+        Ok(())
+    }
+
+    /// A statement in a scope of its own (a branch or loop body).
+    pub(crate) fn scoped(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        self.f.scopes.push(HashMap::new());
+        let r = self.stmt(n, src, out);
+        self.f.scopes.pop();
+        r
+    }
+
+    pub(crate) fn for_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        if let Some(init) = n.child_by_field_name("initializer") {
+            if init.kind() == "declaration" {
+                self.declaration(init, src, out)?;
+            } else {
+                self.expr_stmt(init, src, out)?;
+            }
+            self.flush(out);
+        }
+        let cond = n.child_by_field_name("condition");
+        let update = n.child_by_field_name("update");
+        self.lower_loop(n, (cond, self.child(n, "body", src)?, update, false), src, out)
+    }
+
+    pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let mut shared = false;
+        let mut ext = false;
+        let mut c = n.walk();
+        for ch in n.children(&mut c) {
+            match (ch.kind(), self.text(ch, src)) {
+                ("type_qualifier", "__shared__") => shared = true,
+                ("type_qualifier", "const") => {}
+                ("storage_class_specifier", "extern") => ext = true,
+                ("type_qualifier" | "storage_class_specifier" | "attribute_specifier", t) => {
+                    return Err(self.unsupported(ch, src, format!("`{t}` declarations")));
+                }
+                _ => {}
+            }
+        }
+        if shared && self.f.role != Role::Kernel {
+            return Err(self.unsupported(n, src, "`__shared__` outside a kernel"));
+        }
+        if ext && !shared {
+            return Err(self.unsupported(n, src, "`extern` declarations"));
+        }
+        let ty_node = self.child(n, "type", src)?;
+        if self.text(ty_node, src) == "dim3" && !shared && !ext {
+            return self.dim3_declaration(n, src, out);
+        }
+        if let Some(id) = self.struct_type(ty_node, src) {
+            if shared || ext {
+                return Err(self.unsupported(n, src, "`__shared__` structs"));
+            }
+            return self.struct_declaration(n, id, src, out);
+        }
+        let t = self.scalar_type(ty_node, src)?;
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (d, init) = if d.kind() == "init_declarator" {
+                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
+            } else {
+                (d, None)
+            };
+            let span = self.span(d, src);
+            if shared && d.kind() == "identifier" {
+                if init.is_some() || ext {
+                    return Err(self.unsupported(d, src, "an initialised or `extern` `__shared__` scalar"));
+                }
+                let name = self.text(d, src);
+                let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
+                self.f.shared.push((l, t, IExpr::Const(1)));
+                self.bind(name, Var { local: l, ty: CTy::SharedScalar(t) });
+                continue;
+            }
+            match d.kind() {
+                "identifier" if !shared => {
+                    let name = self.text(d, src);
+                    let l = self.new_local(name, Ty::Scalar(t), self.level());
+                    if let Some(v) = init.filter(|v| self.is_syncthreads_reduce(*v, src)) {
+                        out.push(Stmt::Let { local: l, init: None, span });
+                        self.syncthreads_reduce(v, (Place::local(l, span), t), src, out)?;
+                        self.bind(name, Var { local: l, ty: CTy::S(t) });
+                        continue;
+                    }
+                    let init = match init {
+                        Some(v) => {
+                            let (e, et) = self.rvalue(v, src)?;
+                            Some(self.convert(e, et, CTy::S(t), v, src)?)
+                        }
+                        None => None,
+                    };
+                    self.flush(out);
+                    out.push(Stmt::Let { local: l, init, span });
+                    self.bind(name, Var { local: l, ty: CTy::S(t) });
+                }
+                "pointer_declarator" if !shared => {
+                    let inner = self.child(d, "declarator", src)?;
+                    if inner.kind() != "identifier" {
+                        return Err(self.unsupported(inner, src, "pointers to pointers"));
+                    }
+                    let name = self.text(inner, src);
+                    let l = self.new_local(name, array_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
+                    let init = match init {
+                        Some(v) => Some(self.pointer_init(v, t, src)?),
+                        None => None,
+                    };
+                    self.flush(out);
+                    out.push(Stmt::Let { local: l, init, span });
+                    self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+                }
+                "array_declarator" => {
+                    if let Some(v) = init {
+                        return Err(self.unsupported(v, src, "array initialisers"));
+                    }
+                    let inner = self.child(d, "declarator", src)?;
+                    if inner.kind() != "identifier" {
+                        return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
+                    }
+                    let name = self.text(inner, src);
+                    let size = d.child_by_field_name("size");
+                    if shared {
+                        let len = match (size, ext) {
+                            (None, true) => IExpr::Param(SMEM_PARAM.to_string()) / IExpr::Const(size_of(t)),
+                            (Some(s), false) => IExpr::Const(self.constant(s, src)?),
+                            _ => return Err(self.unsupported(d, src, "this `__shared__` array")),
+                        };
+                        let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
+                        self.f.shared.push((l, t, len));
+                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+                    } else if self.f.gpu {
+                        return Err(self.unsupported(d, src, "local arrays in kernels"));
+                    } else {
+                        let Some(s) = size else {
+                            return Err(self.unsupported(d, src, "an array without a size"));
+                        };
+                        let len = IExpr::Const(self.constant(s, src)?);
+                        let l = self.new_local(name, array_ptr(t, Mem::Cpu, true), Level::Host);
+                        let init =
+                            Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
+                        out.push(Stmt::Let { local: l, init: Some(init), span });
+                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+                    }
+                }
+                _ => return Err(self.unsupported(d, src, "this declaration")),
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a pointer variable's initialiser: `malloc(bytes)` (cast or not) or another
+    /// pointer variable.
+    pub(crate) fn pointer_init(&mut self, v: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+        let inner = if v.kind() == "cast_expression" { self.child(v, "value", src)? } else { v };
+        if inner.kind() == "call_expression" {
+            let f = self.child(inner, "function", src)?;
+            if self.text(f, src) == "malloc" && !self.f.gpu {
+                let args = self.args(inner, src)?;
+                if args.len() != 1 {
+                    return Err(self.unsupported(inner, src, "`malloc` takes one argument"));
+                }
+                let len = self.elements(args[0], t, src)?;
+                let span = self.span(inner, src);
+                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span));
+            }
+        }
+        let (e, et) = self.rvalue(v, src)?;
+        if et != CTy::Ptr(t) {
+            return Err(self.unsupported(v, src, "this pointer initialiser"));
+        }
+        Ok(e)
+    }
+
+    pub(crate) fn expr_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        match n.kind() {
+            "assignment_expression" => {
+                let left = self.child(n, "left", src)?;
+                let right = self.child(n, "right", src)?;
+                let op = self.text(self.child(n, "operator", src)?, src);
+                // `p = malloc(...)` / `p = q` for a pointer variable.
+                if left.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(left, src)) {
+                        if op != "=" {
+                            return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
+                        }
+                        let values = self.struct_value(right, id, src)?;
+                        let span = self.span(n, src);
+                        for (k, v) in values.into_iter().enumerate() {
+                            out.push(Stmt::Store { place: Place::local(local + k, span), value: v });
+                        }
+                        return Ok(());
+                    }
+                    if let Some(Var { local, ty: CTy::Dim3 }) = self.lookup(self.text(left, src)) {
+                        if op != "=" {
+                            return Err(self.unsupported(n, src, format!("`{op}` on a `dim3`")));
+                        }
+                        return self.dim3_assign(local, n, right, src, out);
+                    }
+                    if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
+                        if op != "=" {
+                            let s = self.ptr_compound(local, t, op, right, n, src)?;
+                            out.push(s);
+                            return Ok(());
+                        }
+                        let init = self.pointer_init(right, t, src)?;
+                        out.push(Stmt::Let { local, init: Some(init), span: self.span(n, src) });
+                        return Ok(());
+                    }
+                }
+                let (place, pt) = self.place(left, src)?;
+                if op == "=" && self.is_syncthreads_reduce(right, src) {
+                    return self.syncthreads_reduce(right, (place, pt), src, out);
+                }
+                let (v, vt) = self.rvalue(right, src)?;
+                let value = match op {
+                    "=" => self.convert(v, vt, CTy::S(pt), right, src)?,
+                    _ => {
+                        let bop = binop(op.trim_end_matches('=')).ok_or_else(|| self.unsupported(n, src, op))?;
+                        let cur = Expr::Load(place.clone());
+                        let (e, et) = self.arith_op(bop, (cur, CTy::S(pt)), (v, vt), n, src)?;
+                        self.convert(e, et, CTy::S(pt), n, src)?
+                    }
+                };
+                out.push(Stmt::Store { place, value });
+            }
+            "update_expression" => {
+                let arg = self.child(n, "argument", src)?;
+                let op = self.text(self.child(n, "operator", src)?, src);
+                if arg.kind() == "identifier" {
+                    if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(arg, src)) {
+                        let s = self.ptr_step(local, t, int(1, ScalarTy::I64), op == "--", self.span(n, src));
+                        out.push(s);
+                        return Ok(());
+                    }
+                }
+                let (place, pt) = self.place(arg, src)?;
+                let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
+                let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, pt);
+                let value = Expr::Binary(bop, Box::new(Expr::Load(place.clone())), Box::new(one));
+                out.push(Stmt::Store { place, value });
+            }
+            "call_expression" => self.call_stmt(n, src, out)?,
+            "comma_expression" => {
+                self.expr_stmt(self.child(n, "left", src)?, src, out)?;
+                self.flush(out);
+                self.expr_stmt(self.child(n, "right", src)?, src, out)?;
+            }
+            _ => {
+                let (e, _) = self.rvalue(n, src)?;
+                out.push(Stmt::Eval(e));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,213 @@
+//! Structs of scalar fields, as values: `struct P { int a; float b; };`, `typedef struct {…} P;`,
+//! local variables (`P p = {1, 2.0f};`), field reads and writes (`p.a`), whole assignment
+//! (`p = q;`), `sizeof`, and parameters of functions and kernels passed by value.
+//!
+//! A struct variable is one local per field (consecutive local ids, like `dim3`); a struct
+//! parameter is one IR parameter per field. Pointers to structs, arrays of structs and structs
+//! returned by functions are not supported (E0801).
+
+use super::*;
+
+/// A struct type: its name (for messages) and its fields.
+pub(crate) struct StructDef {
+    pub(crate) name: String,
+    pub(crate) fields: Vec<(String, ScalarTy)>,
+}
+
+impl StructDef {
+    /// `sizeof` with C's layout: each field aligned to its size, the whole to the largest.
+    pub(crate) fn size(&self) -> u64 {
+        let mut at = 0u64;
+        let mut align = 1u64;
+        for (_, t) in &self.fields {
+            let s = size_of(*t);
+            at = at.div_ceil(s) * s + s;
+            align = align.max(s);
+        }
+        at.div_ceil(align).max(1) * align
+    }
+}
+
+impl Lx {
+    /// The struct a type node names (`struct P`, or a `typedef` name), if it names one.
+    pub(crate) fn struct_type(&self, t: Node, src: &Src) -> Option<usize> {
+        match t.kind() {
+            "struct_specifier" => {
+                let name = t.child_by_field_name("name")?;
+                self.struct_names.get(&format!("struct {}", self.text(name, src))).copied()
+            }
+            "type_identifier" => self.struct_names.get(self.text(t, src)).copied(),
+            _ => None,
+        }
+    }
+
+    /// A file-level `struct P {…};` or `typedef struct [P] {…} Q;` / `typedef struct P Q;`.
+    pub(crate) fn struct_item(&mut self, n: Node, src: &Src) -> R<()> {
+        let (spec, alias) = match n.kind() {
+            "type_definition" => {
+                let spec = self.child(n, "type", src)?;
+                let d = self.child(n, "declarator", src)?;
+                if spec.kind() != "struct_specifier" || d.kind() != "type_identifier" {
+                    return Err(self.unsupported(n, src, "this `typedef`"));
+                }
+                (spec, Some(self.text(d, src).to_string()))
+            }
+            _ => (n, None),
+        };
+        let tag = spec.child_by_field_name("name").map(|x| format!("struct {}", self.text(x, src)));
+        let id = match spec.child_by_field_name("body") {
+            Some(body) => {
+                let mut fields = Vec::new();
+                let mut c = body.walk();
+                for f in body.named_children(&mut c) {
+                    if f.kind() == "comment" {
+                        continue;
+                    }
+                    if f.kind() != "field_declaration" {
+                        return Err(self.unsupported(f, src, "this struct member"));
+                    }
+                    let t = self.scalar_type(self.child(f, "type", src)?, src)?;
+                    let mut c2 = f.walk();
+                    for d in f.children_by_field_name("declarator", &mut c2) {
+                        if d.kind() != "field_identifier" {
+                            return Err(self.unsupported(d, src, "struct members other than scalars"));
+                        }
+                        fields.push((self.text(d, src).to_string(), t));
+                    }
+                }
+                if fields.is_empty() {
+                    return Err(self.unsupported(spec, src, "an empty struct"));
+                }
+                let name = alias.clone().or(tag.clone()).unwrap_or_else(|| "struct".to_string());
+                self.structs.push(StructDef { name, fields });
+                self.structs.len() - 1
+            }
+            None => match tag.as_ref().and_then(|t| self.struct_names.get(t)) {
+                Some(id) => *id,
+                None => return Err(self.unsupported(spec, src, "a struct declared without its members")),
+            },
+        };
+        for name in tag.into_iter().chain(alias) {
+            if self.struct_names.insert(name.clone(), id).is_some_and(|old| old != id) {
+                return Err(self.unsupported(n, src, format!("a second definition of `{name}`")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Locals for a struct variable `name` (one per field); returns the first.
+    pub(crate) fn struct_locals(&mut self, name: &str, id: usize, level: Level) -> LocalId {
+        let first = self.f.locals.len();
+        let fields: Vec<(String, ScalarTy)> = self.structs[id].fields.clone();
+        for (f, t) in fields {
+            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t), level);
+        }
+        first
+    }
+
+    /// `P a, b = {1, 2.0f}, c = b;`
+    pub(crate) fn struct_declaration(&mut self, n: Node, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (d, init) = if d.kind() == "init_declarator" {
+                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
+            } else {
+                (d, None)
+            };
+            if d.kind() != "identifier" {
+                return Err(self.unsupported(d, src, "pointers to structs and arrays of structs"));
+            }
+            let name = self.text(d, src);
+            let values = match init {
+                Some(v) => Some(self.struct_value(v, id, src)?),
+                None => None,
+            };
+            self.flush(out);
+            let level = self.level();
+            let first = self.struct_locals(name, id, level);
+            let span = self.span(d, src);
+            match values {
+                Some(vs) => {
+                    for (k, v) in vs.into_iter().enumerate() {
+                        out.push(Stmt::Let { local: first + k, init: Some(v), span });
+                    }
+                }
+                None => {
+                    for k in 0..self.structs[id].fields.len() {
+                        out.push(Stmt::Let { local: first + k, init: None, span });
+                    }
+                }
+            }
+            self.bind(name, Var { local: first, ty: CTy::Struct(id) });
+        }
+        Ok(())
+    }
+
+    /// The field values of a struct value of type `id`: `{a, b}` (missing fields are 0, as in
+    /// C) or another struct variable of the same type.
+    pub(crate) fn struct_value(&mut self, n: Node, id: usize, src: &Src) -> R<Vec<Expr>> {
+        let fields = self.structs[id].fields.clone();
+        match n.kind() {
+            "initializer_list" => {
+                let mut c = n.walk();
+                let parts: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+                if parts.len() > fields.len() {
+                    return Err(self.unsupported(n, src, "more initialisers than the struct has fields"));
+                }
+                let mut out = Vec::new();
+                for (k, (_, t)) in fields.iter().enumerate() {
+                    match parts.get(k) {
+                        Some(p) if p.kind() == "initializer_pair" => {
+                            return Err(self.unsupported(*p, src, "designated initialisers"));
+                        }
+                        Some(p) => {
+                            let (e, et) = self.rvalue(*p, src)?;
+                            out.push(self.convert(e, et, CTy::S(*t), *p, src)?);
+                        }
+                        None => out.push(zero(*t)),
+                    }
+                }
+                Ok(out)
+            }
+            "parenthesized_expression" => {
+                let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
+                self.struct_value(inner, id, src)
+            }
+            "identifier" => match self.lookup(self.text(n, src)) {
+                Some(Var { local, ty: CTy::Struct(other) }) if other == id => {
+                    let span = self.span(n, src);
+                    Ok((0..fields.len()).map(|k| Expr::Load(Place::local(local + k, span))).collect())
+                }
+                Some(_) => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
+                None => Err(self.unknown(n, src)),
+            },
+            _ => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
+        }
+    }
+
+    /// `v.f` of a struct or `dim3` variable, if `n` is one: the field's place and type.
+    pub(crate) fn var_field(&self, n: Node, src: &Src) -> R<Option<(Place, ScalarTy)>> {
+        if let Some(p) = self.dim3_field(n, src)? {
+            return Ok(Some((p, ScalarTy::U32)));
+        }
+        let arg = self.child(n, "argument", src)?;
+        let arg = if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
+        if arg.kind() != "identifier" {
+            if arg.kind() == "subscript_expression" || self.text(self.child(n, "operator", src)?, src) == "->" {
+                return Err(self.unsupported(n, src, "pointers to structs and arrays of structs"));
+            }
+            return Ok(None);
+        }
+        let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(arg, src)) else { return Ok(None) };
+        if self.text(self.child(n, "operator", src)?, src) != "." {
+            return Err(self.unsupported(n, src, "`->` on a struct value"));
+        }
+        let field = self.text(self.child(n, "field", src)?, src);
+        let def = &self.structs[id];
+        let Some(k) = def.fields.iter().position(|(f, _)| f == field) else {
+            return Err(self.unsupported(n, src, format!("`{}` has no field `{field}`", def.name)));
+        };
+        Ok(Some((Place::local(local + k, self.span(n, src)), def.fields[k].1)))
+    }
+}

@@ -1,0 +1,77 @@
+//! The C types of the subset and their mapping to IR types; conversions between them.
+
+use super::*;
+
+pub(crate) fn size_of(t: ScalarTy) -> u64 {
+    match t {
+        ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 => 8,
+        ScalarTy::Bool => 1,
+        _ => 4,
+    }
+}
+
+pub(crate) fn zero(t: ScalarTy) -> Expr {
+    match t {
+        ScalarTy::F32 | ScalarTy::F64 => Expr::Lit(Lit::Float(0.0, t)),
+        _ => Expr::Lit(Lit::Int(0, t)),
+    }
+}
+
+pub(crate) fn int(v: u128, t: ScalarTy) -> Expr {
+    Expr::Lit(Lit::Int(v, t))
+}
+
+pub(crate) fn cast(e: Expr, from: ScalarTy, to: ScalarTy) -> Expr {
+    if from == to {
+        e
+    } else {
+        Expr::Cast(Box::new(e), to)
+    }
+}
+
+/// C's usual arithmetic conversions, on the scalar types of the subset.
+pub(crate) fn arith(a: ScalarTy, b: ScalarTy) -> ScalarTy {
+    use ScalarTy::*;
+    for t in [F64, F32, U64, I64, U32] {
+        if a == t || b == t {
+            return t;
+        }
+    }
+    I32
+}
+
+/// A pointer to a flat array of `t` in `mem`: owning for host variables (`malloc`, `cudaMalloc`,
+/// local arrays), a reference for kernel parameters and shared memory. The length is not known
+/// statically; `sim` checks every access against the buffer's real length.
+pub(crate) fn array_ptr(t: ScalarTy, mem: Mem, owned: bool) -> Ty {
+    let arr = Box::new(Ty::Array { elem: Box::new(Ty::Scalar(t)), len: IExpr::Const(0) });
+    if owned {
+        Ty::Owned(arr, mem)
+    } else {
+        Ty::Ref(arr, mem)
+    }
+}
+
+impl Lx {
+    pub(crate) fn scalar_type(&self, n: Node, src: &Src) -> R<ScalarTy> {
+        let t = self.text(n, src).split_whitespace().collect::<Vec<_>>().join(" ");
+        Ok(match t.as_str() {
+            "int" | "signed" | "signed int" | "cudaError_t" => ScalarTy::I32,
+            "unsigned" | "unsigned int" => ScalarTy::U32,
+            "long long" | "long long int" | "long" | "long int" => ScalarTy::I64,
+            "unsigned long long" | "unsigned long" | "size_t" | "unsigned long long int" => ScalarTy::U64,
+            "float" => ScalarTy::F32,
+            "double" => ScalarTy::F64,
+            _ => return Err(self.unsupported(n, src, format!("the type `{t}`"))),
+        })
+    }
+
+    /// Converts a value between C types of the subset (implicitly, as an assignment does).
+    pub(crate) fn convert(&self, e: Expr, from: CTy, to: CTy, n: Node, src: &Src) -> R<Expr> {
+        match (from, to) {
+            (CTy::S(a), CTy::S(b)) => Ok(cast(e, a, b)),
+            (CTy::Ptr(a), CTy::Ptr(b)) if a == b => Ok(e),
+            _ => Err(self.unsupported(n, src, "converting between pointers and numbers")),
+        }
+    }
+}

@@ -1,0 +1,11 @@
+// Arrays of structs (and pointers to them) are not supported yet: refused (E0801).
+typedef struct {
+    float x;
+    float y;
+} Vec2;
+
+__global__ void k(Vec2 *v) {
+    v[threadIdx.x].x = 1.0f;
+}
+
+int main(void) { return 0; }
