@@ -2,7 +2,8 @@
 //! `cpu` device: an IR program whose 64 threads apply every operation to one element each prints
 //! the same on both, for every element type the front end allows.
 
-use strata_diag::{FileId, Span};
+mod common;
+use strata_diag::Span;
 use strata_ir::ir::{
     AtomicOp, Builtin, DimName, Expr, FnKind, Function, IExpr, Level, Lit, Local, Mem, PathStep, Place, Program,
     ScalarTy, Stmt, Ty,
@@ -91,31 +92,18 @@ fn program(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> Program {
     }
     main_body.push(Stmt::Free { local: 1, gpu: true, span: Span::DUMMY });
     main_body.push(Stmt::Free { local: 0, gpu: false, span: Span::DUMMY });
-    let main = Function {
-        name: "main".into(),
-        kind: FnKind::Host,
-        nat_params: Vec::new(),
-        nat_max: Default::default(),
-        params: Vec::new(),
-        locals: vec![
+    let main = common::host_main(
+        vec![
             Local { name: "h".into(), ty: Ty::Owned(arr(()), Mem::Cpu), level: Level::Host },
             Local { name: "d".into(), ty: Ty::Owned(arr(()), Mem::GpuGlobal), level: Level::Host },
         ],
-        body: main_body,
-        ret: Ty::Scalar(ScalarTy::Unit),
-        span: Span::DUMMY,
-        shrd_params: Vec::new(),
-    };
+        main_body,
+    );
     Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() }
 }
 
 fn on_both(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> String {
-    let p = program(t, ops);
-    let mut sim = Vec::new();
-    strata_sim::run(&p, &strata_sim::Options::default(), &mut sim).unwrap();
-    let mut cpu = Vec::new();
-    strata_cpu::run(&p, FileId(0), &mut cpu, &strata_cpu::RunOptions::default()).unwrap();
-    let (sim, cpu) = (String::from_utf8(sim).unwrap(), String::from_utf8(cpu).unwrap());
+    let (sim, cpu) = common::output_on_both_devices(&program(t, ops));
     assert_eq!(sim, cpu, "{t:?}: sim and cpu differ");
     sim
 }

@@ -2,8 +2,9 @@
 //! the `cpu` device: every function on many inputs, printed with enough digits to tell any two
 //! floats apart (`%.9g` for `float`, `%.17g` for `double`).
 
-use strata_diag::{FileId, Span};
-use strata_ir::ir::{Builtin, Expr, FnKind, Function, Lit, MathFn, Program, ScalarTy, Stmt, Ty};
+mod common;
+use strata_diag::Span;
+use strata_ir::ir::{Builtin, Expr, Lit, MathFn, Program, ScalarTy, Stmt};
 
 #[test]
 fn math_functions_agree_bit_for_bit_on_sim_and_cpu() {
@@ -27,24 +28,9 @@ fn math_functions_agree_bit_for_bit_on_sim_and_cpu() {
             }
         }
     }
-    let main = Function {
-        name: "main".into(),
-        kind: FnKind::Host,
-        nat_params: Vec::new(),
-        nat_max: Default::default(),
-        params: Vec::new(),
-        locals: Vec::new(),
-        body,
-        ret: Ty::Scalar(ScalarTy::Unit),
-        span: Span::DUMMY,
-        shrd_params: Vec::new(),
-    };
+    let main = common::host_main(Vec::new(), body);
     let p = Program { functions: vec![main], entry: Some(0), ..Default::default() };
-    let mut sim = Vec::new();
-    strata_sim::run(&p, &strata_sim::Options::default(), &mut sim).unwrap();
-    let mut cpu = Vec::new();
-    strata_cpu::run(&p, FileId(0), &mut cpu, &strata_cpu::RunOptions::default()).unwrap();
-    let (sim, cpu) = (String::from_utf8(sim).unwrap(), String::from_utf8(cpu).unwrap());
+    let (sim, cpu) = common::output_on_both_devices(&p);
     for (a, b) in sim.lines().zip(cpu.lines()) {
         assert_eq!(a, b, "sim and cpu differ");
     }

@@ -1,8 +1,9 @@
 //! `Builtin::PrintFormatted` (CUDA-C's `printf` conversions with flags, width and precision)
 //! writes the same bytes on `sim` as C's library does on the `cpu` device.
 
-use strata_diag::{FileId, Span};
-use strata_ir::ir::{Builtin, Expr, FnKind, Function, Lit, Program, ScalarTy, Stmt, Ty};
+mod common;
+use strata_diag::Span;
+use strata_ir::ir::{Builtin, Expr, Lit, Program, ScalarTy, Stmt};
 
 fn print(spec: &str, v: Expr) -> Vec<Stmt> {
     let s = |t: &str| Expr::Lit(Lit::Str(t.to_string()));
@@ -51,24 +52,9 @@ fn formatted_prints_agree_on_sim_and_cpu() {
             body.extend(print(spec, int(x, t)));
         }
     }
-    let main = Function {
-        name: "main".into(),
-        kind: FnKind::Host,
-        nat_params: Vec::new(),
-        nat_max: Default::default(),
-        params: Vec::new(),
-        locals: Vec::new(),
-        body,
-        ret: Ty::Scalar(ScalarTy::Unit),
-        span: Span::DUMMY,
-        shrd_params: Vec::new(),
-    };
+    let main = common::host_main(Vec::new(), body);
     let p = Program { functions: vec![main], entry: Some(0), ..Default::default() };
-    let mut sim = Vec::new();
-    strata_sim::run(&p, &strata_sim::Options::default(), &mut sim).unwrap();
-    let mut cpu = Vec::new();
-    strata_cpu::run(&p, FileId(0), &mut cpu, &strata_cpu::RunOptions::default()).unwrap();
-    let (sim, cpu) = (String::from_utf8(sim).unwrap(), String::from_utf8(cpu).unwrap());
+    let (sim, cpu) = common::output_on_both_devices(&p);
     for (a, b) in sim.lines().zip(cpu.lines()) {
         assert_eq!(a, b, "sim and cpu differ");
     }
