@@ -1906,14 +1906,19 @@ fn generate(seed: u64) -> Program {
     g.indent -= 1;
     g.line("}");
     g.line("");
-    // The host program.
-    let zeros = shape.iter().rev().fold("0".to_string(), |inner, n| format!("[{inner}; {n}]"));
+    // The host program; sometimes with its outer extent a size bound at run time
+    // (`let n0: nat = …`), which the launch needs an `if` to relate to the kernel's constant.
+    let run_time = g.rng.chance(30);
+    let outer = if run_time { "n0".to_string() } else { shape[0].to_string() };
+    let mut dims: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+    dims[0] = outer.clone();
+    let zeros = dims.iter().rev().fold("0".to_string(), |inner, n| format!("[{inner}; {n}]"));
     let fill = |g: &mut Gen, name: &str, mul: usize, add: usize, modulo: usize| {
         if shape.len() == 1 {
-            g.line(&format!("for i in 0..{} {{", shape[0]));
+            g.line(&format!("for i in 0..{outer} {{"));
             g.line(&format!("    {name}[i] = ((i * {mul} + {add}) % {modulo}) as i32;"));
         } else {
-            g.line(&format!("for i in 0..{} {{", shape[0]));
+            g.line(&format!("for i in 0..{outer} {{"));
             g.line(&format!("    for j in 0..{} {{", shape[1]));
             g.line(&format!("        {name}[i][j] = (((i * {} + j) * {mul} + {add}) % {modulo}) as i32;", shape[1]));
             g.line("    }");
@@ -1922,13 +1927,25 @@ fn generate(seed: u64) -> Program {
     };
     g.line("fn main() -[t: cpu.thread]-> () {");
     g.indent += 1;
+    if run_time {
+        g.mark("run-time size (let n: nat) related to the kernel's by an if");
+        g.line(&format!("let len0: u64 = {};", shape[0]));
+        g.line("let n0: nat = len0;");
+    }
     g.line(&format!("let mut ha = CpuHeap::new({zeros});"));
     fill(&mut g, "ha", 7, 3, 100);
     g.line(&format!("let mut hb = CpuHeap::new({zeros});"));
     fill(&mut g, "hb", 13, 5, 50);
     g.line("let da = GpuGlobal::alloc_copy(&shrd ha);");
     g.line("let mut db = GpuGlobal::alloc_copy(&shrd hb);");
-    g.line(&format!("k::<<<{}, {}>>>(&shrd da, &uniq db);", xy(&gdims), xy(&tdims)));
+    let launch = format!("k::<<<{}, {}>>>(&shrd da, &uniq db);", xy(&gdims), xy(&tdims));
+    if run_time {
+        g.line(&format!("if n0 == {} {{", shape[0]));
+        g.line(&format!("    {launch}"));
+        g.line("}");
+    } else {
+        g.line(&launch);
+    }
     g.line("copy_mem_to_host(&shrd db, &uniq hb);");
     g.line("println(hb);");
     g.indent -= 1;

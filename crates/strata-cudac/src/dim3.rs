@@ -67,7 +67,10 @@ impl Lx {
                 self.dim3_parts(n, &args, src)
             }
             "identifier" if matches!(self.lookup(self.text(n, src)), Some(Var { ty: CTy::Dim3, .. })) => {
-                let Some(Var { local, .. }) = self.lookup(self.text(n, src)) else { unreachable!() };
+                let local = match self.lookup(self.text(n, src)) {
+                    Some(Var { local, .. }) => local,
+                    None => return Err(self.unsupported(n, src, "an unknown `dim3` variable")),
+                };
                 let span = self.span(n, src);
                 Ok([0, 1, 2].map(|k| Expr::Load(Place::local(local + k, span))))
             }
