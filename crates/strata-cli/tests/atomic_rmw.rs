@@ -92,7 +92,7 @@ fn program(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> Program {
     }
     main_body.push(Stmt::Free { local: 1, gpu: true, span: Span::DUMMY });
     main_body.push(Stmt::Free { local: 0, gpu: false, span: Span::DUMMY });
-    let main = common::host_main(
+    let main = Function::host_main(
         vec![
             Local { name: "h".into(), ty: Ty::Owned(arr(()), Mem::Cpu), level: Level::Host },
             Local { name: "d".into(), ty: Ty::Owned(arr(()), Mem::GpuGlobal), level: Level::Host },

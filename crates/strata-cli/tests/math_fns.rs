@@ -4,7 +4,7 @@
 
 mod common;
 use strata_diag::Span;
-use strata_ir::ir::{Builtin, Expr, Lit, MathFn, Program, ScalarTy, Stmt};
+use strata_ir::ir::{Builtin, Expr, Function, Lit, MathFn, Program, ScalarTy, Stmt};
 
 #[test]
 fn math_functions_agree_bit_for_bit_on_sim_and_cpu() {
@@ -28,7 +28,7 @@ fn math_functions_agree_bit_for_bit_on_sim_and_cpu() {
             }
         }
     }
-    let main = common::host_main(Vec::new(), body);
+    let main = Function::host_main(Vec::new(), body);
     let p = Program { functions: vec![main], entry: Some(0), ..Default::default() };
     let (sim, cpu) = common::output_on_both_devices(&p);
     for (a, b) in sim.lines().zip(cpu.lines()) {

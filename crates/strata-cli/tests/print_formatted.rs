@@ -3,7 +3,7 @@
 
 mod common;
 use strata_diag::Span;
-use strata_ir::ir::{Builtin, Expr, Lit, Program, ScalarTy, Stmt};
+use strata_ir::ir::{Builtin, Expr, Function, Lit, Program, ScalarTy, Stmt};
 
 fn print(spec: &str, v: Expr) -> Vec<Stmt> {
     let s = |t: &str| Expr::Lit(Lit::Str(t.to_string()));
@@ -52,7 +52,7 @@ fn formatted_prints_agree_on_sim_and_cpu() {
             body.extend(print(spec, int(x, t)));
         }
     }
-    let main = common::host_main(Vec::new(), body);
+    let main = Function::host_main(Vec::new(), body);
     let p = Program { functions: vec![main], entry: Some(0), ..Default::default() };
     let (sim, cpu) = common::output_on_both_devices(&p);
     for (a, b) in sim.lines().zip(cpu.lines()) {

@@ -218,18 +218,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
     body.extend(frees);
     body.push(Stmt::Return(None));
     // The file's own `main`, if any, stays in the program but is not run.
-    p.functions.push(ir::Function {
-        name: "main".to_string(),
-        kind: FnKind::Host,
-        nat_params: Vec::new(),
-        nat_max: Default::default(),
-        params: Vec::new(),
-        locals,
-        body,
-        ret: Ty::Scalar(ScalarTy::Unit),
-        span,
-        shrd_params: Vec::new(),
-    });
+    p.functions.push(ir::Function { span, ..ir::Function::host_main(locals, body) });
     p.entry = Some(p.functions.len() - 1);
     Ok(p)
 }

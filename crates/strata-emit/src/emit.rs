@@ -1890,18 +1890,7 @@ mod tests {
             span: Span::DUMMY,
             shrd_params: Vec::new(),
         };
-        let main = Function {
-            name: "main".into(),
-            kind: FnKind::Host,
-            nat_params: Vec::new(),
-            nat_max: Default::default(),
-            params: Vec::new(),
-            locals: Vec::new(),
-            body: Vec::new(),
-            ret: Ty::Scalar(ScalarTy::Unit),
-            span: Span::DUMMY,
-            shrd_params: Vec::new(),
-        };
+        let main = Function::host_main(Vec::new(), Vec::new());
         Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() }
     }
 
@@ -1950,18 +1939,7 @@ mod tests {
             span: Span::DUMMY,
             shrd_params: Vec::new(),
         };
-        let main = Function {
-            name: "main".into(),
-            kind: FnKind::Host,
-            nat_params: Vec::new(),
-            nat_max: Default::default(),
-            params: Vec::new(),
-            locals: Vec::new(),
-            body: Vec::new(),
-            ret: Ty::Scalar(ScalarTy::Unit),
-            span: Span::DUMMY,
-            shrd_params: Vec::new(),
-        };
+        let main = Function::host_main(Vec::new(), Vec::new());
         let p = Program { functions: vec![f, main], entry: Some(1), ..Default::default() };
         for out in [cuda(&p), Emitter::new(&p).emit().unwrap_or_default()] {
             let body = &out[out.find("void show(int32_t* d) {").unwrap_or(0)..];
@@ -2013,18 +1991,7 @@ mod tests {
             span: Span::DUMMY,
             shrd_params: vec![0, 1, 3],
         };
-        let main = Function {
-            name: "main".into(),
-            kind: FnKind::Host,
-            nat_params: Vec::new(),
-            nat_max: Default::default(),
-            params: Vec::new(),
-            locals: Vec::new(),
-            body: Vec::new(),
-            ret: Ty::Scalar(ScalarTy::Unit),
-            span: Span::DUMMY,
-            shrd_params: Vec::new(),
-        };
+        let main = Function::host_main(Vec::new(), Vec::new());
         let p = Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() };
         let out = cuda(&p);
         assert!(

@@ -680,6 +680,23 @@ pub fn leaf(t: &Ty) -> &Ty {
 }
 
 impl Function {
+    /// A host function `main` without parameters or size parameters, returning `()`, with these
+    /// locals and statements (programs built by hand: tests, front ends).
+    pub fn host_main(locals: Vec<Local>, body: Vec<Stmt>) -> Function {
+        Function {
+            name: "main".into(),
+            kind: FnKind::Host,
+            nat_params: Vec::new(),
+            nat_max: Default::default(),
+            params: Vec::new(),
+            locals,
+            body,
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: Vec::new(),
+        }
+    }
+
     /// The type of the memory a place denotes (an element offset selects a scalar of the flat
     /// array, a partial path a sub-array or field).
     pub fn place_ty(&self, p: &Place) -> Ty {

@@ -50,23 +50,6 @@ pub fn compiled_programs() -> Vec<PathBuf> {
     out
 }
 
-/// A host `main` of hand-built IR with these locals and statements (tests of IR builtins that
-/// no Strata source reaches yet, e.g. those of the CUDA-C front end).
-pub fn host_main(locals: Vec<strata_ir::ir::Local>, body: Vec<strata_ir::ir::Stmt>) -> strata_ir::ir::Function {
-    strata_ir::ir::Function {
-        name: "main".into(),
-        kind: strata_ir::ir::FnKind::Host,
-        nat_params: Vec::new(),
-        nat_max: Default::default(),
-        params: Vec::new(),
-        locals,
-        body,
-        ret: strata_ir::ir::Ty::Scalar(strata_ir::ir::ScalarTy::Unit),
-        span: strata_diag::Span::DUMMY,
-        shrd_params: Vec::new(),
-    }
-}
-
 /// What `p` prints on `sim` and on `cpu`, which must run it without error.
 pub fn output_on_both_devices(p: &strata_ir::ir::Program) -> (String, String) {
     let mut sim = Vec::new();
