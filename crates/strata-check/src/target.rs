@@ -462,7 +462,7 @@ pub fn byte_size(t: &Ty) -> Option<Nat> {
             }
             Some(total)
         }
-        Ty::Var(_) | Ty::Ref { .. } | Ty::At(..) | Ty::Nat | Ty::Error => None,
+        Ty::Var(_) | Ty::Ref { .. } | Ty::At(..) | Ty::Nat | Ty::Stream | Ty::Error => None,
     }
 }
 

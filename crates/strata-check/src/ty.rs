@@ -56,6 +56,8 @@ pub enum Ty {
     FloatLit,
     /// A natural number used as a value (a `for` variable, a size); converts to any integer type.
     Nat,
+    /// A stream made by `Stream::new()` (host code only): named, never a value.
+    Stream,
     /// The type of an expression that already produced an error: compatible with everything,
     /// so one mistake is reported once.
     Error,
@@ -88,7 +90,7 @@ impl Ty {
             Ty::Ref { own, .. } => *own == Ownership::Shrd,
             Ty::Tuple(ts) => ts.iter().all(Ty::is_copy),
             Ty::Array(t, _) => t.is_copy(),
-            Ty::At(..) | Ty::ViewArray(..) | Ty::Var(_) => false,
+            Ty::At(..) | Ty::ViewArray(..) | Ty::Var(_) | Ty::Stream => false,
             Ty::IntLit | Ty::FloatLit | Ty::Nat | Ty::Error => true,
         }
     }
@@ -141,6 +143,7 @@ impl fmt::Display for Ty {
             Ty::IntLit => f.write_str("{integer}"),
             Ty::FloatLit => f.write_str("{float}"),
             Ty::Nat => f.write_str("nat"),
+            Ty::Stream => f.write_str("Stream"),
             Ty::Error => f.write_str("{error}"),
         }
     }

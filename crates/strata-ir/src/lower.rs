@@ -691,6 +691,10 @@ impl<'a> FnLower<'_, 'a> {
             }
             cty::Ty::Ref { ty, mem, .. } => Ty::Ref(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::At(ty, mem) => Ty::Owned(Box::new(self.ty(ty, span)), mem_of(mem)),
+            cty::Ty::Stream => {
+                self.err(span, "streams");
+                Ty::Scalar(ScalarTy::Unit)
+            }
             cty::Ty::Var(_) | cty::Ty::Error => {
                 self.err(span, "generic data types");
                 Ty::Scalar(ScalarTy::Unit)

@@ -566,6 +566,9 @@ pub enum GenericArg {
 pub struct Launch {
     pub grid: Dim,
     pub block: Dim,
+    /// The stream the launch is issued on (`<<<grid, block, s>>>`); `None`: the default stream,
+    /// which runs the kernel before the host goes on.
+    pub stream: Option<Ident>,
     /// Extra launch arguments after `;` (shared-memory types to allocate).
     pub shared: Vec<Ty>,
 }

@@ -853,6 +853,9 @@ impl Printer<'_> {
                     parts.push(text(format!("::<{}>", exec_expr(ex))));
                 } else if let Some(l) = launch {
                     let mut s = format!("::<<<{}, {}", dim(&l.grid), dim(&l.block));
+                    if let Some(st) = &l.stream {
+                        s.push_str(&format!(", {}", st.name));
+                    }
                     if !l.shared.is_empty() {
                         let ts: Vec<String> = l.shared.iter().map(ty).collect();
                         s.push_str(&format!("; {}", ts.join(", ")));

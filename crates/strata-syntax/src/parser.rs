@@ -1525,7 +1525,7 @@ impl<'a> Parser<'a> {
         Ok(ExprKind::Call { func, generics, exec, launch, args })
     }
 
-    /// `<<<grid-dim, block-dim; shared types>>>`.
+    /// `<<<grid-dim, block-dim, stream; shared types>>>` (stream and shared types optional).
     fn launch_config(&mut self) -> PResult<Launch> {
         for _ in 0..3 {
             self.expect(Tok::Lt)?;
@@ -1533,6 +1533,7 @@ impl<'a> Parser<'a> {
         let grid = self.dim()?;
         self.expect(Tok::Comma)?;
         let block = self.dim()?;
+        let stream = if self.eat(Tok::Comma) { Some(self.expect_ident("a stream")?) } else { None };
         let mut shared = Vec::new();
         if self.eat(Tok::Semi) {
             while !self.at(Tok::Gt) && !self.at(Tok::Eof) {
@@ -1553,7 +1554,7 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.unexpected("`>>>`"));
         }
-        Ok(Launch { grid, block, shared })
+        Ok(Launch { grid, block, stream, shared })
     }
 
     /// At a `(` in a generic argument list: true if it starts a nat such as `(n + 1) * 2` rather

@@ -451,11 +451,8 @@ fn expr() -> BoxedStrategy<Expr> {
         let block = block_of(stmt);
         let place = place_of(e.clone());
         let compound = prop::sample::select(vec![BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Rem]);
-        let launch = (dim(), dim(), prop::collection::vec(ty(), 0..2)).prop_map(|(grid, block, shared)| Launch {
-            grid,
-            block,
-            shared,
-        });
+        let launch = (dim(), dim(), prop::option::of(ident()), prop::collection::vec(ty(), 0..2))
+            .prop_map(|(grid, block, stream, shared)| Launch { grid, block, stream, shared });
         let call = (
             path(),
             prop::collection::vec(generic_arg(), 0..3),

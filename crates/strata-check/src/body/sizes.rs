@@ -166,6 +166,6 @@ pub(super) fn ty_mentions(ty: &Ty, name: &str) -> bool {
         Ty::Array(t, n) | Ty::ViewArray(t, n) => n.mentions(name) || ty_mentions(t, name),
         Ty::Tuple(ts) => ts.iter().any(|t| ty_mentions(t, name)),
         Ty::Ref { ty, .. } | Ty::At(ty, _) => ty_mentions(ty, name),
-        Ty::Scalar(_) | Ty::Var(_) | Ty::IntLit | Ty::FloatLit | Ty::Nat | Ty::Error => false,
+        Ty::Scalar(_) | Ty::Var(_) | Ty::IntLit | Ty::FloatLit | Ty::Nat | Ty::Stream | Ty::Error => false,
     }
 }
