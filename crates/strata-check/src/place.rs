@@ -325,19 +325,32 @@ fn take_range(steps: &[PStep]) -> Option<(Nat, Option<Nat>)> {
 
 /// Two runs of `take_left`/`take_right` that select parts proven apart (the tree-reduction shape
 /// `take_left::<s>` against `take_left::<2s>.take_right::<s>`).
-fn take_ranges_apart(a: &[PStep], b: &[PStep], facts: &Facts) -> bool {
+pub(crate) fn take_ranges_apart(a: &[PStep], b: &[PStep], facts: &Facts) -> bool {
     let (Some((oa, ea)), Some((ob, eb))) = (take_range(a), take_range(b)) else { return false };
     ea.is_some_and(|e| facts.le(&e, &ob) == Truth::Proven) || eb.is_some_and(|e| facts.le(&e, &oa) == Truth::Proven)
 }
 
 /// Steps that provably select non-overlapping memory.
-fn disjoint(a: &PStep, b: &PStep, facts: &Facts) -> bool {
+pub(crate) fn disjoint(a: &PStep, b: &PStep, facts: &Facts) -> bool {
     match (a, b) {
         (PStep::Field(x), PStep::Field(y)) => x != y,
         // Indices the facts prove different (`i` and `i + 2`, or `i` and `j` with their loop
         // ranges apart).
         (PStep::Index(Some(x)), PStep::Index(Some(y))) => facts.equal(x, y) == Truth::Disproven,
         (PStep::View(x), PStep::View(y)) => disjoint_views(x, y, facts),
+        (PStep::Index(Some(i)), PStep::View(v)) | (PStep::View(v), PStep::Index(Some(i))) => {
+            index_outside_view(i, v, facts)
+        }
+        _ => false,
+    }
+}
+
+/// An element `i` that a `take_left::<k>` (elements `[0, k)`) or `take_right::<k>` (elements
+/// `[k, n)`) of the same array provably does not contain.
+fn index_outside_view(i: &Nat, v: &ViewApp, facts: &Facts) -> bool {
+    match (v.name, v.nats.as_slice()) {
+        ("take_left", [k]) => facts.le(k, i) == Truth::Proven,
+        ("take_right", [k]) => facts.lt(i, k) == Truth::Proven,
         _ => false,
     }
 }

@@ -31,12 +31,15 @@ impl FnCx<'_> {
         }
     }
 
-    /// Whether two places with the same root may overlap (for borrows and loans): they do unless a step tells them
-    /// apart — different fields, or indices the facts prove different (`h[m]` and `h[0]` may be
-    /// the same element). Differing views count as apart, as before (the conflict rule of GPU
-    /// accesses decides those).
+    /// Whether two places with the same root may overlap (for borrows and loans): they do unless a
+    /// step tells them apart — different fields, indices the facts prove different (`h[m]` and
+    /// `h[0]` may be the same element), or views proven disjoint (`take_left::<k>` against
+    /// `take_right::<m>` with `k <= m`, runs of them whose ranges are apart). Any other difference
+    /// (`h.reverse` against `h.take_left::<4>`, a view against an index) overlaps. A selection
+    /// `[[e]]` against any other step is left to the conflict rule of GPU accesses, which decides
+    /// it per thread.
     pub(super) fn steps_may_overlap(&self, a: &[PStep], b: &[PStep]) -> bool {
-        for (x, y) in a.iter().zip(b) {
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
             if x == y {
                 continue;
             }
@@ -45,7 +48,11 @@ impl FnCx<'_> {
                     self.facts.lt(i, j) != Truth::Proven && self.facts.lt(j, i) != Truth::Proven
                 }
                 (PStep::Index(_), PStep::Index(_)) => true,
-                _ => false,
+                (PStep::Select(..), _) | (_, PStep::Select(..)) => false,
+                _ => {
+                    !(crate::place::disjoint(x, y, &self.facts)
+                        || crate::place::take_ranges_apart(&a[k..], &b[k..], &self.facts))
+                }
             };
         }
         true
