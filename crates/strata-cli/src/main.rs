@@ -969,10 +969,6 @@ fn run_cuda_c(
     time_limit: Option<std::time::Duration>,
     format: Format,
 ) -> u8 {
-    if device != Device::Sim {
-        eprintln!("error: CUDA-C files (`.cu`) run only on `--device sim` for now");
-        return EXIT_USAGE;
-    }
     if !defines.is_empty() {
         eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
         return EXIT_USAGE;
@@ -994,7 +990,14 @@ fn run_cuda_c(
         &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match strata_sim::run(&program, opts, &mut out) {
+    let result = match device {
+        Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
+        Device::Cpu => {
+            let run = strata_cpu::RunOptions { time_limit, main_span: None, args: opts.args.clone() };
+            strata_cpu::run(&program, id, &mut out, &run)
+        }
+    };
+    match result {
         Ok(_) => 0,
         Err(d) => {
             use std::io::Write;
