@@ -1395,7 +1395,11 @@ impl<'p> Emitter<'p> {
             }
             Builtin::FillRandom => {
                 let t = self.referent(cx, &args[0]);
-                let len = self.flat_len(cx, &t)?;
+                let len = if self.p.runtime_lengths {
+                    format!("strata_rt_left({}, sizeof({}), {at})", arg(0)?, c_type(leaf(&t), span)?)
+                } else {
+                    self.flat_len(cx, &t)?
+                };
                 let suffix = match leaf(&t) {
                     Ty::Scalar(s) => scalar_suffix(*s),
                     _ => "i32",
