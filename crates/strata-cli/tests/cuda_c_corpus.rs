@@ -171,3 +171,39 @@ fn correct_programs_print_the_same_under_every_schedule() {
         }
     }
 }
+
+/// Every correct program and `//pass` kernel prints on the cpu device exactly what it prints on
+/// `sim` under the default schedule (a kernel-only file: its buffers after the launch, which
+/// `strata run` prints). Figure 1 is among them.
+#[test]
+fn correct_programs_print_the_same_on_cpu() {
+    let (mut same, mut total, mut wrong) = (0, 0, Vec::new());
+    for f in corpus() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if label(&f, &text).is_some() {
+            continue;
+        }
+        total += 1;
+        let run = |device: &str| {
+            let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+                .current_dir(root())
+                .args(["run", "--device", device])
+                .arg(&f)
+                .output()
+                .unwrap();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+        };
+        let sim = run("sim");
+        assert!(sim.0 == 0 && !sim.1.is_empty(), "{} on sim: {sim:?}", f.display());
+        let cpu = run("cpu");
+        if cpu == sim {
+            same += 1;
+        } else {
+            wrong.push(format!("{}: sim {sim:?}\ncpu {cpu:?}", f.display()));
+        }
+    }
+    eprintln!("CUDA-C corpus on cpu: {same} of {total} correct programs and kernels print what they print on sim");
+    assert!(total >= 40, "only {total} correct files");
+    assert!(wrong.is_empty(), "cpu differs from sim:\n{}", wrong.join("\n"));
+}

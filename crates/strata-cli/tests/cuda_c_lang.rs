@@ -1,7 +1,8 @@
 //! CUDA-C language coverage (docs/cuda-c.md): `__device__`/`__host__` functions, `dim3` and 2-D/3-D
 //! launches, pointer arithmetic, atomics and the other constructs of the subset beyond the first
 //! slice (`cuda_c.rs`). Each test runs a program of `tests/cuda_c/` with `strata run` on `sim` and
-//! asserts its output, exit status and diagnostic (code and `.cu` position).
+//! asserts its output, exit status and diagnostic (code and `.cu` position); a correct program
+//! must print the same on the cpu device.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,11 +23,15 @@ fn run(name: &str, extra: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
 
-/// Asserts that `name` runs cleanly and prints `want`, also under random schedules.
+/// Asserts that `name` runs cleanly and prints `want`, also under random schedules and on the
+/// cpu device.
 fn runs_and_prints(name: &str, want: &str) {
     let (code, stdout, stderr) = run(name, &[]);
     assert_eq!((code, stderr.as_str()), (0, ""), "{name}: {stdout}");
     assert_eq!(stdout, want, "{name}");
+    let (code, stdout, stderr) = run(name, &["--device", "cpu"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{name} on cpu: {stdout}");
+    assert_eq!(stdout, want, "{name} on cpu");
     for seed in ["1", "7"] {
         let (code, stdout, stderr) = run(name, &["--schedule", "random", "--seed", seed]);
         assert_eq!((code, stderr.as_str()), (0, ""), "{name}, seed {seed}");

@@ -138,3 +138,123 @@ impl Uniformity {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinOp, DimName, FnKind, Lit, Local, Level, Mem, ScalarTy, Ty};
+    use strata_diag::Span;
+
+    const S: LocalId = 0; // a stride
+    const T: LocalId = 1; // a per-thread value
+    const P: LocalId = 2; // a pointer parameter
+
+    fn load(l: LocalId) -> Expr {
+        Expr::Load(Place::local(l, Span::DUMMY))
+    }
+
+    fn set(l: LocalId, e: Expr) -> Stmt {
+        Stmt::Let { local: l, init: Some(e), span: Span::DUMMY }
+    }
+
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    fn int(v: u128) -> Expr {
+        Expr::Lit(Lit::Int(v, ScalarTy::U32))
+    }
+
+    fn tid() -> Expr {
+        Expr::Nat(IExpr::ThreadIdx(DimName::X))
+    }
+
+    /// A kernel whose one thread region runs `body` (locals `s`, `t`: `u32`; `p`: a pointer).
+    fn kernel(body: Vec<Stmt>) -> Function {
+        let arr = Ty::Array { elem: Box::new(Ty::Scalar(ScalarTy::U32)), len: IExpr::Const(0) };
+        let local = |name: &str, ty: Ty, level| Local { name: name.into(), ty, level };
+        let one = || [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)];
+        Function {
+            name: "k".into(),
+            kind: FnKind::Kernel { grid: one(), block: one(), shared: Vec::new() },
+            nat_params: Vec::new(),
+            nat_max: Default::default(),
+            params: vec![P],
+            locals: vec![
+                local("s", Ty::Scalar(ScalarTy::U32), Level::Thread),
+                local("t", Ty::Scalar(ScalarTy::U32), Level::Thread),
+                local("p", Ty::Ref(Box::new(arr), Mem::GpuGlobal), Level::Block),
+            ],
+            body: vec![Stmt::Threads { set: Vec::new(), body }],
+            ret: Ty::Scalar(ScalarTy::Unit),
+            span: Span::DUMMY,
+            shrd_params: Vec::new(),
+        }
+    }
+
+    /// `s = blockDim.x / 2; while (s > 0) { if (t < s) …; sync; s = s >> 1; }` with `t` from
+    /// `threadIdx.x`, and what `extra` adds before the loop.
+    fn tree_reduction(extra: Vec<Stmt>) -> Function {
+        let half = Expr::Cast(Box::new(Expr::Nat(IExpr::BlockDim(DimName::X) / IExpr::Const(2))), ScalarTy::U32);
+        let mut body = vec![set(T, Expr::Cast(Box::new(tid()), ScalarTy::U32)), set(S, half)];
+        body.extend(extra);
+        body.push(Stmt::While {
+            cond: bin(BinOp::Gt, load(S), int(0)),
+            body: vec![
+                Stmt::If { cond: bin(BinOp::Lt, load(T), load(S)), then: Vec::new(), els: Vec::new(), span: Span::DUMMY },
+                Stmt::Sync { warp: false, span: Span::DUMMY },
+                set(S, bin(BinOp::Shr, load(S), int(1))),
+            ],
+            span: Span::DUMMY,
+        });
+        kernel(body)
+    }
+
+    #[test]
+    fn a_stride_computed_from_the_block_shape_is_uniform() {
+        let u = Uniformity::of(&tree_reduction(Vec::new()));
+        assert!(u.local(S) && u.local(P));
+        assert!(!u.local(T));
+        assert!(u.expr(&bin(BinOp::Gt, load(S), int(0))));
+        assert!(!u.expr(&bin(BinOp::Lt, load(T), load(S))));
+    }
+
+    #[test]
+    fn a_value_from_the_thread_or_memory_or_under_a_thread_condition_is_not() {
+        let from_thread = vec![set(S, bin(BinOp::Add, load(S), load(T)))];
+        let elem = Place {
+            root: P,
+            path: vec![PathStep::Deref, PathStep::Elem(IExpr::Const(0))],
+            checks: Vec::new(),
+            span: Span::DUMMY,
+        };
+        let from_memory = vec![set(S, Expr::Load(elem))];
+        let under_condition = vec![Stmt::If {
+            cond: bin(BinOp::Eq, load(T), int(0)),
+            then: vec![set(S, int(1))],
+            els: Vec::new(),
+            span: Span::DUMMY,
+        }];
+        let referenced = vec![set(T, Expr::Ref(Place::local(S, Span::DUMMY)))];
+        for extra in [from_thread, from_memory, under_condition, referenced] {
+            let u = Uniformity::of(&tree_reduction(extra.clone()));
+            assert!(!u.local(S), "{extra:?}");
+            assert!(!u.expr(&bin(BinOp::Gt, load(S), int(0))), "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn a_loop_counter_is_uniform_when_its_bounds_are() {
+        let body = |hi: IExpr| {
+            kernel(vec![Stmt::For {
+                counter: S,
+                lo: IExpr::Const(0),
+                hi,
+                body: vec![Stmt::Sync { warp: false, span: Span::DUMMY }],
+                span: Span::DUMMY,
+            }])
+        };
+        assert!(Uniformity::of(&body(IExpr::GridDim(DimName::X) * IExpr::BlockIdx(DimName::Y))).local(S));
+        assert!(!Uniformity::of(&body(IExpr::ThreadIdx(DimName::Y))).local(S));
+    }
+}
