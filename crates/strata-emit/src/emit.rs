@@ -1305,6 +1305,10 @@ impl<'p> Emitter<'p> {
         };
         Ok(match b {
             Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
+            Builtin::GlobalAllocCopy if self.p.runtime_lengths && !self.cuda => {
+                let ct = c_type(leaf(&self.referent(cx, &args[0])), span)?;
+                format!("(({ct} *)strata_rt_alloc_copy({}, sizeof({ct}), {at}))", arg(0)?)
+            }
             Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
