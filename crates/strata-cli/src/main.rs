@@ -83,7 +83,7 @@ enum Command {
     /// Run a program's `main`.
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
-        /// semantics; the default, and the only device, for CUDA-C `.cu` files).
+        /// semantics; the default for CUDA-C `.cu` files, which run on `cpu` too).
         #[arg(long, value_enum)]
         device: Option<Device>,
         /// Override a `const` item: `-D N=4096`.

@@ -234,8 +234,5 @@ fn sanitizer_env() -> Vec<(String, String)> {
         eprintln!("cuda_c_corpus: `{cc}` cannot build with {flags}; the cpu runs go without sanitizers");
         return Vec::new();
     }
-    vec![
-        ("STRATA_CFLAGS".to_string(), flags.to_string()),
-        ("ASAN_OPTIONS".to_string(), "detect_leaks=0".to_string()),
-    ]
+    vec![("STRATA_CFLAGS".to_string(), flags.to_string()), ("ASAN_OPTIONS".to_string(), "detect_leaks=0".to_string())]
 }

@@ -1030,7 +1030,12 @@ impl<'p> Emitter<'p> {
                 }
                 _ => format!("UINT64_C({})", xs.len()),
             },
-            _ => return Err(unsupported(cx.span, "an allocation whose length is known neither from its type nor its value")),
+            _ => {
+                return Err(unsupported(
+                    cx.span,
+                    "an allocation whose length is known neither from its type nor its value",
+                ))
+            }
         })
     }
 

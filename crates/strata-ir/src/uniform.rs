@@ -72,7 +72,9 @@ impl Uniformity {
             Expr::Binary(_, a, b) => self.expr(a) && self.expr(b),
             Expr::Builtin(Builtin::Math(..) | Builtin::Sqrt(_), xs, _) => xs.iter().all(|x| self.expr(x)),
             // Memory, atomics, collectives, calls (which may read `threadIdx` or memory).
-            Expr::Builtin(..) | Expr::Call { .. } | Expr::Tuple(_) | Expr::ArrayList(_) | Expr::ArrayRepeat(..) => false,
+            Expr::Builtin(..) | Expr::Call { .. } | Expr::Tuple(_) | Expr::ArrayList(_) | Expr::ArrayRepeat(..) => {
+                false
+            }
         }
     }
 
@@ -109,8 +111,7 @@ impl Uniformity {
             }
             Stmt::Store { place, value } => {
                 // Memory behind a pointer is not a local; a part of a local makes it varying.
-                if !place.path.contains(&PathStep::Deref) && (varying || !place.path.is_empty() || !self.expr(value))
-                {
+                if !place.path.contains(&PathStep::Deref) && (varying || !place.path.is_empty() || !self.expr(value)) {
                     out.insert(place.root);
                 }
             }
@@ -142,7 +143,7 @@ impl Uniformity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinOp, DimName, FnKind, Lit, Local, Level, Mem, ScalarTy, Ty};
+    use crate::ir::{BinOp, DimName, FnKind, Level, Lit, Local, Mem, ScalarTy, Ty};
     use strata_diag::Span;
 
     const S: LocalId = 0; // a stride
@@ -201,7 +202,12 @@ mod tests {
         body.push(Stmt::While {
             cond: bin(BinOp::Gt, load(S), int(0)),
             body: vec![
-                Stmt::If { cond: bin(BinOp::Lt, load(T), load(S)), then: Vec::new(), els: Vec::new(), span: Span::DUMMY },
+                Stmt::If {
+                    cond: bin(BinOp::Lt, load(T), load(S)),
+                    then: Vec::new(),
+                    els: Vec::new(),
+                    span: Span::DUMMY,
+                },
                 Stmt::Sync { warp: false, span: Span::DUMMY },
                 set(S, bin(BinOp::Shr, load(S), int(1))),
             ],

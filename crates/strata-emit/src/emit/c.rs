@@ -437,9 +437,7 @@ fn thread_dependent(s: &Stmt, what: &str) -> E {
     let span = sync_span(s);
     let mut d = Diagnostic::error(
         codes::UNSUPPORTED,
-        format!(
-            "not supported by the cpu device: a barrier inside {what} may differ between the threads of a block"
-        ),
+        format!("not supported by the cpu device: a barrier inside {what} may differ between the threads of a block"),
         span,
         "this barrier; run the program with `--device sim`",
     )
