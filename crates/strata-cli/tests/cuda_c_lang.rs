@@ -141,6 +141,38 @@ fn freeing_an_interior_pointer_or_twice_is_reported() {
 }
 
 #[test]
+fn the_cpu_device_checks_copies_and_frees_against_the_allocations() {
+    // What `sim` reports at these calls, the cpu device reports at the same place (its registry
+    // of allocations), in its own words.
+    let cases = [
+        (
+            "memcpy_kinds",
+            "-1 -1 1 -1 -1 -1 err 0\n0\n",
+            "41:5: error[E0903]: out of bounds: the pointer is past the end of its buffer (or freed)",
+        ),
+        ("free_interior", "", "8:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
+        ("double_free", "", "4:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
+    ];
+    for (name, stdout_want, stderr_want) in cases {
+        let (code, stdout, stderr) = run(name, &["--device", "cpu"]);
+        assert_eq!((code, stdout.as_str()), (1, stdout_want), "{name}: {stderr}");
+        assert_eq!(stderr, format!("tests/cuda_c/{name}.cu:{stderr_want}\n"), "{name}");
+    }
+}
+
+#[test]
+fn a_barrier_some_threads_returned_before_is_passed_on_cpu() {
+    // `sim` reports the divergence; the cpu device does not check it, and the threads still
+    // running pass the barrier: the kernel ends, nothing hangs.
+    let (code, _, stderr) = run("corpus/x_return_before_sync", &[]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[E0902]"), "{stderr}");
+    let (code, stdout, stderr) = run("corpus/x_return_before_sync", &["--device", "cpu", "--time-limit", "60"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(stdout.starts_with("a: "), "{stdout}");
+}
+
+#[test]
 fn every_atomic_on_global_and_shared_memory() {
     runs_and_prints(
         "atomics",
