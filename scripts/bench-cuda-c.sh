@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CUDA-C on sim against the Strata transliterations (docs/cuda-c.md, "Figures"): wall time of
 # `strata run` on sim with race checking, best of $RUNS, for Figure 1, a tree reduction and a
-# stencil over 2^20 elements; then sim's peak memory per element of device memory.
+# stencil over 2^20 elements; the same three on the cpu device against sim; then sim's peak memory
+# per element of device memory.
 # Usage: scripts/bench-cuda-c.sh   (after `cargo build --release -p strata-cli`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,20 @@ row() {
 row figure-1 bench/cuda_c/fig1_large.cu -D N=1048576 -D NBLOCKS=1024 examples/array_sum.strata
 row reduction bench/cuda_c/reduce.cu bench/cuda_c/reduce.strata
 row stencil bench/cuda_c/stencil.cu bench/cuda_c/stencil.strata
+
+# The same CUDA-C programs on the cpu device against sim (the first cpu run builds and caches the
+# executable; the times are of cached runs, like those of sim).
+printf '\n%-12s %10s %10s %8s\n' program sim cpu speedup
+cpurow() {
+    local sim cpu
+    "$S" run --device cpu "$2" > /dev/null 2>&1
+    sim=$(best "$S" run --device sim "$2")
+    cpu=$(best "$S" run --device cpu "$2")
+    printf '%-12s %9ss %9ss %7.1fx\n' "$1" "$sim" "$cpu" "$(awk "BEGIN{print $sim / $cpu}")"
+}
+cpurow figure-1 bench/cuda_c/fig1_large.cu
+cpurow reduction bench/cuda_c/reduce.cu
+cpurow stencil bench/cuda_c/stencil.cu
 
 # Peak RSS (kB) of one launch over N elements, minus the same with 1024, per element.
 rss() {

@@ -156,6 +156,7 @@ fn check_file(
             buffer_len: opts.buffer_len.unwrap_or(threads),
             shared_bytes: opts.shared_bytes,
             args: opts.args.clone(),
+            print_buffers: false,
         };
         match harness::kernel_only(id, text, &launch) {
             Ok(p) => {

@@ -83,7 +83,7 @@ enum Command {
     /// Run a program's `main`.
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
-        /// semantics; the default, and the only device, for CUDA-C `.cu` files).
+        /// semantics; the default for CUDA-C `.cu` files, which run on `cpu` too).
         #[arg(long, value_enum)]
         device: Option<Device>,
         /// Override a `const` item: `-D N=4096`.
@@ -959,8 +959,9 @@ fn run_file(
     }
 }
 
-/// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim`
-/// (docs/cuda-c.md). The `cpu` device and `-D` do not apply to CUDA-C yet.
+/// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim` or `cpu`
+/// (docs/cuda-c.md). A file of kernels without `main` whose GPUVerify header gives the launch
+/// runs that launch and prints the buffers (kernel-only mode). `-D` does not apply.
 fn run_cuda_c(
     file: &std::path::Path,
     device: Device,
@@ -969,10 +970,6 @@ fn run_cuda_c(
     time_limit: Option<std::time::Duration>,
     format: Format,
 ) -> u8 {
-    if device != Device::Sim {
-        eprintln!("error: CUDA-C files (`.cu`) run only on `--device sim` for now");
-        return EXIT_USAGE;
-    }
     if !defines.is_empty() {
         eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
         return EXIT_USAGE;
@@ -982,7 +979,32 @@ fn run_cuda_c(
         Ok(id) => id,
         Err(code) => return code,
     };
-    let mut program = match strata_cudac::lower(id, sources.source(id)) {
+    let text = sources.source(id);
+    let no_main = matches!(strata_cudac::lower_items(id, text), Ok(p) if p.entry.is_none());
+    let lowered = match strata_cudac::harness::header(text) {
+        Ok(Some(h)) if no_main => {
+            let threads = h.grid.iter().chain(&h.block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
+            let launch = strata_cudac::harness::KernelLaunch {
+                kernel: None,
+                grid: h.grid,
+                block: h.block,
+                buffer_len: threads,
+                shared_bytes: 0,
+                args: Vec::new(),
+                print_buffers: true,
+            };
+            match strata_cudac::harness::kernel_only(id, text, &launch) {
+                Ok(p) => Ok(p),
+                Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
+                Err(strata_cudac::harness::HarnessError::Usage(m)) => {
+                    eprintln!("error: {m}");
+                    return EXIT_USAGE;
+                }
+            }
+        }
+        _ => strata_cudac::lower(id, text),
+    };
+    let mut program = match lowered {
         Ok(p) => p,
         Err(d) => {
             report(&[*d], &sources, format);
@@ -994,7 +1016,18 @@ fn run_cuda_c(
         &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match strata_sim::run(&program, opts, &mut out) {
+    let result = match device {
+        Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
+        Device::Cpu => {
+            let run = strata_cpu::RunOptions {
+                time_limit,
+                main_span: main_name_span(&program, &sources),
+                args: opts.args.clone(),
+            };
+            strata_cpu::run(&program, id, &mut out, &run)
+        }
+    };
+    match result {
         Ok(_) => 0,
         Err(d) => {
             use std::io::Write;

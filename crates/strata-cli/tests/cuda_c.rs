@@ -157,9 +157,35 @@ fn unsupported_constructs_never_run() {
 }
 
 #[test]
-fn cuda_c_runs_only_on_sim() {
-    let out = run(&["run", "--device", "cpu", "tests/cuda_c/fig1.cu"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("only on `--device sim`"));
-    assert_eq!(text(&out.stdout), "");
+fn figure_1_prints_the_same_on_the_cpu_device() {
+    let (code, stdout, stderr) = run_short("tests/cuda_c/fig1.cu", &["--device", "cpu"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, format!("{FIG1_INPUT}OUTPUT: 767\n"));
+}
+
+#[test]
+fn a_barrier_under_a_thread_dependent_condition_is_refused_on_cpu() {
+    // Figure 1 with a barrier inside `if (tid < bdim/2)`: the cpu device cannot run the block's
+    // threads as loops split at that barrier, and says so before anything runs.
+    let (code, stdout, stderr) = run_short("tests/cuda_c/fig1_deadlock.cu", &["--device", "cpu"]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "tests/cuda_c/fig1_deadlock.cu:12:5: error[E0801]: not supported by the cpu device: a barrier inside an `if` \
+             whose condition may differ between the threads of a block"
+        ),
+        "{stderr}"
+    );
+    let out = run(&["run", "--device", "cpu", "tests/cuda_c/fig1_deadlock.cu"]);
+    let human = text(&out.stderr);
+    assert!(human.contains("run the program with `--device sim`") && human.contains("11 │"), "{human}");
+}
+
+#[test]
+fn cuda_c_takes_no_defines_on_either_device() {
+    for device in ["sim", "cpu"] {
+        let out = run(&["run", "--device", device, "-D", "N=4", "tests/cuda_c/fig1.cu"]);
+        assert_eq!(out.status.code(), Some(2), "{device}");
+        assert!(text(&out.stderr).contains("`-D` does not apply"), "{device}");
+    }
 }

@@ -171,3 +171,68 @@ fn correct_programs_print_the_same_under_every_schedule() {
         }
     }
 }
+
+/// Every correct program and `//pass` kernel prints on the cpu device exactly what it prints on
+/// `sim` under the default schedule (a kernel-only file: its buffers after the launch, which
+/// `strata run` prints). Figure 1 is among them. The C is built with AddressSanitizer and
+/// UndefinedBehaviorSanitizer where the C compiler can, so that a correct program that touched
+/// memory outside its allocations on cpu would fail here even where its output came out right.
+#[test]
+fn correct_programs_print_the_same_on_cpu() {
+    let sanitizers = sanitizer_env();
+    let (mut same, mut total, mut wrong) = (0, 0, Vec::new());
+    for f in corpus() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if label(&f, &text).is_some() {
+            continue;
+        }
+        total += 1;
+        let run = |device: &str| {
+            let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+                .current_dir(root())
+                .args(["run", "--device", device])
+                .arg(&f)
+                .envs(sanitizers.iter().filter(|_| device == "cpu").cloned())
+                .output()
+                .unwrap();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+        };
+        let sim = run("sim");
+        assert!(sim.0 == 0 && !sim.1.is_empty(), "{} on sim: {sim:?}", f.display());
+        let cpu = run("cpu");
+        if cpu == sim {
+            same += 1;
+        } else {
+            wrong.push(format!("{}: sim {sim:?}\ncpu {cpu:?}", f.display()));
+        }
+    }
+    eprintln!("CUDA-C corpus on cpu: {same} of {total} correct programs and kernels print what they print on sim");
+    assert!(total >= 40, "only {total} correct files");
+    assert!(wrong.is_empty(), "cpu differs from sim:\n{}", wrong.join("\n"));
+}
+
+/// `STRATA_CFLAGS` for ASan and UBSan (leaks not reported: CUDA-C programs may leave memory to
+/// the end of the process) if the C compiler builds and runs a program with them, else nothing.
+fn sanitizer_env() -> Vec<(String, String)> {
+    let flags = "-fsanitize=address,undefined -fno-sanitize-recover=undefined";
+    let dir = std::env::temp_dir().join(format!("strata-cu-sanitizer-probe-{}", std::process::id()));
+    let (src, exe) = (dir.join("probe.c"), dir.join("probe"));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let works = std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::write(&src, "#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n").is_ok()
+        && Command::new(&cc)
+            .args(flags.split(' '))
+            .arg("-o")
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .is_ok_and(|o| o.status.success())
+        && Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=0").output().is_ok_and(|o| o.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    if !works {
+        eprintln!("cuda_c_corpus: `{cc}` cannot build with {flags}; the cpu runs go without sanitizers");
+        return Vec::new();
+    }
+    vec![("STRATA_CFLAGS".to_string(), flags.to_string()), ("ASAN_OPTIONS".to_string(), "detect_leaks=0".to_string())]
+}

@@ -1,7 +1,8 @@
 //! CUDA-C language coverage (docs/cuda-c.md): `__device__`/`__host__` functions, `dim3` and 2-D/3-D
 //! launches, pointer arithmetic, atomics and the other constructs of the subset beyond the first
 //! slice (`cuda_c.rs`). Each test runs a program of `tests/cuda_c/` with `strata run` on `sim` and
-//! asserts its output, exit status and diagnostic (code and `.cu` position).
+//! asserts its output, exit status and diagnostic (code and `.cu` position); a correct program
+//! must print the same on the cpu device.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,11 +23,15 @@ fn run(name: &str, extra: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
 
-/// Asserts that `name` runs cleanly and prints `want`, also under random schedules.
+/// Asserts that `name` runs cleanly and prints `want`, also under random schedules and on the
+/// cpu device.
 fn runs_and_prints(name: &str, want: &str) {
     let (code, stdout, stderr) = run(name, &[]);
     assert_eq!((code, stderr.as_str()), (0, ""), "{name}: {stdout}");
     assert_eq!(stdout, want, "{name}");
+    let (code, stdout, stderr) = run(name, &["--device", "cpu"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{name} on cpu: {stdout}");
+    assert_eq!(stdout, want, "{name} on cpu");
     for seed in ["1", "7"] {
         let (code, stdout, stderr) = run(name, &["--schedule", "random", "--seed", seed]);
         assert_eq!((code, stderr.as_str()), (0, ""), "{name}, seed {seed}");
@@ -133,6 +138,38 @@ fn memcpy_of_all_four_kinds_memset_and_get_last_error() {
 fn freeing_an_interior_pointer_or_twice_is_reported() {
     fails_with("free_interior", "", "8:5: error[E0906]: release of a pointer into `a` that is not its start");
     fails_with("double_free", "", "4:5: error[E0906]: `a` freed a second time");
+}
+
+#[test]
+fn the_cpu_device_checks_copies_and_frees_against_the_allocations() {
+    // What `sim` reports at these calls, the cpu device reports at the same place (its registry
+    // of allocations), in its own words.
+    let cases = [
+        (
+            "memcpy_kinds",
+            "-1 -1 1 -1 -1 -1 err 0\n0\n",
+            "41:5: error[E0903]: out of bounds: the pointer is past the end of its buffer (or freed)",
+        ),
+        ("free_interior", "", "8:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
+        ("double_free", "", "4:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
+    ];
+    for (name, stdout_want, stderr_want) in cases {
+        let (code, stdout, stderr) = run(name, &["--device", "cpu"]);
+        assert_eq!((code, stdout.as_str()), (1, stdout_want), "{name}: {stderr}");
+        assert_eq!(stderr, format!("tests/cuda_c/{name}.cu:{stderr_want}\n"), "{name}");
+    }
+}
+
+#[test]
+fn a_barrier_some_threads_returned_before_is_passed_on_cpu() {
+    // `sim` reports the divergence; the cpu device does not check it, and the threads still
+    // running pass the barrier: the kernel ends, nothing hangs.
+    let (code, _, stderr) = run("corpus/x_return_before_sync", &[]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error[E0902]"), "{stderr}");
+    let (code, stdout, stderr) = run("corpus/x_return_before_sync", &["--device", "cpu", "--time-limit", "60"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(stdout.starts_with("a: "), "{stdout}");
 }
 
 #[test]

@@ -9,7 +9,10 @@
 //! * a scalar parameter takes the value given by `--arg NAME=VALUE`, else a default: integers the
 //!   buffer length (the `n` of the usual `if (i < n)` guard), floating-point numbers `1.0`;
 //! * the kernel is launched once with the given grid and block (1-D to 3-D) and dynamic shared
-//!   memory, then every buffer is freed.
+//!   memory, then every buffer is freed;
+//! * with [`KernelLaunch::print_buffers`] (`strata run` of such a file), every buffer is copied
+//!   back and printed before it is freed, `name: v0 v1 …` on one line each, so that devices can
+//!   be compared on what the kernel computed.
 //!
 //! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
 //! expected verdict and the launch in the first comment lines of the file ([`Header`]).
@@ -32,6 +35,8 @@ pub struct KernelLaunch {
     pub shared_bytes: u64,
     /// Values of scalar parameters, by name (`--arg n=100`).
     pub args: Vec<(String, String)>,
+    /// After the launch, copy every buffer back to the host and print it.
+    pub print_buffers: bool,
 }
 
 /// The expected verdict of a GPUVerify-style test.
@@ -147,6 +152,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
     let mut body = Vec::new();
     let mut args = Vec::new();
     let mut frees = Vec::new();
+    let mut shown = Vec::new();
     let load = |l: usize| Expr::Load(Place::local(l, span));
     for (pos, &param) in k.params.iter().enumerate() {
         let local = &k.locals[param];
@@ -194,6 +200,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                 let copy = Expr::Builtin(Builtin::GlobalAllocCopy, vec![load(host)], span);
                 body.push(Stmt::Let { local: dev, init: Some(copy), span });
                 args.push(load(dev));
+                shown.push((name.clone(), host, dev));
                 frees.push(Stmt::Free { local: dev, gpu: true, span });
                 frees.push(Stmt::Free { local: host, gpu: false, span });
             }
@@ -215,6 +222,30 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
         span,
     });
     debug_assert_eq!(k.nat_params, vec![SMEM_PARAM.to_string()]);
+    if launch.print_buffers {
+        let text = |t: &str| Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str(t.into()))], span));
+        for (name, host, dev) in shown {
+            body.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(dev), load(host)], span)));
+            body.push(text(&format!("{name}:")));
+            let k = locals.len();
+            locals.push(ir::Local { name: format!("{name} index"), ty: Ty::Nat, level: Level::Host });
+            let elem = Place {
+                root: host,
+                path: vec![ir::PathStep::Deref, ir::PathStep::Elem(IExpr::Counter(k))],
+                checks: Vec::new(),
+                span,
+            };
+            let show = Expr::Builtin(Builtin::PrintInline, vec![Expr::Load(elem)], span);
+            body.push(Stmt::For {
+                counter: k,
+                lo: IExpr::Const(0),
+                hi: IExpr::Const(launch.buffer_len),
+                body: vec![text(" "), Stmt::Eval(show)],
+                span,
+            });
+            body.push(text("\n"));
+        }
+    }
     body.extend(frees);
     body.push(Stmt::Return(None));
     // The file's own `main`, if any, stays in the program but is not run.

@@ -93,7 +93,8 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         lx.item(item, &src)?;
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
-    Ok(ir::Program { functions: lx.functions, entry, sources: Vec::new() })
+    // C pointers carry no length: allocations know theirs at run time.
+    Ok(ir::Program { functions: lx.functions, entry, sources: Vec::new(), runtime_lengths: true })
 }
 
 /// Source text of a tree and where its byte 0 lies in the `.cu` file (macro bodies are parsed

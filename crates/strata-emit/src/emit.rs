@@ -164,6 +164,13 @@ struct Cx<'f> {
     /// Host code: the array locals of each enclosing C block, allocated on the heap (a length
     /// from data may not fit the stack) and freed at the block's end.
     heap_arrays: Vec<Vec<String>>,
+    /// Every scalar or pointer local is declared once, at the top of its function (or of its
+    /// thread loop), and each `let` of it is an assignment: the CUDA-C front end binds a local
+    /// with `let` again wherever C assigns it (`p += i`, a flag set in both branches), which a
+    /// C declaration there would shadow. Set for [`Program::runtime_lengths`] programs.
+    predeclared: bool,
+    /// The values of a kernel that are the same in every thread of a block.
+    uniform: strata_ir::uniform::Uniformity,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -391,6 +398,8 @@ impl<'p> Emitter<'p> {
             env: Env::for_function(f, self.cuda),
             narrow32: HashSet::new(),
             heap_arrays: Vec::new(),
+            predeclared: self.p.runtime_lengths,
+            uniform: Default::default(),
         }
     }
 
@@ -530,9 +539,24 @@ impl<'p> Emitter<'p> {
         } else if kernel {
             self.cpu_kernel(&mut cx, f)?;
         } else {
+            if cx.predeclared {
+                let locals: Vec<LocalId> = (0..f.locals.len()).filter(|l| !f.params.contains(l)).collect();
+                self.declare_locals(&cx, &locals, "    ")?;
+            }
             self.stmts(&mut cx, &f.body, 1)?;
         }
         writeln!(self.out, "}}\n").ok();
+        Ok(())
+    }
+
+    /// `T name;` for each of `locals` that [`predeclared`] says is declared up front.
+    fn declare_locals(&mut self, cx: &Cx, locals: &[LocalId], pad: &str) -> Result<(), E> {
+        for &l in locals {
+            if predeclared(cx, l) && !cx.per_thread.contains(&l) {
+                let t = c_type(&cx.f.locals[l].ty, cx.f.span)?;
+                writeln!(self.out, "{pad}{t} {};", cx.names.locals[l]).ok();
+            }
+        }
         Ok(())
     }
 
@@ -572,16 +596,49 @@ impl<'p> Emitter<'p> {
             Stmt::Let { local, init, .. } => {
                 let l = &cx.f.locals[*local];
                 let name = self.local(cx, *local);
-                let declare = !cx.per_thread.contains(local);
+                let declare = !cx.per_thread.contains(local) && !predeclared(cx, *local);
                 match (&l.ty, init) {
                     (Ty::Owned(inner, _), Some(Expr::Builtin(Builtin::HeapNew, args, span))) => {
                         let t = c_type(leaf(inner), *span)?;
-                        let len = self.flat_len(cx, inner)?;
                         let decl = if declare { format!("{t} *") } else { String::new() };
                         let at = self.at(*span);
-                        writeln!(self.out, "{pad}{decl}{name} = ({t} *)strata_alloc({len}, sizeof({t}), {at});").ok();
+                        // Without static lengths the value says how long the allocation is.
+                        let (len, alloc) = match args.first() {
+                            Some(a) if self.p.runtime_lengths => (self.value_len(cx, a)?, "strata_rt_alloc"),
+                            _ => (self.flat_len(cx, inner)?, "strata_alloc"),
+                        };
+                        writeln!(self.out, "{pad}{decl}{name} = ({t} *){alloc}({len}, sizeof({t}), {at});").ok();
                         if let Some(a) = args.first() {
                             self.assign_array(cx, &name, inner, a, ind)?;
+                        }
+                    }
+                    // GPU memory of the cpu device is host memory: a new allocation, registered
+                    // with its length (of the value, or of what the source pointer has left).
+                    (Ty::Owned(inner, _), Some(Expr::Builtin(Builtin::GlobalAllocCopy, args, span)))
+                        if self.p.runtime_lengths && !self.cuda =>
+                    {
+                        let t = c_type(leaf(inner), *span)?;
+                        let decl = if declare { format!("{t} *") } else { String::new() };
+                        let at = self.at(*span);
+                        match args.first() {
+                            Some(Expr::Builtin(Builtin::HeapNew, value, _)) if !value.is_empty() => {
+                                let len = self.value_len(cx, &value[0])?;
+                                writeln!(
+                                    self.out,
+                                    "{pad}{decl}{name} = ({t} *)strata_rt_alloc({len}, sizeof({t}), {at});"
+                                )
+                                .ok();
+                                self.assign_array(cx, &name, inner, &value[0], ind)?;
+                            }
+                            Some(a) => {
+                                let v = self.expr(cx, a)?;
+                                writeln!(
+                                    self.out,
+                                    "{pad}{decl}{name} = ({t} *)strata_rt_alloc_copy({v}, sizeof({t}), {at});"
+                                )
+                                .ok();
+                            }
+                            None => return Err(unsupported(*span, "an allocation without a value")),
                         }
                     }
                     (ty @ Ty::Array { .. }, init) if matches!(cx.f.kind, FnKind::Host) => {
@@ -643,7 +700,7 @@ impl<'p> Emitter<'p> {
             }
             Stmt::For { counter, lo, hi, body, .. } => {
                 // A per-thread counter lives in a `uint64_t` array: its loop stays 64-bit.
-                let declare = !cx.per_thread.contains(counter);
+                let declare = !cx.per_thread.contains(counter) && !predeclared(cx, *counter);
                 let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, declare)?;
                 let c = self.local(cx, *counter);
                 let decl = if declare { format!("{t} ") } else { String::new() };
@@ -711,7 +768,9 @@ impl<'p> Emitter<'p> {
             }
             Stmt::Free { local, gpu, span } => {
                 let name = self.local(cx, *local);
-                if self.cuda && *gpu {
+                if self.p.runtime_lengths && !self.cuda {
+                    writeln!(self.out, "{pad}strata_rt_free({name}, {});", self.at(*span)).ok();
+                } else if self.cuda && *gpu {
                     writeln!(self.out, "{pad}strata_cuda_check(cudaFree({name}), {});", self.at(*span)).ok();
                 } else {
                     writeln!(self.out, "{pad}free({name});").ok();
@@ -949,6 +1008,34 @@ impl<'p> Emitter<'p> {
                 _ => format!("({} * {})", self.iexpr(cx, len)?, self.flat_len(cx, elem)?),
             },
             _ => "UINT64_C(1)".to_string(),
+        })
+    }
+
+    /// The number of scalars of an array value (`[x; n]`, `[a, b, …]`), for allocations whose
+    /// type has no length ([`Program::runtime_lengths`]).
+    fn value_len(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
+        Ok(match e {
+            Expr::ArrayRepeat(x, n) => {
+                let n = self.iexpr(cx, n)?;
+                match **x {
+                    Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
+                        format!("strata_nmul({n}, {}, {})", self.value_len(cx, x)?, self.at(cx.span))
+                    }
+                    _ => n,
+                }
+            }
+            Expr::ArrayList(xs) => match xs.first() {
+                Some(x @ (Expr::ArrayRepeat(..) | Expr::ArrayList(_))) => {
+                    format!("strata_nmul(UINT64_C({}), {}, {})", xs.len(), self.value_len(cx, x)?, self.at(cx.span))
+                }
+                _ => format!("UINT64_C({})", xs.len()),
+            },
+            _ => {
+                return Err(unsupported(
+                    cx.span,
+                    "an allocation whose length is known neither from its type nor its value",
+                ))
+            }
         })
     }
 
@@ -1223,6 +1310,10 @@ impl<'p> Emitter<'p> {
         };
         Ok(match b {
             Builtin::HeapNew => return Err(unsupported(span, "`CpuHeap::new` outside a `let`")),
+            Builtin::GlobalAllocCopy if self.p.runtime_lengths && !self.cuda => {
+                let ct = c_type(leaf(&self.referent(cx, &args[0])), span)?;
+                format!("(({ct} *)strata_rt_alloc_copy({}, sizeof({ct}), {at}))", arg(0)?)
+            }
             Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
                 let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
@@ -1251,6 +1342,11 @@ impl<'p> Emitter<'p> {
                 format!("strata_atomic_store_{}({}, {})", atomic_ty(), arg(0)?, arg(1)?)
             }
             Builtin::AtomicFetchAddAt if self.cuda => format!("atomicAdd({}, {})", elem_at()?, arg(2)?),
+            Builtin::CopyToHost | Builtin::CopyToGpu if self.p.runtime_lengths => {
+                let (dst, src) = if b == Builtin::CopyToHost { (1, 0) } else { (0, 1) };
+                let ct = c_type(leaf(&self.referent(cx, &args[dst])), span)?;
+                format!("strata_rt_copy({}, {}, sizeof({ct}), {at})", arg(dst)?, arg(src)?)
+            }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (dst, src) = if b == Builtin::CopyToHost { (1, 0) } else { (0, 1) };
                 let t = self.referent(cx, &args[dst]);
@@ -1308,7 +1404,11 @@ impl<'p> Emitter<'p> {
             }
             Builtin::FillRandom => {
                 let t = self.referent(cx, &args[0]);
-                let len = self.flat_len(cx, &t)?;
+                let len = if self.p.runtime_lengths {
+                    format!("strata_rt_left({}, sizeof({}), {at})", arg(0)?, c_type(leaf(&t), span)?)
+                } else {
+                    self.flat_len(cx, &t)?
+                };
                 let suffix = match leaf(&t) {
                     Ty::Scalar(s) => scalar_suffix(*s),
                     _ => "i32",
@@ -1688,6 +1788,12 @@ fn shape_mangle(t: &Ty, span: Span) -> Result<String, E> {
 /// The C name of size parameter `n` of the function whose names are `names`.
 fn nat_name(names: &FnNames, n: &str) -> String {
     names.nats.get(n).cloned().unwrap_or_else(|| c_ident(n))
+}
+
+/// Whether local `l` is declared up front ([`Cx::predeclared`]): not arrays held by value,
+/// which keep their declaration (with its allocation) where they are bound.
+fn predeclared(cx: &Cx, l: LocalId) -> bool {
+    cx.predeclared && cx.f.locals.get(l).is_some_and(|x| !matches!(x.ty, Ty::Array { .. }))
 }
 
 /// The per-thread array of a local of a kernel on the cpu device: `<name>_pt_`.

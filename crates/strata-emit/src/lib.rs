@@ -46,6 +46,14 @@ fn narrow_c() -> bool {
 /// host code, with kernels as `__global__` functions and GPU memory through the CUDA runtime.
 pub fn emit_cuda(program: &Program) -> Result<String, Box<Diagnostic>> {
     require_main(program)?;
+    if program.runtime_lengths {
+        return Err(Box::new(Diagnostic::error(
+            codes::UNSUPPORTED,
+            "not supported by the cuda target yet: pointers whose lengths are known only at run time (CUDA-C)",
+            Span::DUMMY,
+            "run it with `--device sim` or `--device cpu`",
+        )));
+    }
     emit::Emitter::new_cuda(program).emit()
 }
 

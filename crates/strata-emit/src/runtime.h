@@ -113,6 +113,74 @@ STRATA_INLINE void *strata_alloc_copy(const void *src, uint64_t count, size_t si
     return p;
 }
 
+/* Allocations whose length only the run time knows (programs whose pointers carry no length:
+   CUDA-C's). Each is registered with its byte length, so that a copy between two pointers copies
+   as much as both allocations hold from where the pointers point (as `sim` does), an interior
+   pointer finds its allocation, and `free` of anything but the start of a live allocation is an
+   error instead of a corrupted heap. Host code only; the list is searched from the newest entry
+   (programs hold few allocations at a time). */
+typedef struct {
+    uintptr_t base;
+    uint64_t bytes;
+} strata_rt_block;
+static strata_rt_block *strata_rt_blocks = NULL;
+static uint64_t strata_rt_count = 0, strata_rt_cap = 0;
+
+STRATA_INLINE void *strata_rt_alloc(uint64_t count, size_t size, strata_pos at) {
+    void *p = strata_alloc(count, size, at);
+    if (strata_rt_count == strata_rt_cap) {
+        uint64_t cap = strata_rt_cap != 0 ? 2 * strata_rt_cap : 64;
+        strata_rt_block *b = (strata_rt_block *)realloc(strata_rt_blocks, (size_t)cap * sizeof(strata_rt_block));
+        if (b == NULL) strata_fail(903, at, "out of memory");
+        strata_rt_blocks = b;
+        strata_rt_cap = cap;
+    }
+    strata_rt_blocks[strata_rt_count].base = (uintptr_t)p;
+    strata_rt_blocks[strata_rt_count].bytes = count * (uint64_t)size;
+    strata_rt_count++;
+    return p;
+}
+
+/* The elements of `size` bytes from `p` to the end of the allocation it points into (0 at its
+   end); a pointer into no live allocation is error E0903 at `at`. */
+STRATA_INLINE uint64_t strata_rt_left(const void *p, size_t size, strata_pos at) {
+    uintptr_t c = (uintptr_t)p;
+    int64_t end = -1;
+    for (uint64_t i = strata_rt_count; i-- > 0;) {
+        strata_rt_block b = strata_rt_blocks[i];
+        if (c >= b.base && c - b.base < b.bytes) return (b.bytes - (c - b.base)) / size;
+        if (c == b.base + b.bytes) end = (int64_t)i;
+    }
+    if (end < 0) strata_fail(903, at, "out of bounds: the pointer is past the end of its buffer (or freed)");
+    return 0;
+}
+
+/* Copies as many elements as both sides hold from where they point. */
+STRATA_INLINE void strata_rt_copy(void *dst, const void *src, size_t size, strata_pos at) {
+    uint64_t n = strata_rt_left(src, size, at), m = strata_rt_left(dst, size, at);
+    memmove(dst, src, (size_t)((n < m ? n : m) * size));
+}
+
+/* A new registered allocation holding the elements from `src` to the end of its allocation. */
+STRATA_INLINE void *strata_rt_alloc_copy(const void *src, size_t size, strata_pos at) {
+    uint64_t n = strata_rt_left(src, size, at);
+    void *p = strata_rt_alloc(n, size, at);
+    memcpy(p, src, (size_t)(n * size));
+    return p;
+}
+
+/* Frees a registered allocation; anything else (an interior pointer, a second free) is E0906. */
+STRATA_INLINE void strata_rt_free(void *p, strata_pos at) {
+    for (uint64_t i = strata_rt_count; i-- > 0;) {
+        if (strata_rt_blocks[i].base == (uintptr_t)p) {
+            strata_rt_blocks[i] = strata_rt_blocks[--strata_rt_count];
+            free(p);
+            return;
+        }
+    }
+    strata_fail(906, at, "free of a pointer that is not the start of a live allocation");
+}
+
 /* The offset `off` of an element whose index `i` was checked against `bound`. */
 STRATA_INLINE STRATA_HD uint64_t strata_chk(uint64_t off, uint64_t i, uint64_t bound, strata_pos at) {
     if (i >= bound) strata_fail_any(903, at, "index out of bounds");

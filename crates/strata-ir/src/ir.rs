@@ -744,6 +744,11 @@ pub struct Program {
     /// `file:line:col`. The lowering has no source text: the driver sets this after lowering
     /// (empty where nobody did, e.g. in unit tests; then errors carry no position).
     pub sources: Vec<SourceFile>,
+    /// The arrays behind references and owning pointers have no static length: their types say
+    /// 0, and an allocation's length is known only at run time (the CUDA-C front end, whose
+    /// pointers carry no length). Backends then take the length of a copy or an allocation from
+    /// the allocation itself (`sim` always does; the C emitter keeps a registry of allocations).
+    pub runtime_lengths: bool,
 }
 
 impl Program {

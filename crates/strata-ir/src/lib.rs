@@ -5,6 +5,7 @@ pub mod ir;
 pub mod library;
 pub mod lower;
 mod thread_dep;
+pub mod uniform;
 pub mod validate;
 
 pub use collectives::expand_warp_collectives;

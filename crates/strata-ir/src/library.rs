@@ -110,7 +110,8 @@ pub fn library(program: &Program, env: &Env, file: FileId) -> Result<Library, Ve
         }
         functions.push(f);
     }
-    let lib_program = Program { functions, entry: None, sources: program.sources.clone() };
+    let lib_program =
+        Program { functions, entry: None, sources: program.sources.clone(), runtime_lengths: program.runtime_lengths };
 
     let mut errors = Vec::new();
     let mut out = Vec::new();

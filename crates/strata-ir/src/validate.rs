@@ -268,14 +268,14 @@ mod tests {
                 ],
             )],
             entry: Some(0),
-            sources: Vec::new(),
+            ..Default::default()
         };
         let errors = validate(&bad).unwrap_err();
         assert_eq!(errors.len(), 2, "{errors:?}");
         let good = Program {
             functions: vec![func(FnKind::Host, vec![Stmt::Let { local: 0, init: None, span: Span::DUMMY }])],
             entry: Some(0),
-            sources: Vec::new(),
+            ..Default::default()
         };
         assert!(validate(&good).is_ok());
     }

@@ -8,6 +8,7 @@
 //! thread code that live across a barrier are per-thread arrays indexed by `tid_`.
 
 use super::*;
+use strata_ir::uniform::Uniformity;
 
 impl Emitter<'_> {
     /// The body of kernel `f` on the cpu device.
@@ -17,6 +18,7 @@ impl Emitter<'_> {
         let mut hoisted = HashSet::new();
         collect_hoisted(&f.body, &mut hoisted);
         cx.hoisted = hoisted;
+        cx.uniform = Uniformity::of(f);
         // Only values that live across a barrier need per-thread storage: a local used in one
         // barrier-free segment only is a plain C local the compiler can keep in a register.
         let mut segments = Vec::new();
@@ -27,6 +29,15 @@ impl Emitter<'_> {
             for st in seg {
                 locals_in_stmt(st, &mut used);
             }
+            for l in used {
+                *seen_in.entry(l).or_insert(0) += 1;
+            }
+        }
+        // The conditions and bounds of control flow around barriers are computed apart from
+        // every segment (by one thread, `uniform_values`).
+        let mut decided = Vec::new();
+        collect_barrier_control(&f.body, &mut decided, false);
+        for used in decided {
             for l in used {
                 *seen_in.entry(l).or_insert(0) += 1;
             }
@@ -114,6 +125,17 @@ impl Emitter<'_> {
         self.labels += 1;
         cx.block_end = Some(end.clone());
         writeln!(self.out, "            {{").ok();
+        if cx.predeclared {
+            // Block-level locals other than parameters and shared memory, once per block.
+            let locals: Vec<LocalId> = (0..f.locals.len())
+                .filter(|l| {
+                    f.locals[*l].level == Level::Block
+                        && !f.params.contains(l)
+                        && !shared.iter().any(|(s, _, _)| s == l)
+                })
+                .collect();
+            self.declare_locals(cx, &locals, "                ")?;
+        }
         self.block_level(cx, &f.body, 4)?;
         writeln!(self.out, "            }}").ok();
         writeln!(self.out, "            {end}: ;").ok();
@@ -186,9 +208,20 @@ impl Emitter<'_> {
             segment.clear();
             match s {
                 Stmt::Sync { .. } => {}
+                Stmt::For { counter, lo, hi, body, .. }
+                    if iexpr_varies(cx, lo, *counter) || iexpr_varies(cx, hi, *counter) =>
+                {
+                    if !(cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi)) {
+                        return Err(thread_dependent(s, "a loop whose bounds"));
+                    }
+                    let b = self.uniform_values(cx, set, &[Uni::Nat(lo), Uni::Nat(hi)], ind)?;
+                    let pad = "    ".repeat(ind);
+                    let c = &cx.names.locals[*counter];
+                    writeln!(self.out, "{pad}for (uint64_t {c} = {}; {c} < {}; {c}++) {{", b[0], b[1]).ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
                 Stmt::For { counter, lo, hi, body, .. } => {
-                    self.check_uniform_iexpr(cx, lo, *counter)?;
-                    self.check_uniform_iexpr(cx, hi, *counter)?;
                     let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
                     let pad = "    ".repeat(ind);
                     let c = &cx.names.locals[*counter];
@@ -213,17 +246,33 @@ impl Emitter<'_> {
                     self.region(cx, set, body, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
+                // Conditions on values each thread holds, proven the same in all: decided by
+                // the first running thread (before every iteration, for a loop).
+                Stmt::If { cond, then, els, .. } if cx.uniform.expr(cond) => {
+                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], ind)?;
+                    let pad = "    ".repeat(ind);
+                    writeln!(self.out, "{pad}if ({}) {{", c[0]).ok();
+                    self.region(cx, set, then, ind + 1)?;
+                    writeln!(self.out, "{pad}}} else {{").ok();
+                    self.region(cx, set, els, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
+                Stmt::While { cond, body, .. } if cx.uniform.expr(cond) => {
+                    let pad = "    ".repeat(ind);
+                    writeln!(self.out, "{pad}for (;;) {{").ok();
+                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], ind + 1)?;
+                    writeln!(self.out, "{pad}    if (!{}) break;", c[0]).ok();
+                    self.region(cx, set, body, ind + 1)?;
+                    writeln!(self.out, "{pad}}}").ok();
+                }
                 Stmt::Threads { set: inner, body } => {
                     let mut all = set.to_vec();
                     all.extend(inner.iter().cloned());
                     self.region(cx, &all, body, ind)?;
                 }
-                _ => {
-                    return Err(unsupported(
-                        sync_span(s),
-                        "a barrier under control flow that depends on the thread (only `unsafe` code can say this)",
-                    ))
-                }
+                Stmt::If { .. } => return Err(thread_dependent(s, "an `if` whose condition")),
+                Stmt::While { .. } => return Err(thread_dependent(s, "a loop whose condition")),
+                _ => return Err(thread_dependent(s, "control flow that")),
             }
         }
         self.thread_loop(cx, set, &segment, ind)
@@ -233,6 +282,27 @@ impl Emitter<'_> {
         if body.is_empty() {
             return Ok(());
         }
+        let mut used = HashSet::new();
+        body.iter().for_each(|s| locals_in_stmt(s, &mut used));
+        let label = self.open_thread_loop(cx, set, &used, ind)?;
+        let saved = cx.next_thread.replace(label.clone());
+        for s in body {
+            self.stmt(cx, s, ind + 1)?;
+        }
+        cx.next_thread = saved;
+        self.close_thread_loop(cx, &label, ind);
+        Ok(())
+    }
+
+    /// The head of a loop over the threads of `set` (not those that returned) whose body uses
+    /// the locals `used`; returns the label that ends one thread's iteration.
+    fn open_thread_loop(
+        &mut self,
+        cx: &mut Cx,
+        set: &[(IExpr, IExpr, IExpr)],
+        used: &HashSet<LocalId>,
+        ind: usize,
+    ) -> Result<String, E> {
         let pad = "    ".repeat(ind);
         let label = format!("next_thread_{}", self.labels);
         self.labels += 1;
@@ -281,31 +351,105 @@ impl Emitter<'_> {
         if cx.returns {
             writeln!(self.out, "{pad}    if (done_[tid_]) continue;").ok();
         }
+        if cx.predeclared {
+            // The thread's own locals of this segment (the rest are per-thread arrays).
+            let mut locals: Vec<LocalId> =
+                used.iter().copied().filter(|l| thread_local(cx, *l) && !cx.f.params.contains(l)).collect();
+            locals.sort();
+            self.declare_locals(cx, &locals, &format!("{pad}    "))?;
+        }
         cx.in_threads = true;
         for t in tests {
             writeln!(self.out, "{pad}    {t}").ok();
         }
-        let saved = cx.next_thread.replace(label.clone());
-        for s in body {
-            self.stmt(cx, s, ind + 1)?;
-        }
-        cx.next_thread = saved;
+        Ok(label)
+    }
+
+    fn close_thread_loop(&mut self, cx: &mut Cx, label: &str, ind: usize) {
+        let pad = "    ".repeat(ind);
         cx.in_threads = false;
         writeln!(self.out, "{pad}    {label}: ;").ok();
         writeln!(self.out, "{pad}}}").ok();
-        Ok(())
     }
 
-    fn check_uniform_iexpr(&self, cx: &Cx, e: &IExpr, own: LocalId) -> Result<(), E> {
-        if iexpr_varies(cx, e, own) {
-            return Err(unsupported(cx.f.span, "a loop containing a barrier whose bounds depend on the thread"));
+    /// Values the block decides control flow around a barrier by, which block-level code cannot
+    /// compute (they are held by each thread) but [`Uniformity`] proves equal in every thread:
+    /// computed by the first thread of `set` still running into block-level temporaries, whose
+    /// names are returned (`bool` for conditions, `uint64_t` for loop bounds). Where every thread
+    /// has returned the temporaries stay 0: a loop or `if` none of them runs.
+    fn uniform_values(
+        &mut self,
+        cx: &mut Cx,
+        set: &[(IExpr, IExpr, IExpr)],
+        values: &[Uni],
+        ind: usize,
+    ) -> Result<Vec<String>, E> {
+        let pad = "    ".repeat(ind);
+        let mut used = HashSet::new();
+        let mut names = Vec::new();
+        for v in values {
+            let name = format!("uniform{}_", self.labels);
+            self.labels += 1;
+            let t = match v {
+                Uni::Cond(e) => {
+                    locals_in_expr(e, &mut used);
+                    "bool"
+                }
+                Uni::Nat(i) => {
+                    locals_in_iexpr(i, &mut used);
+                    "uint64_t"
+                }
+            };
+            writeln!(self.out, "{pad}{t} {name} = 0;").ok();
+            names.push(name);
         }
-        Ok(())
+        let done = format!("uniform_done{}_", self.labels);
+        self.labels += 1;
+        let label = self.open_thread_loop(cx, set, &used, ind)?;
+        for (v, name) in values.iter().zip(&names) {
+            let c = match v {
+                Uni::Cond(e) => self.expr(cx, e)?,
+                Uni::Nat(i) => self.iexpr(cx, i)?,
+            };
+            writeln!(self.out, "{pad}    {name} = {c};").ok();
+        }
+        writeln!(self.out, "{pad}    goto {done};").ok();
+        self.close_thread_loop(cx, &label, ind);
+        writeln!(self.out, "{pad}{done}: ;").ok();
+        Ok(names)
     }
 
     fn uniform_expr(&self, cx: &Cx, e: &Expr) -> bool {
         !expr_varies(cx, e)
     }
+}
+
+/// A value [`Emitter::uniform_values`] computes.
+pub(super) enum Uni<'a> {
+    Cond(&'a Expr),
+    Nat(&'a IExpr),
+}
+
+/// The refusal of a barrier under `what` (control flow) that may depend on the thread: the
+/// block's threads run as loops split at barriers, which needs the whole block to take the same
+/// path ([`Uniformity`] could not prove it). `sim` runs such a kernel and checks it.
+fn thread_dependent(s: &Stmt, what: &str) -> E {
+    let span = sync_span(s);
+    let mut d = Diagnostic::error(
+        codes::UNSUPPORTED,
+        format!("not supported by the cpu device: a barrier inside {what} may differ between the threads of a block"),
+        span,
+        "this barrier; run the program with `--device sim`",
+    )
+    .with_note(
+        "the cpu device runs a block's threads one after another between barriers, so a loop or `if` around a \
+         barrier must go the same way in every thread; a value computed only from constants, parameters, \
+         `blockIdx`, `blockDim`, `gridDim` and such values is, `threadIdx` and values read from memory are not",
+    );
+    if s.span() != Span::DUMMY && s.span() != span {
+        d = d.with_label(s.span(), "the control flow around it");
+    }
+    Box::new(d)
 }
 
 /// Kernel-only code reached for another function: a compiler bug, reported instead of a panic.
@@ -346,6 +490,38 @@ fn collect_segments<'a>(body: &'a [Stmt], out: &mut Vec<Vec<&'a Stmt>>, in_regio
     }
     if in_region {
         out.push(seg);
+    }
+}
+
+/// The locals of each condition or loop bound, in thread regions, of control flow that contains
+/// a barrier.
+fn collect_barrier_control(body: &[Stmt], out: &mut Vec<HashSet<LocalId>>, in_region: bool) {
+    for s in body {
+        if !contains_sync(s) {
+            continue;
+        }
+        let mut used = HashSet::new();
+        match s {
+            Stmt::Threads { body, .. } => collect_barrier_control(body, out, true),
+            Stmt::For { lo, hi, body, .. } => {
+                locals_in_iexpr(lo, &mut used);
+                locals_in_iexpr(hi, &mut used);
+                collect_barrier_control(body, out, in_region);
+            }
+            Stmt::While { cond, body, .. } => {
+                locals_in_expr(cond, &mut used);
+                collect_barrier_control(body, out, in_region);
+            }
+            Stmt::If { cond, then, els, .. } => {
+                locals_in_expr(cond, &mut used);
+                collect_barrier_control(then, out, in_region);
+                collect_barrier_control(els, out, in_region);
+            }
+            _ => {}
+        }
+        if in_region && !used.is_empty() {
+            out.push(used);
+        }
     }
 }
 
