@@ -18,6 +18,7 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod cond;
 mod control;
 mod device;
 mod dim3;
@@ -69,6 +70,7 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`] of a file that may have no `main` (kernel-only mode, [`harness`]).
 pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
+    let text = &cond::resolve(file, text)?;
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
