@@ -63,7 +63,7 @@ impl Lx {
         };
         let ty = match t {
             CTy::S(s) => Ty::Scalar(s),
-            CTy::Ptr(x) => array_ptr(x, if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu }, false),
+            CTy::Ptr(x) => self.elem_ptr(x, if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu }, false),
             _ => return Err(self.unsupported(n, src, "this `?:`")),
         };
         let level = self.level();

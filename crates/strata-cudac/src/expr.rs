@@ -19,7 +19,7 @@ impl Lx {
             },
             "subscript_expression" => {
                 let (p, i) = self.subscript(n, src)?;
-                let t = p.elem;
+                let t = self.scalar_elem(p.elem, n, src)?;
                 // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
                 let i = match (&p.off, i) {
                     (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
@@ -32,7 +32,7 @@ impl Lx {
                 let Some(p) = self.ptr_expr(arg, src)? else {
                     return Err(self.unsupported(arg, src, "dereferencing anything but a pointer"));
                 };
-                let t = p.elem;
+                let t = self.scalar_elem(p.elem, n, src)?;
                 Ok((self.ptr_place(p, None, span), t))
             }
             "field_expression" => match self.var_field(n, src)? {

@@ -111,22 +111,19 @@ impl Lx {
                 }
                 return Err(self.unsupported(p, src, "a parameter without a name"));
             };
-            if let Some(id) = self.struct_type(ty_node, src) {
-                if d.kind() != "identifier" {
-                    return Err(self.unsupported(d, src, "pointers to structs"));
-                }
-                params.push((self.text(d, src).to_string(), CTy::Struct(id)));
-                continue;
-            }
-            let t = self.scalar_type(ty_node, src)?;
-            let (pname, cty) = match d.kind() {
-                "identifier" => (self.text(d, src), CTy::S(t)),
-                "pointer_declarator" => {
+            let elem = match self.struct_type(ty_node, src) {
+                Some(id) => Elem::Struct(id),
+                None => Elem::S(self.scalar_type(ty_node, src)?),
+            };
+            let (pname, cty) = match (d.kind(), elem) {
+                ("identifier", Elem::S(t)) => (self.text(d, src), CTy::S(t)),
+                ("identifier", Elem::Struct(id)) => (self.text(d, src), CTy::Struct(id)),
+                ("pointer_declarator", _) => {
                     let inner = self.child(d, "declarator", src)?;
                     if inner.kind() != "identifier" {
                         return Err(self.unsupported(inner, src, "pointers to pointers"));
                     }
-                    (self.text(inner, src), CTy::Ptr(t))
+                    (self.text(inner, src), CTy::Ptr(elem))
                 }
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
@@ -220,8 +217,8 @@ impl Lx {
             let (ty, level) = match (cty, role) {
                 (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
-                (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
-                (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
+                (CTy::Ptr(t), Role::Kernel) => (self.elem_ptr(*t, Mem::GpuGlobal, false), Level::Block),
+                (CTy::Ptr(t), _) => (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
                 (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_), _) => {
                     return Err(self.unsupported(n, src, "`dim3` parameters"))
                 }

@@ -115,11 +115,18 @@ struct Macro {
     span: Span,
 }
 
-/// A C type of the subset: a scalar, or a pointer to scalars.
+/// What a pointer points to: scalars or structs ([`structs`]; laid out field by field in memory).
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Elem {
+    S(ScalarTy),
+    Struct(usize),
+}
+
+/// A C type of the subset: a scalar, or a pointer to scalars or structs.
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum CTy {
     S(ScalarTy),
-    Ptr(ScalarTy),
+    Ptr(Elem),
     /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
     Dim3,
     /// A `__shared__` scalar variable (never the type of a value): the local points to the

@@ -16,7 +16,7 @@ use super::*;
 pub(crate) struct PtrE {
     pub(crate) root: LocalId,
     pub(crate) off: Option<Expr>,
-    pub(crate) elem: ScalarTy,
+    pub(crate) elem: Elem,
 }
 
 impl Lx {
@@ -34,7 +34,11 @@ impl Lx {
             "cast_expression" => {
                 let td = self.child(n, "type", src)?;
                 let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };
-                let t = self.scalar_type(self.child(td, "type", src)?, src)?;
+                let tn = self.child(td, "type", src)?;
+                let t = match self.struct_type(tn, src) {
+                    Some(id) => Elem::Struct(id),
+                    None => Elem::S(self.scalar_type(tn, src)?),
+                };
                 let value = self.child(n, "value", src)?;
                 match self.ptr_expr(value, src)? {
                     Some(p)
@@ -75,7 +79,7 @@ impl Lx {
                     if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
                 if arg.kind() == "identifier" {
                     if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
-                        return Ok(Some(PtrE { root: local, off: None, elem: t }));
+                        return Ok(Some(PtrE { root: local, off: None, elem: Elem::S(t) }));
                     }
                 }
                 if arg.kind() != "subscript_expression" {
@@ -143,7 +147,7 @@ impl Lx {
     }
 
     /// `p += i`, `p -= i`, `p++`, `p--` for a pointer variable `p`.
-    pub(crate) fn ptr_step(&mut self, local: LocalId, t: ScalarTy, i: Expr, minus: bool, span: Span) -> Stmt {
+    pub(crate) fn ptr_step(&mut self, local: LocalId, t: Elem, i: Expr, minus: bool, span: Span) -> Stmt {
         let p = self.advance(PtrE { root: local, off: None, elem: t }, i, minus);
         Stmt::Let { local, init: Some(self.ptr_value(p, span)), span }
     }
@@ -152,7 +156,7 @@ impl Lx {
     pub(crate) fn ptr_compound(
         &mut self,
         local: LocalId,
-        t: ScalarTy,
+        t: Elem,
         op: &str,
         right: Node,
         n: Node,

@@ -186,21 +186,7 @@ impl Lx {
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
-                "pointer_declarator" if !shared => {
-                    let inner = self.child(d, "declarator", src)?;
-                    if inner.kind() != "identifier" {
-                        return Err(self.unsupported(inner, src, "pointers to pointers"));
-                    }
-                    let name = self.text(inner, src);
-                    let l = self.new_local(name, array_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
-                    let init = match init {
-                        Some(v) => Some(self.pointer_init(v, t, src)?),
-                        None => None,
-                    };
-                    self.flush(out);
-                    out.push(Stmt::Let { local: l, init, span });
-                    self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
-                }
+                "pointer_declarator" if !shared => self.pointer_declaration(d, init, Elem::S(t), src, out)?,
                 "array_declarator" => {
                     if let Some(v) = init {
                         return Err(self.unsupported(v, src, "array initialisers"));
@@ -219,19 +205,9 @@ impl Lx {
                         };
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
                         self.f.shared.push((l, t, len));
-                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
-                    } else if self.f.gpu {
-                        return Err(self.unsupported(d, src, "local arrays in kernels"));
+                        self.bind(name, Var { local: l, ty: CTy::Ptr(Elem::S(t)) });
                     } else {
-                        let Some(s) = size else {
-                            return Err(self.unsupported(d, src, "an array without a size"));
-                        };
-                        let len = IExpr::Const(self.constant(s, src)?);
-                        let l = self.new_local(name, array_ptr(t, Mem::Cpu, true), Level::Host);
-                        let init =
-                            Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
-                        out.push(Stmt::Let { local: l, init: Some(init), span });
-                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+                        self.host_array(d, init, Elem::S(t), src, out)?;
                     }
                 }
                 _ => return Err(self.unsupported(d, src, "this declaration")),
@@ -240,9 +216,67 @@ impl Lx {
         Ok(())
     }
 
+    /// `T *p [= init];` (`T` a scalar or struct type).
+    pub(crate) fn pointer_declaration(
+        &mut self,
+        d: Node,
+        init: Option<Node>,
+        t: Elem,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(d, src);
+        let inner = self.child(d, "declarator", src)?;
+        if inner.kind() != "identifier" {
+            return Err(self.unsupported(inner, src, "pointers to pointers"));
+        }
+        let name = self.text(inner, src);
+        let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
+        let init = match init {
+            Some(v) => Some(self.pointer_init(v, t, src)?),
+            None => None,
+        };
+        self.flush(out);
+        out.push(Stmt::Let { local: l, init, span });
+        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+        Ok(())
+    }
+
+    /// `T a[N];` on the host (a heap buffer of zeros; `T` a scalar or struct type).
+    pub(crate) fn host_array(
+        &mut self,
+        d: Node,
+        init: Option<Node>,
+        t: Elem,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(d, src);
+        if let Some(v) = init {
+            return Err(self.unsupported(v, src, "array initialisers"));
+        }
+        let inner = self.child(d, "declarator", src)?;
+        if inner.kind() != "identifier" {
+            return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
+        }
+        if self.f.gpu {
+            return Err(self.unsupported(d, src, "local arrays in kernels"));
+        }
+        let name = self.text(inner, src);
+        let Some(s) = d.child_by_field_name("size") else {
+            return Err(self.unsupported(d, src, "an array without a size"));
+        };
+        let len = IExpr::Const(self.constant(s, src)?);
+        let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, true), Level::Host);
+        let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(self.elem_zero(t)), len)], span);
+        out.push(Stmt::Let { local: l, init: Some(init), span });
+        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+        Ok(())
+    }
+
     /// The value of a pointer variable's initialiser: `malloc(bytes)` (cast or not) or another
     /// pointer variable.
-    pub(crate) fn pointer_init(&mut self, v: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+    pub(crate) fn pointer_init(&mut self, v: Node, t: Elem, src: &Src) -> R<Expr> {
         let inner = if v.kind() == "cast_expression" { self.child(v, "value", src)? } else { v };
         if inner.kind() == "call_expression" {
             let f = self.child(inner, "function", src)?;
@@ -253,7 +287,8 @@ impl Lx {
                 }
                 let len = self.elements(args[0], t, src)?;
                 let span = self.span(inner, src);
-                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span));
+                let z = self.elem_zero(t);
+                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z), len)], span));
             }
         }
         let (e, et) = self.rvalue(v, src)?;
@@ -298,6 +333,9 @@ impl Lx {
                         out.push(Stmt::Let { local, init: Some(init), span: self.span(n, src) });
                         return Ok(());
                     }
+                }
+                if let Some(()) = self.struct_store(n, left, right, op, src, out)? {
+                    return Ok(());
                 }
                 let (place, pt) = self.place(left, src)?;
                 if op == "=" && self.is_syncthreads_reduce(right, src) {

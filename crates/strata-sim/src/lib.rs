@@ -86,6 +86,20 @@ struct Buffer {
     /// Named after the variable that owns it (otherwise after what allocated it).
     named: bool,
     freed: bool,
+    /// Slots per element: 1, or the fields of an array of tuples (CUDA-C structs in memory),
+    /// so that messages name the element and field rather than the slot.
+    stride: u64,
+}
+
+impl Buffer {
+    /// Slot `off` as the program sees it: `name[i]`, or `name[i]` field `k` in an array of tuples.
+    fn at(&self, off: u64) -> String {
+        if self.stride > 1 {
+            format!("`{}[{}]` field {}", self.name, off / self.stride, off % self.stride)
+        } else {
+            format!("`{}[{off}]`", self.name)
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -416,6 +430,7 @@ impl Machine<'_, '_> {
                 {
                     // A fresh allocation of tuples: laid out flat, like all memory.
                     if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
+                        self.buffers[*buf].stride = self.slots(ir::leaf(t), f, who)?.max(1);
                         let old = std::mem::take(&mut self.buffers[*buf].data);
                         let mut data = Arr::with_capacity(old.len() as u64);
                         for x in old.iter() {
@@ -1113,11 +1128,16 @@ impl Machine<'_, '_> {
                 let (src, off) = self.pointer(&arg(0), span)?;
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
                 let name = format!("GPU copy of {}", self.buffers[src].name);
+                let stride = self.buffers[src].stride;
                 let from = &self.buffers[src].data;
                 let data = from
                     .slice(off as usize, from.len())
                     .map_err(|e| oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name)))?;
-                Value::Owned { buf: self.alloc(data, Space::Global, name) }
+                let buf = self.alloc(data, Space::Global, name);
+                if off % stride == 0 {
+                    self.buffers[buf].stride = stride;
+                }
+                Value::Owned { buf }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
@@ -1467,7 +1487,7 @@ impl Machine<'_, '_> {
     }
 
     fn alloc(&mut self, data: Arr, space: Space, name: String) -> usize {
-        self.buffers.push(Buffer { data, space, name, named: false, freed: false });
+        self.buffers.push(Buffer { data, space, name, named: false, freed: false, stride: 1 });
         self.buffers.len() - 1
     }
 
@@ -1847,7 +1867,17 @@ impl Machine<'_, '_> {
         if off as usize >= b.data.len() {
             return Err(fail(
                 codes::RUN_OUT_OF_BOUNDS,
-                format!("out of bounds: `{}` has {} elements, the access is at {off}", b.name, b.data.len()),
+                if b.stride > 1 {
+                    format!(
+                        "out of bounds: `{}` has {} elements of {} fields, the access is at {}",
+                        b.name,
+                        b.data.len() as u64 / b.stride,
+                        b.stride,
+                        b.at(off)
+                    )
+                } else {
+                    format!("out of bounds: `{}` has {} elements, the access is at {off}", b.name, b.data.len())
+                },
                 span,
                 "this access",
             ));
@@ -1870,7 +1900,7 @@ impl Machine<'_, '_> {
         if v == Value::Uninit {
             return Err(fail(
                 codes::RUN_UNINIT,
-                format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+                format!("read of uninitialised memory: {}", self.buffers[buf].at(off)),
                 span,
                 "never written before this read",
             ));
@@ -1915,7 +1945,7 @@ impl Machine<'_, '_> {
         };
         fail(
             codes::RUN_UNINIT,
-            format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+            format!("read of uninitialised memory: {}", self.buffers[buf].at(off)),
             acc.span,
             format!(
                 "nothing wrote this element before thread {} of block {} read it",
@@ -1962,10 +1992,9 @@ impl Machine<'_, '_> {
             [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
         };
         let rw = |w: bool| if w { "write" } else { "read" };
-        let name = &self.buffers[buf].name;
         Diagnostic::error(
             codes::RUN_DATA_RACE,
-            format!("data race on `{name}[{off}]` ({})", self.buffers[buf].space.name()),
+            format!("data race on {} ({})", self.buffers[buf].at(off), self.buffers[buf].space.name()),
             now.span,
             format!(
                 "{} by thread {} of block {}",
