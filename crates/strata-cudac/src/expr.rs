@@ -80,6 +80,7 @@ impl Lx {
         let maybe_pointer = match n.kind() {
             "binary_expression" => matches!(op, Some("+" | "-")),
             "pointer_expression" => op == Some("&"),
+            "update_expression" => true,
             "cast_expression" => true,
             _ => false,
         };
@@ -231,6 +232,7 @@ impl Lx {
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
             "call_expression" => self.call_value(n, src),
+            "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),

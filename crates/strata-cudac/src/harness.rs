@@ -14,7 +14,7 @@
 //! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
 //! expected verdict and the launch in the first comment lines of the file ([`Header`]).
 
-use crate::{array_ptr, int, lower_items, R, SMEM_PARAM};
+use crate::{int, lower_items, R, SMEM_PARAM};
 use strata_diag::{Diagnostic, FileId};
 use strata_ir::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Mem, Place, ScalarTy, Stmt, Ty};
 
@@ -162,27 +162,28 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                         "parameter `{name}` has a type kernel-only mode cannot fill"
                     )));
                 };
-                let Ty::Scalar(t) = **elem else {
+                let zero_of = |t: &Ty| match t {
+                    Ty::Scalar(t @ (ScalarTy::F32 | ScalarTy::F64)) => Some(Expr::Lit(Lit::Float(0.0, *t))),
+                    Ty::Scalar(t) => Some(int(0, *t)),
+                    _ => None,
+                };
+                // Scalars, or structs (tuples of scalars, filled field by field).
+                let zero = match &**elem {
+                    Ty::Tuple(ts) => ts.iter().map(zero_of).collect::<Option<Vec<_>>>().map(Expr::Tuple),
+                    t => zero_of(t),
+                };
+                let Some(zero) = zero else {
                     return Err(HarnessError::Usage(format!(
                         "parameter `{name}` has a type kernel-only mode cannot fill"
                     )));
                 };
-                let host = locals.len();
-                locals.push(ir::Local {
-                    name: format!("{name} (host)"),
-                    ty: array_ptr(t, Mem::Cpu, true),
-                    level: Level::Host,
-                });
-                let dev = locals.len();
-                locals.push(ir::Local {
-                    name: name.clone(),
-                    ty: array_ptr(t, Mem::GpuGlobal, true),
-                    level: Level::Host,
-                });
-                let zero = match t {
-                    ScalarTy::F32 | ScalarTy::F64 => Expr::Lit(Lit::Float(0.0, t)),
-                    _ => int(0, t),
+                let buffer = |mem| {
+                    Ty::Owned(Box::new(Ty::Array { elem: elem.clone(), len: IExpr::Const(0) }), mem)
                 };
+                let host = locals.len();
+                locals.push(ir::Local { name: format!("{name} (host)"), ty: buffer(Mem::Cpu), level: Level::Host });
+                let dev = locals.len();
+                locals.push(ir::Local { name: name.clone(), ty: buffer(Mem::GpuGlobal), level: Level::Host });
                 let alloc = Expr::Builtin(
                     Builtin::HeapNew,
                     vec![Expr::ArrayRepeat(Box::new(zero), IExpr::Const(launch.buffer_len))],

@@ -21,6 +21,7 @@
 mod cond;
 mod control;
 mod device;
+mod effects;
 mod dim3;
 mod expr;
 mod func;

@@ -31,6 +31,7 @@ impl Lx {
                 Some(inner) => self.ptr_expr(inner, src)?,
                 None => None,
             },
+            "update_expression" => self.update_pointer(n, src)?,
             "cast_expression" => {
                 let td = self.child(n, "type", src)?;
                 let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };

@@ -1800,7 +1800,13 @@ impl Machine<'_, '_> {
             .collect();
         let b = &self.buffers[buf];
         self.finding =
-            Some(Finding { buffer: Some(b.name.clone()), space: Some(b.space.name()), index: Some(off), accesses });
+            Some(Finding {
+                buffer: Some(b.name.clone()),
+                space: Some(b.space.name()),
+                index: Some(off / b.stride),
+                field: (b.stride > 1).then_some(off % b.stride),
+                accesses,
+            });
     }
 
     /// Records the threads of a barrier divergence: `waiting` at the barrier `span`, and the
@@ -1833,14 +1839,14 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+        self.finding = Some(Finding { buffer: None, space: None, index: None, field: None, accesses });
     }
 
     /// Records the thread `who` (at `span`) behind an error, unless an earlier one was recorded.
     fn note_thread(&mut self, span: Span, who: Who, kind: AccessKind) {
         if self.finding.is_none() && who.gpu {
             let accesses = vec![Access { span, block: who.block, thread: who.thread, kind }];
-            self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+            self.finding = Some(Finding { buffer: None, space: None, index: None, field: None, accesses });
         }
     }
 
