@@ -79,15 +79,33 @@ impl Lx {
                 let arg =
                     if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
                 if arg.kind() == "identifier" {
-                    if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
-                        return Ok(Some(PtrE { root: local, off: None, elem: Elem::S(t) }));
+                    match self.lookup(self.text(arg, src)) {
+                        Some(Var { local, ty: CTy::SharedScalar(t) }) => {
+                            return Ok(Some(PtrE { root: local, off: None, elem: Elem::S(t) }));
+                        }
+                        Some(Var { local, ty: CTy::S(t) }) => {
+                            // `&x` of a local: the IR's reference to the local, which `sim` then
+                            // keeps in a one-element buffer of its own (host memory, or the
+                            // thread's `gpu.local`), so `p[1]` through it is out of bounds.
+                            let span = self.span(n, src);
+                            let mem = if self.f.gpu { Mem::GpuLocal } else { Mem::Cpu };
+                            let level = self.level();
+                            let p = self.new_local("&x", array_ptr(t, mem, false), level);
+                            self.f.pre.push(Stmt::Let {
+                                local: p,
+                                init: Some(Expr::Ref(Place::local(local, span))),
+                                span,
+                            });
+                            return Ok(Some(PtrE { root: p, off: None, elem: Elem::S(t) }));
+                        }
+                        _ => {}
                     }
                 }
                 if arg.kind() != "subscript_expression" {
                     return Err(self.unsupported(
                         n,
                         src,
-                        "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable",
+                        "taking the address of anything but an element (`&p[i]`) or a scalar variable",
                     ));
                 }
                 let (p, i) = self.subscript(arg, src)?;
