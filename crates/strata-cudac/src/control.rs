@@ -59,6 +59,7 @@ impl Lx {
             (CTy::S(ScalarTy::Bool), CTy::S(ScalarTy::Bool)) => CTy::S(ScalarTy::Bool),
             (CTy::S(x), CTy::S(y)) => CTy::S(arith(x, y)),
             (CTy::Ptr(x), CTy::Ptr(y)) if x == y => CTy::Ptr(x),
+            (CTy::Ptr(x), CTy::Null) | (CTy::Null, CTy::Ptr(x)) => CTy::Ptr(x),
             _ => return Err(self.unsupported(n, src, "`?:` with branches of different kinds")),
         };
         let ty = match t {

@@ -49,7 +49,12 @@ impl Lx {
         match t {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
-            CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
+            // `if (p)`: not null.
+            CTy::Ptr(_) | CTy::Null => {
+                let null = Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src));
+                let eq = Expr::Builtin(Builtin::PtrEq, vec![e, null], self.span(n, src));
+                Ok(Expr::Unary(UnOp::Not, Box::new(eq)))
+            }
             CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
@@ -89,6 +94,12 @@ impl Lx {
                 let t = p.elem;
                 let span = self.span(n, src);
                 return Ok((self.ptr_value(p, span), CTy::Ptr(t)));
+            }
+            // `p - q` is this node's own value only if found at this node (not inside it).
+            if let Some((id, d)) = self.f.ptr_diff.take() {
+                if id == n.id() {
+                    return Ok((d, CTy::S(ScalarTy::I64)));
+                }
             }
         }
         self.rvalue_inner(n, src)
@@ -141,6 +152,9 @@ impl Lx {
                 if name == "warpSize" && self.f.gpu {
                     return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
+                if name == "NULL" || name == "nullptr" {
+                    return Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null));
+                }
                 if name == "cudaSuccess" {
                     return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
@@ -182,6 +196,9 @@ impl Lx {
                 }
                 let a = self.rvalue(left, src)?;
                 let b = self.rvalue(right, src)?;
+                if matches!(a.1, CTy::Ptr(_) | CTy::Null) || matches!(b.1, CTy::Ptr(_) | CTy::Null) {
+                    return self.ptr_compare(op, a, b, n, src);
+                }
                 self.arith_op(op, a, b, n, src)
             }
             "unary_expression" => {
@@ -232,6 +249,8 @@ impl Lx {
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
             "call_expression" => self.call_value(n, src),
+            // `NULL` / `nullptr`, which the grammar reads as a keyword.
+            "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
             "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),

@@ -135,6 +135,8 @@ enum CTy {
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
+    /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
+    Null,
 }
 
 #[derive(Copy, Clone)]
@@ -157,6 +159,9 @@ struct FnState {
     pre: Vec<Stmt>,
     /// The loops and `switch`es around the statement being lowered, innermost last.
     jumps: Vec<control::Jump>,
+    /// `p - q` of two pointers, found by [`Lx::ptr_expr`] (which then gives no pointer), with
+    /// the id of its node.
+    ptr_diff: Option<(usize, Expr)>,
 }
 
 struct Lx {

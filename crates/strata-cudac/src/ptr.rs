@@ -57,8 +57,15 @@ impl Lx {
                 }
                 let (left, right) = (self.child(n, "left", src)?, self.child(n, "right", src)?);
                 if let Some(p) = self.ptr_expr(left, src)? {
-                    if self.ptr_expr(right, src)?.is_some() {
-                        return Err(self.unsupported(n, src, "subtracting or adding two pointers"));
+                    if let Some(q) = self.ptr_expr(right, src)? {
+                        if op == "+" || p.elem != q.elem {
+                            return Err(self.unsupported(n, src, "adding two pointers, or subtracting pointers of different types"));
+                        }
+                        // `p - q`: a number, not a pointer ([`Lx::rvalue`] takes it from here).
+                        let span = self.span(n, src);
+                        let (a, b) = (self.ptr_value(p, span), self.ptr_value(q, span));
+                        self.f.ptr_diff = Some((n.id(), Expr::Builtin(Builtin::PtrDiff, vec![a, b], span)));
+                        return Ok(None);
                     }
                     let i = self.offset(right, src)?;
                     Some(self.advance(p, i, op == "-"))
@@ -186,5 +193,39 @@ impl Lx {
         }
         let i = self.offset(right, src)?;
         Ok(self.ptr_step(local, t, i, op == "-=", self.span(n, src)))
+    }
+}
+
+impl Lx {
+    /// A comparison with a pointer on either side: `p == q`, `p != NULL` (the same element of the
+    /// same allocation, or both null), `p < end` and the other relations (the distance `p - q`,
+    /// which needs both in one allocation, compared with 0).
+    pub(crate) fn ptr_compare(&self, op: BinOp, a: (Expr, CTy), b: (Expr, CTy), n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let span = self.span(n, src);
+        let compatible = match (a.1, b.1) {
+            (CTy::Ptr(x), CTy::Ptr(y)) => x == y,
+            (CTy::Ptr(_) | CTy::Null, CTy::Ptr(_) | CTy::Null) => true,
+            _ => false,
+        };
+        if !compatible {
+            return Err(self.unsupported(n, src, format!("`{}` of a pointer and a number", op.symbol())));
+        }
+        let bool_ty = CTy::S(ScalarTy::Bool);
+        let e = match op {
+            BinOp::Eq | BinOp::Ne => {
+                let eq = Expr::Builtin(Builtin::PtrEq, vec![a.0, b.0], span);
+                if op == BinOp::Eq {
+                    eq
+                } else {
+                    Expr::Unary(UnOp::Not, Box::new(eq))
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let d = Expr::Builtin(Builtin::PtrDiff, vec![a.0, b.0], span);
+                Expr::Binary(op, Box::new(d), Box::new(int(0, ScalarTy::I64)))
+            }
+            _ => return Err(self.unsupported(n, src, format!("`{}` on pointers", op.symbol()))),
+        };
+        Ok((e, bool_ty))
     }
 }

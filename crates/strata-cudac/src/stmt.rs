@@ -292,7 +292,7 @@ impl Lx {
             }
         }
         let (e, et) = self.rvalue(v, src)?;
-        if et != CTy::Ptr(t) {
+        if et != CTy::Ptr(t) && et != CTy::Null {
             return Err(self.unsupported(v, src, "this pointer initialiser"));
         }
         Ok(e)

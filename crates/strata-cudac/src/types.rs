@@ -71,6 +71,7 @@ impl Lx {
         match (from, to) {
             (CTy::S(a), CTy::S(b)) => Ok(cast(e, a, b)),
             (CTy::Ptr(a), CTy::Ptr(b)) if a == b => Ok(e),
+            (CTy::Null, CTy::Ptr(_)) => Ok(e),
             _ => Err(self.unsupported(n, src, "converting between pointers and numbers")),
         }
     }

@@ -1406,6 +1406,9 @@ impl<'p> Emitter<'p> {
             Builtin::Shuffle(..) | Builtin::Ballot => {
                 return Err(unsupported(span, "a warp collective that was not expanded into an exchange"))
             }
+            Builtin::NullPtr | Builtin::PtrEq | Builtin::PtrDiff => {
+                return Err(unsupported(span, "null pointers and pointer comparisons (CUDA-C input)"))
+            }
         })
     }
 

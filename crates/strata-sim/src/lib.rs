@@ -1117,6 +1117,38 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::NullPtr => Value::Null,
+            Builtin::PtrEq | Builtin::PtrDiff => {
+                // Pointers as (buffer, slot); a struct element is `stride` slots.
+                let at = |v: &Value| match v {
+                    Value::Ref { buf, off } => Some((*buf, *off)),
+                    Value::Owned { buf } => Some((*buf, 0)),
+                    _ => None,
+                };
+                let (a, b2) = (arg(0), arg(1));
+                let (pa, pb) = (at(&a), at(&b2));
+                if b == Builtin::PtrEq {
+                    return Ok(Value::Bool(match (pa, pb) {
+                        (Some(x), Some(y)) => x == y,
+                        _ => a == Value::Null && b2 == Value::Null,
+                    }));
+                }
+                match (pa, pb) {
+                    (Some((ba, oa)), Some((bb, ob))) if ba == bb => {
+                        let stride = self.buffers[ba].stride.max(1) as i64;
+                        Value::I64((oa as i64 - ob as i64) / stride)
+                    }
+                    _ if a == Value::Null && b2 == Value::Null => Value::I64(0),
+                    _ => {
+                        return Err(fail(
+                            codes::RUN_OUT_OF_BOUNDS,
+                            "comparing or subtracting pointers that do not point into the same allocation",
+                            span,
+                            "this comparison",
+                        ))
+                    }
+                }
+            }
             Builtin::HeapNew => {
                 let data = match vs.pop() {
                     Some(Value::Array(v)) => *v,
@@ -1433,6 +1465,7 @@ impl Machine<'_, '_> {
         let (buf, off) = match v {
             Value::Ref { buf, off } => (*buf, *off),
             Value::Owned { buf } => (*buf, 0),
+            Value::Null => return Err(null_deref(span)),
             _ => return Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
         };
         let b = &self.buffers[buf];
@@ -1540,6 +1573,7 @@ impl Machine<'_, '_> {
                 (Loc::Buf(buf, off), PathStep::Deref) => match self.read_raw(buf, off, who, p.span, false)? {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
+                    Value::Null => return Err(null_deref(p.span)),
                     _ => {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
@@ -1550,6 +1584,7 @@ impl Machine<'_, '_> {
                 {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
+                    Value::Null => return Err(null_deref(p.span)),
                     _ => {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
@@ -2246,4 +2281,9 @@ fn place_ty<'a>(func: &'a ir::Function, p: &Place) -> &'a ir::Ty {
 /// The level of a local, for diagnostics.
 pub fn local_level(f: &ir::Function, l: usize) -> Level {
     f.locals.get(l).map_or(Level::Host, |x| x.level)
+}
+
+/// An access through a null pointer (CUDA-C's `NULL`): out of bounds of every allocation.
+fn null_deref(span: Span) -> Box<Diagnostic> {
+    fail(codes::RUN_OUT_OF_BOUNDS, "access through a null pointer", span, "this access")
 }
