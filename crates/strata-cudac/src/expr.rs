@@ -155,8 +155,11 @@ impl Lx {
                 if name == "NULL" || name == "nullptr" {
                     return Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null));
                 }
-                if name == "cudaSuccess" {
+                if name == "cudaSuccess" || name == "EXIT_SUCCESS" {
                     return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
+                if name == "EXIT_FAILURE" {
+                    return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 Err(self.unknown(n, src))
             }

@@ -1127,6 +1127,12 @@ impl Machine<'_, '_> {
                 };
                 let (a, b2) = (arg(0), arg(1));
                 let (pa, pb) = (at(&a), at(&b2));
+                // Each must point into (or just past) a live allocation, as C requires.
+                for v in [&a, &b2] {
+                    if *v != Value::Null {
+                        self.pointer(v, span)?;
+                    }
+                }
                 if b == Builtin::PtrEq {
                     return Ok(Value::Bool(match (pa, pb) {
                         (Some(x), Some(y)) => x == y,
