@@ -85,6 +85,7 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         macro_depth: 0,
         structs: Vec::new(),
         struct_names: HashMap::new(),
+        typedefs: HashMap::new(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -177,6 +178,8 @@ struct Lx {
     /// Struct types, and their names (`struct P` and `typedef` names) to them.
     structs: Vec<structs::StructDef>,
     struct_names: HashMap<String, usize>,
+    /// `typedef float real;`: scalar type names.
+    typedefs: HashMap<String, ScalarTy>,
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,

@@ -53,6 +53,12 @@ impl Lx {
             "type_definition" => {
                 let spec = self.child(n, "type", src)?;
                 let d = self.child(n, "declarator", src)?;
+                if spec.kind() != "struct_specifier" && d.kind() == "type_identifier" {
+                    // `typedef float real;`
+                    let t = self.scalar_type(spec, src)?;
+                    self.typedefs.insert(self.text(d, src).to_string(), t);
+                    return Ok(());
+                }
                 if spec.kind() != "struct_specifier" || d.kind() != "type_identifier" {
                     return Err(self.unsupported(n, src, "this `typedef`"));
                 }

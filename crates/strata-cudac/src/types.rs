@@ -62,6 +62,7 @@ impl Lx {
             "unsigned long long" | "unsigned long" | "size_t" | "unsigned long long int" => ScalarTy::U64,
             "float" => ScalarTy::F32,
             "double" => ScalarTy::F64,
+            _ if self.typedefs.contains_key(&t) => self.typedefs[&t],
             _ => return Err(self.unsupported(n, src, format!("the type `{t}`"))),
         })
     }
