@@ -132,7 +132,8 @@ fn unsupported_constructs_never_run() {
     // Each snippet is refused before anything runs (no output), with E0801 at a `.cu` position.
     let cases = [
         ("printf(\"%*d\\n\", 3, 1);", "the `printf` conversion `%*d`"),
-        ("int x = 1; x = x++;", "the expression `update_expression`"),
+        ("int a[2] = {1, 2};", "array initialisers"),
+        ("#if FN(1)\n#endif", "this `#if` expression"),
         ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
     ];

@@ -221,6 +221,6 @@ fn structs_as_values_on_host_and_device() {
 }
 
 #[test]
-fn pointers_to_structs_are_refused() {
-    fails_with("struct_pointer", "", "7:24: error[E0801]: not supported in CUDA-C yet: pointers to structs");
+fn structs_in_shared_memory_are_refused() {
+    fails_with("struct_shared", "", "8:5: error[E0801]: not supported in CUDA-C yet: `__shared__` structs");
 }
