@@ -142,6 +142,17 @@ impl Lx {
                 self.struct_item(n, src)?;
                 continue;
             }
+            if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
+                // Macros too, for the sizes and initialisers of globals.
+                self.item(n, src)?;
+                continue;
+            }
+            if n.kind() == "declaration"
+                && n.child_by_field_name("declarator").is_some_and(|d| d.kind() != "function_declarator")
+            {
+                self.global_declaration(n, src)?;
+                continue;
+            }
             if n.kind() != "function_definition" {
                 continue;
             }
@@ -204,6 +215,11 @@ impl Lx {
     fn function_as(&mut self, n: Node, h: &Head, role: Role, src: &Src) -> R<()> {
         let gpu = matches!(role, Role::Kernel | Role::Device);
         self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
+        if role == Role::Main {
+            // The globals' allocations are `main`'s first locals and statements.
+            self.f.locals = self.prologue.locals.clone();
+            self.bind_globals_in_main();
+        }
         let mut params = Vec::new();
         for (pname, cty) in &h.params {
             if let CTy::Struct(id) = cty {
@@ -227,8 +243,11 @@ impl Lx {
             self.bind(pname, Var { local: l, ty: *cty });
             params.push(l);
         }
+        if role != Role::Main {
+            params.extend(self.global_params(role));
+        }
         let body_node = self.child(n, "body", src)?;
-        let mut body = Vec::new();
+        let mut body = if role == Role::Main { self.prologue.body.clone() } else { Vec::new() };
         self.block(body_node, src, &mut body)?;
         if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
             let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
@@ -286,7 +305,8 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let values = self.arguments(args, &sig.params, src)?;
+        let mut values = self.arguments(args, &sig.params, src)?;
+        values.extend(self.global_args(self.f.gpu, self.span(n, src)));
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
     }

@@ -135,6 +135,10 @@ impl Lx {
                 want(self, 4)?;
                 self.memcpy(n, &args, src, out)?;
             }
+            "cudaMemcpyToSymbol" | "cudaMemcpyFromSymbol" => {
+                host_only(self)?;
+                self.memcpy_symbol(n, &args, src, out)?;
+            }
             "cudaMemset" => {
                 host_only(self)?;
                 want(self, 3)?;
@@ -160,6 +164,12 @@ impl Lx {
     /// A pointer given to a CUDA API call, as a host local holding it (the variable itself, or a
     /// new local holding `p + i`), and its element type.
     pub(crate) fn pointer_arg(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<(LocalId, Elem)> {
+        if n.kind() == "identifier" {
+            // A scalar global (`cudaMemcpyToSymbol(counter, …)`): its one-element buffer.
+            if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(n, src)) {
+                return Ok((local, Elem::S(t)));
+            }
+        }
         let Some(p) = self.ptr_expr(n, src)? else {
             return Err(self.unsupported(n, src, "this argument, which is not a pointer"));
         };
@@ -184,7 +194,7 @@ impl Lx {
     /// a host buffer of the count's length after probing that they hold that many elements: a
     /// side shorter than the count is an out-of-bounds error (E0903) at the call.
     pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let span = self.span(n, src);
+        
         let kind = self.text(args[3], src);
         let (dst_gpu, src_gpu) = match kind {
             "cudaMemcpyHostToDevice" => (true, false),
@@ -193,6 +203,19 @@ impl Lx {
             "cudaMemcpyHostToHost" => (false, false),
             _ => return Err(self.unsupported(args[3], src, format!("`cudaMemcpy` of kind `{kind}`"))),
         };
+        self.memcpy_kind(n, args, (dst_gpu, src_gpu), src, out)
+    }
+
+    /// [`Lx::memcpy`] of `args[0..3]` (destination, source, bytes) with the sides known.
+    pub(crate) fn memcpy_kind(
+        &mut self,
+        n: Node,
+        args: &[Node],
+        (dst_gpu, src_gpu): (bool, bool),
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(n, src);
         let (dst, dt) = self.pointer_arg(args[0], src, out)?;
         let (from, st) = self.pointer_arg(args[1], src, out)?;
         if dt != st {
@@ -355,7 +378,8 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let values = self.arguments(args, &ptys, src)?;
+        let mut values = self.arguments(args, &ptys, src)?;
+        values.extend(self.global_args(true, self.span(n, src)));
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }
@@ -488,7 +512,16 @@ impl Lx {
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
-        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+        if matches!(
+            name.as_str(),
+            "cudaMalloc"
+                | "cudaFree"
+                | "cudaMemcpy"
+                | "cudaMemset"
+                | "cudaDeviceSynchronize"
+                | "cudaMemcpyToSymbol"
+                | "cudaMemcpyFromSymbol"
+        ) {
             // The call happens before the expression; its status is always `cudaSuccess` on
             // `sim`, where every failure stops the program.
             let mut pre = Vec::new();

@@ -25,6 +25,7 @@ mod effects;
 mod dim3;
 mod expr;
 mod func;
+mod globals;
 mod host;
 mod macros;
 mod math;
@@ -71,6 +72,12 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`] of a file that may have no `main` (kernel-only mode, [`harness`]).
 pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
+    Ok(lower_with_globals(file, text)?.0)
+}
+
+/// [`lower_items`], with the allocations of the globals (the start of `main`) and the locals of
+/// the device globals there, in order: the hidden arguments of every kernel.
+pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
     let text = &cond::resolve(file, text)?;
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
@@ -86,6 +93,8 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         structs: Vec::new(),
         struct_names: HashMap::new(),
         typedefs: HashMap::new(),
+        globals: Vec::new(),
+        prologue: globals::Prologue::default(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -97,7 +106,8 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         lx.item(item, &src)?;
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
-    Ok(ir::Program { functions: lx.functions, entry, sources: Vec::new() })
+    let device_globals = lx.globals.iter().filter(|g| g.device).map(|g| g.local).collect();
+    Ok((ir::Program { functions: lx.functions, entry, sources: Vec::new() }, lx.prologue, device_globals))
 }
 
 /// Source text of a tree and where its byte 0 lies in the `.cu` file (macro bodies are parsed
@@ -131,8 +141,8 @@ enum CTy {
     Ptr(Elem),
     /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
     Dim3,
-    /// A `__shared__` scalar variable (never the type of a value): the local points to the
-    /// block's one-element buffer holding it.
+    /// A `__shared__` scalar variable or a scalar global (never the type of a value): the local
+    /// points to the one-element buffer holding it.
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
@@ -163,6 +173,8 @@ struct FnState {
     /// `p - q` of two pointers, found by [`Lx::ptr_expr`] (which then gives no pointer), with
     /// the id of its node.
     ptr_diff: Option<(usize, Expr)>,
+    /// The local holding each global in this function (`None`: not on this side).
+    global_locals: Vec<Option<LocalId>>,
 }
 
 struct Lx {
@@ -180,6 +192,9 @@ struct Lx {
     struct_names: HashMap<String, usize>,
     /// `typedef float real;`: scalar type names.
     typedefs: HashMap<String, ScalarTy>,
+    /// Global variables ([`globals`]), and the start of `main` that allocates them.
+    globals: Vec<globals::GlobalDef>,
+    prologue: globals::Prologue,
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,

@@ -85,6 +85,8 @@ impl Lx {
                 self.prototype(n, src)
             }
             "preproc_function_def" => self.define_fn_macro(n, src),
+            // Global variables: lowered by the first pass (`declare`, [`globals`]).
+            "declaration" => Ok(()),
             other => Err(self.unsupported(n, src, format!("`{other}` at file level"))),
         }
     }
