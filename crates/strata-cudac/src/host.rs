@@ -419,6 +419,24 @@ impl Lx {
                 lit.push('%');
                 continue;
             }
+            // `*` width or precision: a constant argument, written into the conversion.
+            while let Some(star) = conv.find('*') {
+                let Some(w) = values.next() else {
+                    return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
+                };
+                let Ok(v) = self.constant(*w, src) else {
+                    return Err(self.unsupported(*w, src, "a `printf` `*` width or precision that is not a constant"));
+                };
+                // A negative width (the constant wrapped) is the `-` flag and its size, as in C.
+                let neg = (v as i64) < 0 && !conv[..star].contains('.');
+                let text = if neg { format!("-{}", (v as i64).unsigned_abs()) } else { v.to_string() };
+                if (v as i64) < 0 && !neg {
+                    // A negative precision counts as none.
+                    conv.replace_range(star - 1..star + 1, "");
+                } else {
+                    conv.replace_range(star..star + 1, &text);
+                }
+            }
             let Some(v) = values.next() else {
                 return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
             };
