@@ -9,8 +9,8 @@
 //! (`i64`), `+ - * / % << >> < <= > >= == != & ^ | && || ! ~ ?:`, names not defined are 0.
 //! Anything else in one (a function-like macro, a string) is E0801 at the directive.
 
-use strata_diag::{codes, Diagnostic, FileId, Span};
 use std::collections::HashMap;
+use strata_diag::{codes, Diagnostic, FileId, Span};
 
 type R<T> = Result<T, Box<Diagnostic>>;
 
@@ -364,8 +364,7 @@ impl Eval<'_> {
 
     fn binary(&mut self, min: u8) -> R<i64> {
         let mut a = self.unary()?;
-        loop {
-            let Some(Tok::Op(op)) = self.toks.get(self.i) else { break };
+        while let Some(Tok::Op(op)) = self.toks.get(self.i) {
             let Some(&(op, prec)) = BINARY.iter().find(|b| b.0 == *op) else { break };
             if prec < min {
                 break;
@@ -457,7 +456,14 @@ mod tests {
 
     #[test]
     fn errors() {
-        for bad in ["#if 1\n", "#endif\n", "#if F(1)\n#endif\n", "#define F(x) x\n#if F(1)\n#endif\n", "#if 1/0\n#endif\n", "#else\n"] {
+        for bad in [
+            "#if 1\n",
+            "#endif\n",
+            "#if F(1)\n#endif\n",
+            "#define F(x) x\n#if F(1)\n#endif\n",
+            "#if 1/0\n#endif\n",
+            "#else\n",
+        ] {
             assert!(resolve(FileId(0), bad).is_err(), "{bad}");
         }
     }

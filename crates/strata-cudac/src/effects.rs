@@ -56,8 +56,10 @@ impl Lx {
         let (place, t) = self.place(arg, src)?;
         let op = if minus { BinOp::Sub } else { BinOp::Add };
         let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, t);
-        let update =
-            Stmt::Store { place: place.clone(), value: Expr::Binary(op, Box::new(Expr::Load(place.clone())), Box::new(one)) };
+        let update = Stmt::Store {
+            place: place.clone(),
+            value: Expr::Binary(op, Box::new(Expr::Load(place.clone())), Box::new(one)),
+        };
         if prefix {
             self.f.pre.push(update);
             return Ok((Expr::Load(place), CTy::S(t)));

@@ -234,7 +234,9 @@ impl Lx {
                 (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (self.elem_ptr(*t, Mem::GpuGlobal, false), Level::Block),
-                (CTy::Ptr(t), _) => (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
+                (CTy::Ptr(t), _) => {
+                    (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
+                }
                 (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Null, _) => {
                     return Err(self.unsupported(n, src, "`dim3` parameters"))
                 }

@@ -202,7 +202,11 @@ impl Lx {
             && self.globals.iter().any(|g| g.device && g.name == self.text(sym, src))
             && self.lookup(self.text(sym, src)).map(|v| v.local) == self.global_local(self.text(sym, src));
         if !is_device_global {
-            return Err(self.unsupported(sym, src, format!("`{name}` of anything but a `__device__`/`__constant__` variable")));
+            return Err(self.unsupported(
+                sym,
+                src,
+                format!("`{name}` of anything but a `__device__`/`__constant__` variable"),
+            ));
         }
         self.memcpy_kind(n, args, (to, !to), src, out)
     }

@@ -180,9 +180,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                         "parameter `{name}` has a type kernel-only mode cannot fill"
                     )));
                 };
-                let buffer = |mem| {
-                    Ty::Owned(Box::new(Ty::Array { elem: elem.clone(), len: IExpr::Const(0) }), mem)
-                };
+                let buffer = |mem| Ty::Owned(Box::new(Ty::Array { elem: elem.clone(), len: IExpr::Const(0) }), mem);
                 let host = locals.len();
                 locals.push(ir::Local { name: format!("{name} (host)"), ty: buffer(Mem::Cpu), level: Level::Host });
                 let dev = locals.len();

@@ -104,7 +104,8 @@ impl Lx {
                 host_only(self)?;
                 want(self, 2)?;
                 // `cudaMalloc((void **)&p, …)`: the cast changes nothing here.
-                let target = if args[0].kind() == "cast_expression" { self.child(args[0], "value", src)? } else { args[0] };
+                let target =
+                    if args[0].kind() == "cast_expression" { self.child(args[0], "value", src)? } else { args[0] };
                 let var = (target.kind() == "pointer_expression"
                     && self.text(self.child(target, "operator", src)?, src) == "&")
                     .then(|| target.child_by_field_name("argument"))
@@ -194,7 +195,6 @@ impl Lx {
     /// a host buffer of the count's length after probing that they hold that many elements: a
     /// side shorter than the count is an out-of-bounds error (E0903) at the call.
     pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        
         let kind = self.text(args[3], src);
         let (dst_gpu, src_gpu) = match kind {
             "cudaMemcpyHostToDevice" => (true, false),
@@ -223,7 +223,8 @@ impl Lx {
         }
         let count = self.elements(args[2], dt, src)?;
         let z = self.elem_zero(dt);
-        let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z.clone()), len)], span);
+        let heap =
+            |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z.clone()), len)], span);
         let elem = |l: LocalId, i: IExpr| Place {
             root: l,
             path: vec![PathStep::Deref, PathStep::Elem(i)],

@@ -21,8 +21,8 @@
 mod cond;
 mod control;
 mod device;
-mod effects;
 mod dim3;
+mod effects;
 mod expr;
 mod func;
 mod globals;

@@ -59,7 +59,11 @@ impl Lx {
                 if let Some(p) = self.ptr_expr(left, src)? {
                     if let Some(q) = self.ptr_expr(right, src)? {
                         if op == "+" || p.elem != q.elem {
-                            return Err(self.unsupported(n, src, "adding two pointers, or subtracting pointers of different types"));
+                            return Err(self.unsupported(
+                                n,
+                                src,
+                                "adding two pointers, or subtracting pointers of different types",
+                            ));
                         }
                         // `p - q`: a number, not a pointer ([`Lx::rvalue`] takes it from here).
                         let span = self.span(n, src);

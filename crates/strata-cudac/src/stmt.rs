@@ -252,14 +252,7 @@ impl Lx {
     }
 
     /// `T a[N];` on the host (a heap buffer of zeros; `T` a scalar or struct type).
-    pub(crate) fn host_array(
-        &mut self,
-        d: Node,
-        init: Option<Node>,
-        t: Elem,
-        src: &Src,
-        out: &mut Vec<Stmt>,
-    ) -> R<()> {
+    pub(crate) fn host_array(&mut self, d: Node, init: Option<Node>, t: Elem, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(d, src);
         if let Some(v) = init {
             return Err(self.unsupported(v, src, "array initialisers"));

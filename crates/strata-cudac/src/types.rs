@@ -119,9 +119,11 @@ impl Lx {
     pub(crate) fn scalar_elem(&self, e: Elem, n: Node, src: &Src) -> R<ScalarTy> {
         match e {
             Elem::S(t) => Ok(t),
-            Elem::Struct(id) => {
-                Err(self.unsupported(n, src, format!("a whole `{}` here (use one of its fields)", self.structs[id].name)))
-            }
+            Elem::Struct(id) => Err(self.unsupported(
+                n,
+                src,
+                format!("a whole `{}` here (use one of its fields)", self.structs[id].name),
+            )),
         }
     }
 }

@@ -1840,14 +1840,13 @@ impl Machine<'_, '_> {
             })
             .collect();
         let b = &self.buffers[buf];
-        self.finding =
-            Some(Finding {
-                buffer: Some(b.name.clone()),
-                space: Some(b.space.name()),
-                index: Some(off / b.stride),
-                field: (b.stride > 1).then_some(off % b.stride),
-                accesses,
-            });
+        self.finding = Some(Finding {
+            buffer: Some(b.name.clone()),
+            space: Some(b.space.name()),
+            index: Some(off / b.stride),
+            field: (b.stride > 1).then_some(off % b.stride),
+            accesses,
+        });
     }
 
     /// Records the threads of a barrier divergence: `waiting` at the barrier `span`, and the
