@@ -30,7 +30,12 @@ pub(crate) fn resolve(file: FileId, text: &str) -> R<String> {
         return Ok(text.to_string());
     }
     let mut out = text.as_bytes().to_vec();
-    let mut defs: HashMap<String, Option<String>> = HashMap::new();
+    // What nvcc's host pass defines (`__CUDA_ARCH__`, which only its device pass defines, is
+    // refused in conditions: the two sides would need different code).
+    let mut defs: HashMap<String, Option<String>> = [("__CUDACC__", "1"), ("__NVCC__", "1"), ("__cplusplus", "201703")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+        .collect();
     let mut stack: Vec<Level> = Vec::new();
     let mut in_comment = false;
     let mut pos = 0;
@@ -201,6 +206,9 @@ fn eval_directive(d: &str, rest: &str, defs: &HashMap<String, Option<String>>, s
     match d {
         "ifdef" | "ifndef" => {
             let name = rest.trim();
+            if name == "__CUDA_ARCH__" {
+                return Err(unsupported(span, "`__CUDA_ARCH__` in a conditional (host and device code would differ)"));
+            }
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return Err(unsupported(span, format!("`#{d}` of `{name}`")));
             }
@@ -279,6 +287,9 @@ fn expand(toks: &[Tok], defs: &HashMap<String, Option<String>>, span: Span, dept
     let mut i = 0;
     while i < toks.len() {
         match &toks[i] {
+            Tok::Name(n) if n == "__CUDA_ARCH__" => {
+                return Err(unsupported(span, "`__CUDA_ARCH__` in a conditional (host and device code would differ)"));
+            }
             Tok::Name(n) if n == "defined" => {
                 let (name, used) = match (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)) {
                     (Some(Tok::Op("(")), Some(Tok::Name(x)), Some(Tok::Op(")"))) => (x, 4),

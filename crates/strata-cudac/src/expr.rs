@@ -142,7 +142,11 @@ impl Lx {
                             "",
                         ))
                     })?;
-                    return self.rvalue(e, &msrc);
+                    let (v, vt) = self.rvalue(e, &msrc)?;
+                    if let Some(&t) = self.const_types.get(name) {
+                        return Ok((self.convert(v, vt, CTy::S(t), n, src)?, CTy::S(t)));
+                    }
+                    return Ok((v, vt));
                 }
                 if name == "__LINE__" {
                     let at = self.span(n, src).lo as usize;

@@ -39,13 +39,14 @@ impl Lx {
     /// A file-level declaration that is not a prototype: global variables, lowered into the
     /// prologue (in the first pass, so every function knows every global).
     pub(crate) fn global_declaration(&mut self, n: Node, src: &Src) -> R<()> {
-        let (mut device, mut constant) = (false, false);
+        let (mut device, mut constant, mut is_const) = (false, false, false);
         let mut c = n.walk();
         for ch in n.children(&mut c) {
             match (ch.kind(), self.text(ch, src)) {
                 ("__device__", _) | ("type_qualifier", "__device__") => device = true,
                 ("__constant__", _) | ("type_qualifier", "__constant__") => constant = true,
-                ("type_qualifier", "const" | "volatile") | ("storage_class_specifier", "static") => {}
+                ("type_qualifier", "const" | "constexpr") => is_const = true,
+                ("type_qualifier", "volatile") | ("storage_class_specifier", "static") => {}
                 ("type_qualifier" | "storage_class_specifier" | "attribute_specifier" | "__shared__", t) => {
                     return Err(self.unsupported(ch, src, format!("`{t}` global variables")));
                 }
@@ -54,6 +55,13 @@ impl Lx {
         }
         let device = device || constant;
         let ty_node = self.child(n, "type", src)?;
+        if is_const && !device {
+            // `const int BLOCK = 256;`: a named constant, usable on both sides and in array sizes
+            // as C++ (and so CUDA) allows: a macro of its value converted to its type.
+            if let Some(r) = self.const_scalars(n, ty_node, src) {
+                return r;
+            }
+        }
         let elem = match self.struct_type(ty_node, src) {
             Some(id) => Elem::Struct(id),
             None => Elem::S(self.scalar_type(ty_node, src)?),
@@ -134,6 +142,30 @@ impl Lx {
             self.globals.push(GlobalDef { name, elem, array: len.is_some(), device, local });
         }
         Ok(())
+    }
+
+    /// `const T a = v, b = w;` of scalars with initialisers, as named constants (`None`: not
+    /// of that form, a global variable).
+    fn const_scalars(&mut self, n: Node, ty_node: Node, src: &Src) -> Option<R<()>> {
+        let t = self.scalar_type(ty_node, src).ok()?;
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        let mut pairs = Vec::new();
+        for d in decls {
+            let name = d.child_by_field_name("declarator").filter(|x| x.kind() == "identifier")?;
+            let value = d.child_by_field_name("value").filter(|v| v.kind() != "initializer_list")?;
+            pairs.push((self.text(name, src).to_string(), value));
+        }
+        Some(pairs.into_iter().try_for_each(|(name, value)| {
+            // Checked here; where it is named, its value is converted to its type.
+            let (_, et) = self.rvalue(value, src)?;
+            if !matches!(et, CTy::S(_)) {
+                return Err(self.unsupported(value, src, "this constant"));
+            }
+            self.object_macro(name.clone(), value, src)?;
+            self.const_types.insert(name, t);
+            Ok(())
+        }))
     }
 
     /// The C type a global is used as in a function body.

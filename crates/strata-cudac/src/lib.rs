@@ -93,6 +93,7 @@ pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, gl
         structs: Vec::new(),
         struct_names: HashMap::new(),
         typedefs: HashMap::new(),
+        const_types: HashMap::new(),
         globals: Vec::new(),
         prologue: globals::Prologue::default(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
@@ -192,6 +193,8 @@ struct Lx {
     struct_names: HashMap<String, usize>,
     /// `typedef float real;`: scalar type names.
     typedefs: HashMap<String, ScalarTy>,
+    /// File-level `const` scalars (macros of their values, [`globals`]) and their types.
+    const_types: HashMap<String, ScalarTy>,
     /// Global variables ([`globals`]), and the start of `main` that allocates them.
     globals: Vec<globals::GlobalDef>,
     prologue: globals::Prologue,
