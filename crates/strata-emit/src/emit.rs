@@ -1897,6 +1897,23 @@ mod tests {
         Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() }
     }
 
+    #[test]
+    fn null_pointers_and_pointer_comparisons_are_refused_with_a_diagnostic() {
+        // CUDA-C's `NULL`, `p == q` and `p - q` (`sim` only, docs/cuda-c.md).
+        for builtin in [Builtin::NullPtr, Builtin::PtrEq, Builtin::PtrDiff] {
+            let body = vec![Stmt::Eval(Expr::Builtin(builtin, Vec::new(), Span::DUMMY)), Stmt::Return(None)];
+            let p = Program {
+                functions: vec![Function::host_main(Vec::new(), body)],
+                entry: Some(0),
+                ..Default::default()
+            };
+            for emitted in [crate::emit_c(&p), crate::emit_cuda(&p)] {
+                let d = emitted.expect_err("refused");
+                assert!(d.message.contains("null pointers and pointer comparisons"), "{}", d.message);
+            }
+        }
+    }
+
     fn cuda(p: &Program) -> String {
         Emitter::new_cuda(p).emit().unwrap_or_default()
     }
