@@ -197,8 +197,8 @@ impl Lx {
                 }
                 "pointer_declarator" if !shared => self.pointer_declaration(d, init, Elem::S(t), src, out)?,
                 "array_declarator" => {
-                    if let Some(v) = init {
-                        return Err(self.unsupported(v, src, "array initialisers"));
+                    if let (Some(v), true) = (init, shared) {
+                        return Err(self.unsupported(v, src, "initialisers of `__shared__` arrays"));
                     }
                     let inner = self.child(d, "declarator", src)?;
                     if inner.kind() != "identifier" {
@@ -251,26 +251,60 @@ impl Lx {
         Ok(())
     }
 
-    /// `T a[N];` on the host (a heap buffer of zeros; `T` a scalar or struct type).
+    /// `T a[N];`, `T a[N] = {…};`, `T a[] = {…};` (`T` a scalar or struct type; initialisers
+    /// of scalars only, the rest of the array 0, as in C). On the host a heap buffer; in GPU
+    /// code an array local that the pointer `a` refers to, which `sim` then keeps in the
+    /// thread's own `gpu.local` buffer. Both start as zeros where not initialised.
     pub(crate) fn host_array(&mut self, d: Node, init: Option<Node>, t: Elem, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(d, src);
-        if let Some(v) = init {
-            return Err(self.unsupported(v, src, "array initialisers"));
-        }
         let inner = self.child(d, "declarator", src)?;
         if inner.kind() != "identifier" {
             return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
         }
-        if self.f.gpu {
-            return Err(self.unsupported(d, src, "local arrays in kernels"));
-        }
         let name = self.text(inner, src);
-        let Some(s) = d.child_by_field_name("size") else {
-            return Err(self.unsupported(d, src, "an array without a size"));
+        let mut values = Vec::new();
+        if let Some(v) = init {
+            let Elem::S(st) = t else { return Err(self.unsupported(v, src, "initialisers of arrays of structs")) };
+            if v.kind() != "initializer_list" {
+                return Err(self.unsupported(v, src, "this array initialiser"));
+            }
+            let mut c = v.walk();
+            let parts: Vec<Node> = v.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            for p in parts {
+                if p.kind() == "initializer_pair" || p.kind() == "initializer_list" {
+                    return Err(self.unsupported(p, src, "designated or nested initialisers"));
+                }
+                let (e, et) = self.rvalue(p, src)?;
+                values.push(self.convert(e, et, CTy::S(st), p, src)?);
+            }
+        }
+        let n = match d.child_by_field_name("size") {
+            Some(s) => self.constant(s, src)?,
+            None if init.is_some() => values.len() as u64,
+            None => return Err(self.unsupported(d, src, "an array without a size")),
         };
-        let len = IExpr::Const(self.constant(s, src)?);
+        if values.len() as u64 > n || n == 0 {
+            return Err(self.unsupported(d, src, "an array of this size with this many initialisers"));
+        }
+        let data = if values.is_empty() {
+            Expr::ArrayRepeat(Box::new(self.elem_zero(t)), IExpr::Const(n))
+        } else {
+            values.resize(n as usize, self.elem_zero(t));
+            Expr::ArrayList(values)
+        };
+        self.flush(out);
+        if self.f.gpu {
+            let level = self.level();
+            let arr_ty = Ty::Array { elem: Box::new(self.elem_ty(t)), len: IExpr::Const(n) };
+            let arr = self.new_local(name, arr_ty, level);
+            out.push(Stmt::Let { local: arr, init: Some(data), span });
+            let l = self.new_local(name, self.elem_ptr(t, Mem::GpuLocal, false), level);
+            out.push(Stmt::Let { local: l, init: Some(Expr::Ref(Place::local(arr, span))), span });
+            self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+            return Ok(());
+        }
         let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, true), Level::Host);
-        let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(self.elem_zero(t)), len)], span);
+        let init = Expr::Builtin(Builtin::HeapNew, vec![data], span);
         out.push(Stmt::Let { local: l, init: Some(init), span });
         self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
         Ok(())
