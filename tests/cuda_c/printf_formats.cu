@@ -22,5 +22,6 @@ int main(void) {
     printf("[%f] [%.2f] [%-10.4f] [%+08.2f] [%E] [%G] [%.3g]\n", pi, pi, pi, pi, pi * 1e10, pi / 1e6, pi);
     printf("[%5d] [%-5d] [%05d] [%x] [%X] [%08x] [%o] [%lu] [%s] [%%]\n", 42, 42, -42, 255u, 255u, 48879u, 8u,
            (unsigned long)sizeof(double), "text");
+    printf("[%*d] [%-*d] [%.*f] [%*.*f] [%*d]\n", 5, 42, 6, 7, 2, pi, 8, 3, 2.5, -4, 9);
     return 0;
 }

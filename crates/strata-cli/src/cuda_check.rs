@@ -287,7 +287,8 @@ fn in_cuda_terms(f: &Found, c: &Checked, sources: &SourceMap, short: bool) -> Di
         }
         if let (Some(b), Some(i)) = (&fi.buffer, fi.index) {
             let space = fi.space.map_or_else(String::new, |s| format!(" in `{s}`"));
-            out.notes.push(format!("variable `{b}`, index {i}{space}"));
+            let field = fi.field.map_or_else(String::new, |k| format!(", field {k}"));
+            out.notes.push(format!("variable `{b}`, index {i}{field}{space}"));
         }
     }
     // The short form is one line: the threads, and where the other accesses are.
@@ -429,7 +430,7 @@ fn json(all: &[Checked], sources: &SourceMap) -> String {
             let repro = if f.ran { esc(&reproduce(c, f.seed)) } else { "null".to_string() };
             findings.push(format!(
                 "{{\"file\": {}, \"kind\": \"{}\", \"code\": \"{}\", \"message\": {}, \"locations\": [{}], \"threads\": [{}], \
-                 \"variable\": {variable}, \"index\": {}, \"space\": {space}, \"default_schedule\": {}, \"seed\": {seed}, \
+                 \"variable\": {variable}, \"index\": {}, \"field\": {}, \"space\": {space}, \"default_schedule\": {}, \"seed\": {seed}, \
                  \"reproduce\": {repro}}}",
                 esc(&c.file),
                 kind(d.code.as_str()),
@@ -438,6 +439,7 @@ fn json(all: &[Checked], sources: &SourceMap) -> String {
                 locs.join(", "),
                 threads.join(", "),
                 opt_u64(fi.and_then(|x| x.index)),
+                opt_u64(fi.and_then(|x| x.field)),
                 f.ran && f.seed.is_none(),
             ));
         }

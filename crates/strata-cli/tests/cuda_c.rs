@@ -131,8 +131,9 @@ fn constructs_outside_the_subset_are_refused_with_e0801() {
 fn unsupported_constructs_never_run() {
     // Each snippet is refused before anything runs (no output), with E0801 at a `.cu` position.
     let cases = [
-        ("printf(\"%*d\\n\", 3, 1);", "the `printf` conversion `%*d`"),
-        ("int x = 1; x = x++;", "the expression `update_expression`"),
+        ("int w = 3; printf(\"%*d\\n\", w, 1);", "a `printf` `*` width or precision that is not a constant"),
+        ("int a[2][2];", "multi-dimensional arrays"),
+        ("#if FN(1)\n#endif", "this `#if` expression"),
         ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
     ];

@@ -225,7 +225,8 @@ fn printf_conversions_with_flags_width_and_precision_as_c_writes_them() {
                 thread  1:   -0.125 -1.250000e-01 -125 0x11 b\n\
                 thread  2:    3.142 3.141590e+00 3141.59 0x22 c\n\
                 [3.141593] [3.14] [3.1416    ] [+0003.14] [3.141593E+10] [3.14159E-06] [3.14]\n\
-                [   42] [42   ] [-0042] [ff] [FF] [0000beef] [10] [8] [text] [%]\n";
+                [   42] [42   ] [-0042] [ff] [FF] [0000beef] [10] [8] [text] [%]\n\
+                [   42] [7     ] [3.14] [   2.500] [9   ]\n";
     // Device output comes in the order the schedule runs the threads: the default one here.
     let (code, stdout, stderr) = run("printf_formats", &[]);
     assert_eq!((code, stderr.as_str()), (0, ""));
@@ -258,6 +259,6 @@ fn structs_as_values_on_host_and_device() {
 }
 
 #[test]
-fn pointers_to_structs_are_refused() {
-    fails_with("struct_pointer", "", "7:24: error[E0801]: not supported in CUDA-C yet: pointers to structs");
+fn structs_in_shared_memory_are_refused() {
+    fails_with("struct_shared", "", "8:5: error[E0801]: not supported in CUDA-C yet: `__shared__` structs");
 }

@@ -116,9 +116,22 @@ fn json_findings_for_tools() {
     assert_eq!(refused["locations"][0]["line"], 4);
     assert_eq!(refused["threads"], serde_json::json!([]));
     assert_eq!((&refused["seed"], &refused["reproduce"]), (&Value::Null, &Value::Null));
+    assert_eq!(race["field"], Value::Null);
     // Clean: exit 0 and an empty findings array.
     let (code, doc) = json(&["check", "--format", "json", "tests/cuda_c/fig1.cu"]);
     assert_eq!((code, doc["findings"].as_array().unwrap().len()), (0, 0));
+}
+
+#[test]
+fn a_race_on_a_struct_field_names_the_element_and_the_field() {
+    let (code, doc) = json(&["check", "--format", "json", "tests/cuda_c/corpus/x_struct_field_race.cu"]);
+    assert_eq!(code, 1);
+    let race = &doc["findings"][0];
+    assert_eq!(race["message"], "data race on `cells[0]` field 1 (gpu.global)");
+    assert_eq!(
+        (&race["variable"], &race["index"], &race["field"], &race["space"]),
+        (&"cells".into(), &0.into(), &1.into(), &"gpu.global".into())
+    );
 }
 
 #[test]

@@ -59,11 +59,12 @@ impl Lx {
             (CTy::S(ScalarTy::Bool), CTy::S(ScalarTy::Bool)) => CTy::S(ScalarTy::Bool),
             (CTy::S(x), CTy::S(y)) => CTy::S(arith(x, y)),
             (CTy::Ptr(x), CTy::Ptr(y)) if x == y => CTy::Ptr(x),
+            (CTy::Ptr(x), CTy::Null) | (CTy::Null, CTy::Ptr(x)) => CTy::Ptr(x),
             _ => return Err(self.unsupported(n, src, "`?:` with branches of different kinds")),
         };
         let ty = match t {
             CTy::S(s) => Ty::Scalar(s),
-            CTy::Ptr(x) => array_ptr(x, if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu }, false),
+            CTy::Ptr(x) => self.elem_ptr(x, if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu }, false),
             _ => return Err(self.unsupported(n, src, "this `?:`")),
         };
         let level = self.level();

@@ -42,19 +42,31 @@ impl Lx {
         if args.len() != want {
             return Err(self.unsupported(n, src, format!("`{name}` with {} arguments (it takes {want})", args.len())));
         }
-        let Some(p) = self.ptr_expr(args[0], src)? else {
-            return Err(self.unsupported(
-                args[0],
-                src,
-                format!("the first argument of `{name}`, which is not a pointer"),
-            ));
+        let span = self.span(n, src);
+        // `&p->f`, `&a[i].f`: a field of a struct in memory.
+        let field = Some(args[0])
+            .filter(|a| a.kind() == "pointer_expression")
+            .filter(|a| a.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&"))
+            .and_then(|a| a.child_by_field_name("argument"))
+            .filter(|a| a.kind() == "field_expression");
+        let (place, t) = match field {
+            Some(f) => self.place(f, src)?,
+            None => {
+                let Some(p) = self.ptr_expr(args[0], src)? else {
+                    return Err(self.unsupported(
+                        args[0],
+                        src,
+                        format!("the first argument of `{name}`, which is not a pointer"),
+                    ));
+                };
+                let t = self.scalar_elem(p.elem, args[0], src)?;
+                (self.ptr_place(p, None, span), t)
+            }
         };
-        let t = p.elem;
         if !atomic_types(op).contains(&t) {
             return Err(self.unsupported(n, src, format!("`{name}` on `{}`", c_name(t))));
         }
-        let span = self.span(n, src);
-        let mut values = vec![Expr::Ref(self.ptr_place(p, None, span))];
+        let mut values = vec![Expr::Ref(place)];
         for a in &args[1..] {
             let (e, et) = self.rvalue(*a, src)?;
             if !matches!(et, CTy::S(_)) {

@@ -19,7 +19,7 @@ impl Lx {
             },
             "subscript_expression" => {
                 let (p, i) = self.subscript(n, src)?;
-                let t = p.elem;
+                let t = self.scalar_elem(p.elem, n, src)?;
                 // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
                 let i = match (&p.off, i) {
                     (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
@@ -32,7 +32,7 @@ impl Lx {
                 let Some(p) = self.ptr_expr(arg, src)? else {
                     return Err(self.unsupported(arg, src, "dereferencing anything but a pointer"));
                 };
-                let t = p.elem;
+                let t = self.scalar_elem(p.elem, n, src)?;
                 Ok((self.ptr_place(p, None, span), t))
             }
             "field_expression" => match self.var_field(n, src)? {
@@ -49,7 +49,12 @@ impl Lx {
         match t {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
-            CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
+            // `if (p)`: not null.
+            CTy::Ptr(_) | CTy::Null => {
+                let null = Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src));
+                let eq = Expr::Builtin(Builtin::PtrEq, vec![e, null], self.span(n, src));
+                Ok(Expr::Unary(UnOp::Not, Box::new(eq)))
+            }
             CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
@@ -80,6 +85,7 @@ impl Lx {
         let maybe_pointer = match n.kind() {
             "binary_expression" => matches!(op, Some("+" | "-")),
             "pointer_expression" => op == Some("&"),
+            "update_expression" => true,
             "cast_expression" => true,
             _ => false,
         };
@@ -88,6 +94,12 @@ impl Lx {
                 let t = p.elem;
                 let span = self.span(n, src);
                 return Ok((self.ptr_value(p, span), CTy::Ptr(t)));
+            }
+            // `p - q` is this node's own value only if found at this node (not inside it).
+            if let Some((id, d)) = self.f.ptr_diff.take() {
+                if id == n.id() {
+                    return Ok((d, CTy::S(ScalarTy::I64)));
+                }
             }
         }
         self.rvalue_inner(n, src)
@@ -130,7 +142,11 @@ impl Lx {
                             "",
                         ))
                     })?;
-                    return self.rvalue(e, &msrc);
+                    let (v, vt) = self.rvalue(e, &msrc)?;
+                    if let Some(&t) = self.const_types.get(name) {
+                        return Ok((self.convert(v, vt, CTy::S(t), n, src)?, CTy::S(t)));
+                    }
+                    return Ok((v, vt));
                 }
                 if name == "__LINE__" {
                     let at = self.span(n, src).lo as usize;
@@ -140,8 +156,14 @@ impl Lx {
                 if name == "warpSize" && self.f.gpu {
                     return Ok((int(32, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
-                if name == "cudaSuccess" {
+                if name == "NULL" || name == "nullptr" {
+                    return Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null));
+                }
+                if name == "cudaSuccess" || name == "EXIT_SUCCESS" {
                     return Ok((int(0, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
+                if name == "EXIT_FAILURE" {
+                    return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 Err(self.unknown(n, src))
             }
@@ -181,6 +203,9 @@ impl Lx {
                 }
                 let a = self.rvalue(left, src)?;
                 let b = self.rvalue(right, src)?;
+                if matches!(a.1, CTy::Ptr(_) | CTy::Null) || matches!(b.1, CTy::Ptr(_) | CTy::Null) {
+                    return self.ptr_compare(op, a, b, n, src);
+                }
                 self.arith_op(op, a, b, n, src)
             }
             "unary_expression" => {
@@ -231,6 +256,9 @@ impl Lx {
                 Ok((int(v.into(), ScalarTy::U64), CTy::S(ScalarTy::U64)))
             }
             "call_expression" => self.call_value(n, src),
+            // `NULL` / `nullptr`, which the grammar reads as a keyword.
+            "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
+            "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),

@@ -111,22 +111,19 @@ impl Lx {
                 }
                 return Err(self.unsupported(p, src, "a parameter without a name"));
             };
-            if let Some(id) = self.struct_type(ty_node, src) {
-                if d.kind() != "identifier" {
-                    return Err(self.unsupported(d, src, "pointers to structs"));
-                }
-                params.push((self.text(d, src).to_string(), CTy::Struct(id)));
-                continue;
-            }
-            let t = self.scalar_type(ty_node, src)?;
-            let (pname, cty) = match d.kind() {
-                "identifier" => (self.text(d, src), CTy::S(t)),
-                "pointer_declarator" => {
+            let elem = match self.struct_type(ty_node, src) {
+                Some(id) => Elem::Struct(id),
+                None => Elem::S(self.scalar_type(ty_node, src)?),
+            };
+            let (pname, cty) = match (d.kind(), elem) {
+                ("identifier", Elem::S(t)) => (self.text(d, src), CTy::S(t)),
+                ("identifier", Elem::Struct(id)) => (self.text(d, src), CTy::Struct(id)),
+                ("pointer_declarator", _) => {
                     let inner = self.child(d, "declarator", src)?;
                     if inner.kind() != "identifier" {
                         return Err(self.unsupported(inner, src, "pointers to pointers"));
                     }
-                    (self.text(inner, src), CTy::Ptr(t))
+                    (self.text(inner, src), CTy::Ptr(elem))
                 }
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
@@ -143,6 +140,17 @@ impl Lx {
             if matches!(n.kind(), "struct_specifier" | "type_definition") {
                 // Types first, for the functions' parameters.
                 self.struct_item(n, src)?;
+                continue;
+            }
+            if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
+                // Macros too, for the sizes and initialisers of globals.
+                self.item(n, src)?;
+                continue;
+            }
+            if n.kind() == "declaration"
+                && n.child_by_field_name("declarator").is_some_and(|d| d.kind() != "function_declarator")
+            {
+                self.global_declaration(n, src)?;
                 continue;
             }
             if n.kind() != "function_definition" {
@@ -207,6 +215,11 @@ impl Lx {
     fn function_as(&mut self, n: Node, h: &Head, role: Role, src: &Src) -> R<()> {
         let gpu = matches!(role, Role::Kernel | Role::Device);
         self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
+        if role == Role::Main {
+            // The globals' allocations are `main`'s first locals and statements.
+            self.f.locals = self.prologue.locals.clone();
+            self.bind_globals_in_main();
+        }
         let mut params = Vec::new();
         for (pname, cty) in &h.params {
             if let CTy::Struct(id) = cty {
@@ -220,9 +233,11 @@ impl Lx {
             let (ty, level) = match (cty, role) {
                 (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
-                (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
-                (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
-                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_), _) => {
+                (CTy::Ptr(t), Role::Kernel) => (self.elem_ptr(*t, Mem::GpuGlobal, false), Level::Block),
+                (CTy::Ptr(t), _) => {
+                    (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
+                }
+                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Null, _) => {
                     return Err(self.unsupported(n, src, "`dim3` parameters"))
                 }
             };
@@ -230,8 +245,11 @@ impl Lx {
             self.bind(pname, Var { local: l, ty: *cty });
             params.push(l);
         }
+        if role != Role::Main {
+            params.extend(self.global_params(role));
+        }
         let body_node = self.child(n, "body", src)?;
-        let mut body = Vec::new();
+        let mut body = if role == Role::Main { self.prologue.body.clone() } else { Vec::new() };
         self.block(body_node, src, &mut body)?;
         if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
             let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
@@ -289,7 +307,8 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let values = self.arguments(args, &sig.params, src)?;
+        let mut values = self.arguments(args, &sig.params, src)?;
+        values.extend(self.global_args(self.f.gpu, self.span(n, src)));
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
     }

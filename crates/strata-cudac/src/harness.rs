@@ -17,7 +17,7 @@
 //! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
 //! expected verdict and the launch in the first comment lines of the file ([`Header`]).
 
-use crate::{array_ptr, int, lower_items, R, SMEM_PARAM};
+use crate::{int, lower_items, lower_with_globals, R, SMEM_PARAM};
 use strata_diag::{Diagnostic, FileId};
 use strata_ir::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Mem, Place, ScalarTy, Stmt, Ty};
 
@@ -128,7 +128,7 @@ pub fn kernels(file: FileId, text: &str) -> R<Vec<String>> {
 /// Lowers the kernels of `text` and adds a `main` that launches one of them once as `launch`
 /// says (any `main` of the file is left out).
 pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir::Program, HarnessError> {
-    let mut p = lower_items(file, text)?;
+    let (mut p, prologue, device_globals) = lower_with_globals(file, text)?;
     let kernel_ids: Vec<usize> =
         (0..p.functions.len()).filter(|&i| matches!(p.functions[i].kind, FnKind::Kernel { .. })).collect();
     let names = || kernel_ids.iter().map(|&i| format!("`{}`", p.functions[i].name)).collect::<Vec<_>>().join(", ");
@@ -148,13 +148,16 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
     };
     let k = &p.functions[id];
     let span = k.span;
-    let mut locals: Vec<ir::Local> = Vec::new();
-    let mut body = Vec::new();
+    // The globals first, as in the file's own `main`; the kernel's last parameters are the
+    // device globals ([`crate::globals`]).
+    let mut locals: Vec<ir::Local> = prologue.locals;
+    let mut body = prologue.body;
     let mut args = Vec::new();
+    let visible = &k.params[..k.params.len().saturating_sub(device_globals.len())];
     let mut frees = Vec::new();
     let mut shown = Vec::new();
     let load = |l: usize| Expr::Load(Place::local(l, span));
-    for (pos, &param) in k.params.iter().enumerate() {
+    for (pos, &param) in visible.iter().enumerate() {
         let local = &k.locals[param];
         let name = local.name.clone();
         match &local.ty {
@@ -168,27 +171,26 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                         "parameter `{name}` has a type kernel-only mode cannot fill"
                     )));
                 };
-                let Ty::Scalar(t) = **elem else {
+                let zero_of = |t: &Ty| match t {
+                    Ty::Scalar(t @ (ScalarTy::F32 | ScalarTy::F64)) => Some(Expr::Lit(Lit::Float(0.0, *t))),
+                    Ty::Scalar(t) => Some(int(0, *t)),
+                    _ => None,
+                };
+                // Scalars, or structs (tuples of scalars, filled field by field).
+                let zero = match &**elem {
+                    Ty::Tuple(ts) => ts.iter().map(zero_of).collect::<Option<Vec<_>>>().map(Expr::Tuple),
+                    t => zero_of(t),
+                };
+                let Some(zero) = zero else {
                     return Err(HarnessError::Usage(format!(
                         "parameter `{name}` has a type kernel-only mode cannot fill"
                     )));
                 };
+                let buffer = |mem| Ty::Owned(Box::new(Ty::Array { elem: elem.clone(), len: IExpr::Const(0) }), mem);
                 let host = locals.len();
-                locals.push(ir::Local {
-                    name: format!("{name} (host)"),
-                    ty: array_ptr(t, Mem::Cpu, true),
-                    level: Level::Host,
-                });
+                locals.push(ir::Local { name: format!("{name} (host)"), ty: buffer(Mem::Cpu), level: Level::Host });
                 let dev = locals.len();
-                locals.push(ir::Local {
-                    name: name.clone(),
-                    ty: array_ptr(t, Mem::GpuGlobal, true),
-                    level: Level::Host,
-                });
-                let zero = match t {
-                    ScalarTy::F32 | ScalarTy::F64 => Expr::Lit(Lit::Float(0.0, t)),
-                    _ => int(0, t),
-                };
+                locals.push(ir::Local { name: name.clone(), ty: buffer(Mem::GpuGlobal), level: Level::Host });
                 let alloc = Expr::Builtin(
                     Builtin::HeapNew,
                     vec![Expr::ArrayRepeat(Box::new(zero), IExpr::Const(launch.buffer_len))],
@@ -209,7 +211,8 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
             }
         }
     }
-    if let Some((n, _)) = launch.args.iter().find(|(n, _)| !k.params.iter().any(|&l| k.locals[l].name == *n)) {
+    args.extend(device_globals.iter().map(|&l| load(l)));
+    if let Some((n, _)) = launch.args.iter().find(|(n, _)| !visible.iter().any(|&l| k.locals[l].name == *n)) {
         return Err(HarnessError::Usage(format!("`--arg {n}=…`: kernel `{}` has no parameter `{n}`", k.name)));
     }
     let dims = |d: [u64; 3]| d.map(IExpr::Const);

@@ -5,13 +5,13 @@ use super::*;
 
 impl Lx {
     /// `bytes / sizeof(t)` as a run-time element count.
-    pub(crate) fn elements(&mut self, bytes: Node, t: ScalarTy, src: &Src) -> R<IExpr> {
+    pub(crate) fn elements(&mut self, bytes: Node, t: Elem, src: &Src) -> R<IExpr> {
         let (e, et) = self.rvalue(bytes, src)?;
         let e = self.convert(e, et, CTy::S(ScalarTy::U64), bytes, src)?;
         Ok(IExpr::Value(Box::new(Expr::Binary(
             BinOp::Div,
             Box::new(e),
-            Box::new(int(size_of(t).into(), ScalarTy::U64)),
+            Box::new(int(self.elem_size(t).into(), ScalarTy::U64)),
         ))))
     }
 
@@ -103,7 +103,9 @@ impl Lx {
             "cudaMalloc" => {
                 host_only(self)?;
                 want(self, 2)?;
-                let target = args[0];
+                // `cudaMalloc((void **)&p, …)`: the cast changes nothing here.
+                let target =
+                    if args[0].kind() == "cast_expression" { self.child(args[0], "value", src)? } else { args[0] };
                 let var = (target.kind() == "pointer_expression"
                     && self.text(self.child(target, "operator", src)?, src) == "&")
                     .then(|| target.child_by_field_name("argument"))
@@ -114,9 +116,10 @@ impl Lx {
                     return Err(self.unsupported(target, src, "`cudaMalloc` of anything but `&pointer_variable`"));
                 };
                 let len = self.elements(args[1], t, src)?;
-                let host = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
+                let host =
+                    Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(self.elem_zero(t)), len)], span);
                 let init = Expr::Builtin(Builtin::GlobalAllocCopy, vec![host], span);
-                self.f.locals[local].ty = array_ptr(t, Mem::GpuGlobal, true);
+                self.f.locals[local].ty = self.elem_ptr(t, Mem::GpuGlobal, true);
                 out.push(Stmt::Let { local, init: Some(init), span });
             }
             "cudaFree" | "free" => {
@@ -132,6 +135,10 @@ impl Lx {
                 host_only(self)?;
                 want(self, 4)?;
                 self.memcpy(n, &args, src, out)?;
+            }
+            "cudaMemcpyToSymbol" | "cudaMemcpyFromSymbol" => {
+                host_only(self)?;
+                self.memcpy_symbol(n, &args, src, out)?;
             }
             "cudaMemset" => {
                 host_only(self)?;
@@ -157,7 +164,13 @@ impl Lx {
 
     /// A pointer given to a CUDA API call, as a host local holding it (the variable itself, or a
     /// new local holding `p + i`), and its element type.
-    pub(crate) fn pointer_arg(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<(LocalId, ScalarTy)> {
+    pub(crate) fn pointer_arg(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<(LocalId, Elem)> {
+        if n.kind() == "identifier" {
+            // A scalar global (`cudaMemcpyToSymbol(counter, …)`): its one-element buffer.
+            if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(n, src)) {
+                return Ok((local, Elem::S(t)));
+            }
+        }
         let Some(p) = self.ptr_expr(n, src)? else {
             return Err(self.unsupported(n, src, "this argument, which is not a pointer"));
         };
@@ -170,7 +183,7 @@ impl Lx {
             Ty::Owned(_, m) | Ty::Ref(_, m) => *m,
             _ => Mem::Cpu,
         };
-        let l = self.new_local("cudaMemcpy pointer", array_ptr(t, mem, false), Level::Host);
+        let l = self.new_local("cudaMemcpy pointer", self.elem_ptr(t, mem, false), Level::Host);
         let value = self.ptr_value(p, span);
         out.push(Stmt::Let { local: l, init: Some(value), span });
         Ok((l, t))
@@ -182,7 +195,6 @@ impl Lx {
     /// a host buffer of the count's length after probing that they hold that many elements: a
     /// side shorter than the count is an out-of-bounds error (E0903) at the call.
     pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let span = self.span(n, src);
         let kind = self.text(args[3], src);
         let (dst_gpu, src_gpu) = match kind {
             "cudaMemcpyHostToDevice" => (true, false),
@@ -191,13 +203,28 @@ impl Lx {
             "cudaMemcpyHostToHost" => (false, false),
             _ => return Err(self.unsupported(args[3], src, format!("`cudaMemcpy` of kind `{kind}`"))),
         };
+        self.memcpy_kind(n, args, (dst_gpu, src_gpu), src, out)
+    }
+
+    /// [`Lx::memcpy`] of `args[0..3]` (destination, source, bytes) with the sides known.
+    pub(crate) fn memcpy_kind(
+        &mut self,
+        n: Node,
+        args: &[Node],
+        (dst_gpu, src_gpu): (bool, bool),
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(n, src);
         let (dst, dt) = self.pointer_arg(args[0], src, out)?;
         let (from, st) = self.pointer_arg(args[1], src, out)?;
         if dt != st {
             return Err(self.unsupported(n, src, "`cudaMemcpy` between pointers of different element types"));
         }
         let count = self.elements(args[2], dt, src)?;
-        let heap = |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(dt)), len)], span);
+        let z = self.elem_zero(dt);
+        let heap =
+            |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z.clone()), len)], span);
         let elem = |l: LocalId, i: IExpr| Place {
             root: l,
             path: vec![PathStep::Deref, PathStep::Elem(i)],
@@ -208,7 +235,7 @@ impl Lx {
         // A device side must hold `count` elements: a pointer at offset `count` is past its end
         // otherwise (E0903); copying from there reads at most one element, into the probe.
         let probe = |lx: &mut Self, gpu: LocalId, out: &mut Vec<Stmt>| {
-            let probe = lx.new_local("cudaMemcpy probe", array_ptr(dt, Mem::Cpu, true), Level::Host);
+            let probe = lx.new_local("cudaMemcpy probe", lx.elem_ptr(dt, Mem::Cpu, true), Level::Host);
             out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
             out.push(Stmt::Eval(Expr::Builtin(
                 Builtin::CopyToHost,
@@ -227,7 +254,7 @@ impl Lx {
         let (buf_from, buf_to) = match (src_gpu, dst_gpu) {
             (false, false) => (from, dst),
             _ => {
-                let tmp = self.new_local("cudaMemcpy buffer", array_ptr(dt, Mem::Cpu, true), Level::Host);
+                let tmp = self.new_local("cudaMemcpy buffer", self.elem_ptr(dt, Mem::Cpu, true), Level::Host);
                 out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
                 (if src_gpu { tmp } else { from }, if dst_gpu { tmp } else { dst })
             }
@@ -266,29 +293,36 @@ impl Lx {
     /// (a constant), through a host buffer, after probing that the device side holds them.
     pub(crate) fn memset(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(n, src);
-        let (dst, t) = self.pointer_arg(args[0], src, out)?;
+        let (dst, et) = self.pointer_arg(args[0], src, out)?;
         let byte = self.constant(args[1], src)? & 0xff;
-        let size = size_of(t);
-        let pattern = (0..size).fold(0u64, |acc, _| (acc << 8) | byte);
-        let value = match t {
-            ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
-            ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
-            _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+        let value = match et {
+            Elem::S(t) => {
+                let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
+                match t {
+                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
+                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
+                    _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+                }
+            }
+            // Structs: zero bytes only (each field 0; other bytes would depend on the padding).
+            Elem::Struct(_) if byte == 0 => self.elem_zero(et),
+            Elem::Struct(_) => return Err(self.unsupported(args[1], src, "`cudaMemset` of structs to other than 0")),
         };
+        let t = et;
         let count = self.elements(args[2], t, src)?;
         let elem_at =
             |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
-        let probe = self.new_local("cudaMemset probe", array_ptr(t, Mem::Cpu, true), Level::Host);
+        let probe = self.new_local("cudaMemset probe", self.elem_ptr(t, Mem::Cpu, true), Level::Host);
         let heap =
             |v: Expr, len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(v), len)], span);
-        out.push(Stmt::Let { local: probe, init: Some(heap(zero(t), IExpr::Const(1))), span });
+        out.push(Stmt::Let { local: probe, init: Some(heap(self.elem_zero(t), IExpr::Const(1))), span });
         out.push(Stmt::Eval(Expr::Builtin(
             Builtin::CopyToHost,
             vec![Expr::Ref(elem_at(count.clone())), Expr::Load(Place::local(probe, span))],
             span,
         )));
         out.push(Stmt::Free { local: probe, gpu: false, span });
-        let tmp = self.new_local("cudaMemset buffer", array_ptr(t, Mem::Cpu, true), Level::Host);
+        let tmp = self.new_local("cudaMemset buffer", self.elem_ptr(t, Mem::Cpu, true), Level::Host);
         out.push(Stmt::Let { local: tmp, init: Some(heap(value, count)), span });
         out.push(Stmt::Eval(Expr::Builtin(
             Builtin::CopyToGpu,
@@ -345,7 +379,8 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let values = self.arguments(args, &ptys, src)?;
+        let mut values = self.arguments(args, &ptys, src)?;
+        values.extend(self.global_args(true, self.span(n, src)));
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
         Ok(())
     }
@@ -384,6 +419,24 @@ impl Lx {
             if conv == "%" {
                 lit.push('%');
                 continue;
+            }
+            // `*` width or precision: a constant argument, written into the conversion.
+            while let Some(star) = conv.find('*') {
+                let Some(w) = values.next() else {
+                    return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
+                };
+                let Ok(v) = self.constant(*w, src) else {
+                    return Err(self.unsupported(*w, src, "a `printf` `*` width or precision that is not a constant"));
+                };
+                // A negative width (the constant wrapped) is the `-` flag and its size, as in C.
+                let neg = (v as i64) < 0 && !conv[..star].contains('.');
+                let text = if neg { format!("-{}", (v as i64).unsigned_abs()) } else { v.to_string() };
+                if (v as i64) < 0 && !neg {
+                    // A negative precision counts as none.
+                    conv.replace_range(star - 1..star + 1, "");
+                } else {
+                    conv.replace_range(star..star + 1, &text);
+                }
             }
             let Some(v) = values.next() else {
                 return Err(self.unsupported(n, src, "`printf` with fewer arguments than conversions"));
@@ -478,7 +531,16 @@ impl Lx {
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
-        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+        if matches!(
+            name.as_str(),
+            "cudaMalloc"
+                | "cudaFree"
+                | "cudaMemcpy"
+                | "cudaMemset"
+                | "cudaDeviceSynchronize"
+                | "cudaMemcpyToSymbol"
+                | "cudaMemcpyFromSymbol"
+        ) {
             // The call happens before the expression; its status is always `cudaSuccess` on
             // `sim`, where every failure stops the program.
             let mut pre = Vec::new();

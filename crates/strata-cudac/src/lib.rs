@@ -18,11 +18,14 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod cond;
 mod control;
 mod device;
 mod dim3;
+mod effects;
 mod expr;
 mod func;
+mod globals;
 mod host;
 mod macros;
 mod math;
@@ -69,6 +72,13 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`] of a file that may have no `main` (kernel-only mode, [`harness`]).
 pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
+    Ok(lower_with_globals(file, text)?.0)
+}
+
+/// [`lower_items`], with the allocations of the globals (the start of `main`) and the locals of
+/// the device globals there, in order: the hidden arguments of every kernel.
+pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
+    let text = &cond::resolve(file, text)?;
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
@@ -82,6 +92,10 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         macro_depth: 0,
         structs: Vec::new(),
         struct_names: HashMap::new(),
+        typedefs: HashMap::new(),
+        const_types: HashMap::new(),
+        globals: Vec::new(),
+        prologue: globals::Prologue::default(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -93,8 +107,10 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
         lx.item(item, &src)?;
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
+    let device_globals = lx.globals.iter().filter(|g| g.device).map(|g| g.local).collect();
     // C pointers carry no length: allocations know theirs at run time.
-    Ok(ir::Program { functions: lx.functions, entry, sources: Vec::new(), runtime_lengths: true })
+    let program = ir::Program { functions: lx.functions, entry, sources: Vec::new(), runtime_lengths: true };
+    Ok((program, lx.prologue, device_globals))
 }
 
 /// Source text of a tree and where its byte 0 lies in the `.cu` file (macro bodies are parsed
@@ -114,18 +130,27 @@ struct Macro {
     span: Span,
 }
 
-/// A C type of the subset: a scalar, or a pointer to scalars.
+/// What a pointer points to: scalars or structs ([`structs`]; laid out field by field in memory).
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Elem {
+    S(ScalarTy),
+    Struct(usize),
+}
+
+/// A C type of the subset: a scalar, or a pointer to scalars or structs.
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum CTy {
     S(ScalarTy),
-    Ptr(ScalarTy),
+    Ptr(Elem),
     /// `dim3`: three `unsigned` locals, `.x` first ([`dim3`]).
     Dim3,
-    /// A `__shared__` scalar variable (never the type of a value): the local points to the
-    /// block's one-element buffer holding it.
+    /// A `__shared__` scalar variable or a scalar global (never the type of a value): the local
+    /// points to the one-element buffer holding it.
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
+    /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
+    Null,
 }
 
 #[derive(Copy, Clone)]
@@ -148,6 +173,11 @@ struct FnState {
     pre: Vec<Stmt>,
     /// The loops and `switch`es around the statement being lowered, innermost last.
     jumps: Vec<control::Jump>,
+    /// `p - q` of two pointers, found by [`Lx::ptr_expr`] (which then gives no pointer), with
+    /// the id of its node.
+    ptr_diff: Option<(usize, Expr)>,
+    /// The local holding each global in this function (`None`: not on this side).
+    global_locals: Vec<Option<LocalId>>,
 }
 
 struct Lx {
@@ -163,6 +193,13 @@ struct Lx {
     /// Struct types, and their names (`struct P` and `typedef` names) to them.
     structs: Vec<structs::StructDef>,
     struct_names: HashMap<String, usize>,
+    /// `typedef float real;`: scalar type names.
+    typedefs: HashMap<String, ScalarTy>,
+    /// File-level `const` scalars (macros of their values, [`globals`]) and their types.
+    const_types: HashMap<String, ScalarTy>,
+    /// Global variables ([`globals`]), and the start of `main` that allocates them.
+    globals: Vec<globals::GlobalDef>,
+    prologue: globals::Prologue,
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,

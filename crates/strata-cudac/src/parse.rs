@@ -49,6 +49,22 @@ pub(crate) fn macro_expr(m: &Macro) -> Option<Node<'_>> {
 }
 
 impl Lx {
+    /// Defines `name` as the C expression `value` (a `#define`'s value, or the initialiser of a
+    /// file-level `const` scalar), parsed on its own with spans into the file.
+    pub(crate) fn object_macro(&mut self, name: String, value: Node, src: &Src) -> R<()> {
+        let body = self.text(value, src);
+        let prefix = "int __strata_macro = (";
+        let text = format!("{prefix}{body});");
+        let tree = parse(&text).ok_or_else(|| self.unsupported(value, src, "this macro body"))?;
+        let base = value.start_byte() as i64 + src.base - prefix.len() as i64;
+        let span = self.span(value, src);
+        if tree.root_node().has_error() {
+            return Err(self.unsupported(value, src, "a macro whose value is not a C expression"));
+        }
+        self.macros.insert(name, Rc::new(Macro { tree, text, base, span }));
+        Ok(())
+    }
+
     pub(crate) fn item(&mut self, n: Node, src: &Src) -> R<()> {
         match n.kind() {
             "comment" => Ok(()),
@@ -66,17 +82,7 @@ impl Lx {
                 let Some(value) = n.child_by_field_name("value") else {
                     return Err(self.unsupported(n, src, "a `#define` without a value"));
                 };
-                let body = self.text(value, src);
-                let prefix = "int __strata_macro = (";
-                let text = format!("{prefix}{body});");
-                let tree = parse(&text).ok_or_else(|| self.unsupported(value, src, "this macro body"))?;
-                let base = value.start_byte() as i64 + src.base - prefix.len() as i64;
-                let span = self.span(value, src);
-                if tree.root_node().has_error() {
-                    return Err(self.unsupported(value, src, "a macro whose value is not a C expression"));
-                }
-                self.macros.insert(name, Rc::new(Macro { tree, text, base, span }));
-                Ok(())
+                self.object_macro(name, value, src)
             }
             "function_definition" => self.function(n, src),
             // Defined by the first pass (`declare`).
@@ -85,6 +91,8 @@ impl Lx {
                 self.prototype(n, src)
             }
             "preproc_function_def" => self.define_fn_macro(n, src),
+            // Global variables: lowered by the first pass (`declare`, [`globals`]).
+            "declaration" => Ok(()),
             other => Err(self.unsupported(n, src, format!("`{other}` at file level"))),
         }
     }

@@ -16,7 +16,7 @@ use super::*;
 pub(crate) struct PtrE {
     pub(crate) root: LocalId,
     pub(crate) off: Option<Expr>,
-    pub(crate) elem: ScalarTy,
+    pub(crate) elem: Elem,
 }
 
 impl Lx {
@@ -31,10 +31,15 @@ impl Lx {
                 Some(inner) => self.ptr_expr(inner, src)?,
                 None => None,
             },
+            "update_expression" => self.update_pointer(n, src)?,
             "cast_expression" => {
                 let td = self.child(n, "type", src)?;
                 let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };
-                let t = self.scalar_type(self.child(td, "type", src)?, src)?;
+                let tn = self.child(td, "type", src)?;
+                let t = match self.struct_type(tn, src) {
+                    Some(id) => Elem::Struct(id),
+                    None => Elem::S(self.scalar_type(tn, src)?),
+                };
                 let value = self.child(n, "value", src)?;
                 match self.ptr_expr(value, src)? {
                     Some(p)
@@ -52,8 +57,19 @@ impl Lx {
                 }
                 let (left, right) = (self.child(n, "left", src)?, self.child(n, "right", src)?);
                 if let Some(p) = self.ptr_expr(left, src)? {
-                    if self.ptr_expr(right, src)?.is_some() {
-                        return Err(self.unsupported(n, src, "subtracting or adding two pointers"));
+                    if let Some(q) = self.ptr_expr(right, src)? {
+                        if op == "+" || p.elem != q.elem {
+                            return Err(self.unsupported(
+                                n,
+                                src,
+                                "adding two pointers, or subtracting pointers of different types",
+                            ));
+                        }
+                        // `p - q`: a number, not a pointer ([`Lx::rvalue`] takes it from here).
+                        let span = self.span(n, src);
+                        let (a, b) = (self.ptr_value(p, span), self.ptr_value(q, span));
+                        self.f.ptr_diff = Some((n.id(), Expr::Builtin(Builtin::PtrDiff, vec![a, b], span)));
+                        return Ok(None);
                     }
                     let i = self.offset(right, src)?;
                     Some(self.advance(p, i, op == "-"))
@@ -74,15 +90,33 @@ impl Lx {
                 let arg =
                     if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
                 if arg.kind() == "identifier" {
-                    if let Some(Var { local, ty: CTy::SharedScalar(t) }) = self.lookup(self.text(arg, src)) {
-                        return Ok(Some(PtrE { root: local, off: None, elem: t }));
+                    match self.lookup(self.text(arg, src)) {
+                        Some(Var { local, ty: CTy::SharedScalar(t) }) => {
+                            return Ok(Some(PtrE { root: local, off: None, elem: Elem::S(t) }));
+                        }
+                        Some(Var { local, ty: CTy::S(t) }) => {
+                            // `&x` of a local: the IR's reference to the local, which `sim` then
+                            // keeps in a one-element buffer of its own (host memory, or the
+                            // thread's `gpu.local`), so `p[1]` through it is out of bounds.
+                            let span = self.span(n, src);
+                            let mem = if self.f.gpu { Mem::GpuLocal } else { Mem::Cpu };
+                            let level = self.level();
+                            let p = self.new_local("&x", array_ptr(t, mem, false), level);
+                            self.f.pre.push(Stmt::Let {
+                                local: p,
+                                init: Some(Expr::Ref(Place::local(local, span))),
+                                span,
+                            });
+                            return Ok(Some(PtrE { root: p, off: None, elem: Elem::S(t) }));
+                        }
+                        _ => {}
                     }
                 }
                 if arg.kind() != "subscript_expression" {
                     return Err(self.unsupported(
                         n,
                         src,
-                        "taking the address of anything but an element (`&p[i]`) or a `__shared__` variable",
+                        "taking the address of anything but an element (`&p[i]`) or a scalar variable",
                     ));
                 }
                 let (p, i) = self.subscript(arg, src)?;
@@ -143,7 +177,7 @@ impl Lx {
     }
 
     /// `p += i`, `p -= i`, `p++`, `p--` for a pointer variable `p`.
-    pub(crate) fn ptr_step(&mut self, local: LocalId, t: ScalarTy, i: Expr, minus: bool, span: Span) -> Stmt {
+    pub(crate) fn ptr_step(&mut self, local: LocalId, t: Elem, i: Expr, minus: bool, span: Span) -> Stmt {
         let p = self.advance(PtrE { root: local, off: None, elem: t }, i, minus);
         Stmt::Let { local, init: Some(self.ptr_value(p, span)), span }
     }
@@ -152,7 +186,7 @@ impl Lx {
     pub(crate) fn ptr_compound(
         &mut self,
         local: LocalId,
-        t: ScalarTy,
+        t: Elem,
         op: &str,
         right: Node,
         n: Node,
@@ -163,5 +197,39 @@ impl Lx {
         }
         let i = self.offset(right, src)?;
         Ok(self.ptr_step(local, t, i, op == "-=", self.span(n, src)))
+    }
+}
+
+impl Lx {
+    /// A comparison with a pointer on either side: `p == q`, `p != NULL` (the same element of the
+    /// same allocation, or both null), `p < end` and the other relations (the distance `p - q`,
+    /// which needs both in one allocation, compared with 0).
+    pub(crate) fn ptr_compare(&self, op: BinOp, a: (Expr, CTy), b: (Expr, CTy), n: Node, src: &Src) -> R<(Expr, CTy)> {
+        let span = self.span(n, src);
+        let compatible = match (a.1, b.1) {
+            (CTy::Ptr(x), CTy::Ptr(y)) => x == y,
+            (CTy::Ptr(_) | CTy::Null, CTy::Ptr(_) | CTy::Null) => true,
+            _ => false,
+        };
+        if !compatible {
+            return Err(self.unsupported(n, src, format!("`{}` of a pointer and a number", op.symbol())));
+        }
+        let bool_ty = CTy::S(ScalarTy::Bool);
+        let e = match op {
+            BinOp::Eq | BinOp::Ne => {
+                let eq = Expr::Builtin(Builtin::PtrEq, vec![a.0, b.0], span);
+                if op == BinOp::Eq {
+                    eq
+                } else {
+                    Expr::Unary(UnOp::Not, Box::new(eq))
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let d = Expr::Builtin(Builtin::PtrDiff, vec![a.0, b.0], span);
+                Expr::Binary(op, Box::new(d), Box::new(int(0, ScalarTy::I64)))
+            }
+            _ => return Err(self.unsupported(n, src, format!("`{}` on pointers", op.symbol()))),
+        };
+        Ok((e, bool_ty))
     }
 }

@@ -71,7 +71,16 @@ impl Lx {
                     (Role::Main, Some(v), _) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
                     (Role::Main, None, _) => out.push(Stmt::Return(None)),
                     (Role::Main, Some(v), _) => {
-                        return Err(self.unsupported(v, src, "`main` returning a status other than 0"))
+                        // The IR has no exit status: a status other than 0 stops the program
+                        // with E0908 here, as `exit(status)` does.
+                        let (e, et) = self.rvalue(v, src)?;
+                        let status = self.convert(e, et, CTy::S(ScalarTy::I32), v, src)?;
+                        let span = self.span(n, src);
+                        self.flush(out);
+                        let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
+                        let stop = Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
+                        out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
+                        out.push(Stmt::Return(None));
                     }
                     (_, None, None) => out.push(Stmt::Return(None)),
                     (_, Some(v), Some(t)) => {
@@ -186,24 +195,10 @@ impl Lx {
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
-                "pointer_declarator" if !shared => {
-                    let inner = self.child(d, "declarator", src)?;
-                    if inner.kind() != "identifier" {
-                        return Err(self.unsupported(inner, src, "pointers to pointers"));
-                    }
-                    let name = self.text(inner, src);
-                    let l = self.new_local(name, array_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
-                    let init = match init {
-                        Some(v) => Some(self.pointer_init(v, t, src)?),
-                        None => None,
-                    };
-                    self.flush(out);
-                    out.push(Stmt::Let { local: l, init, span });
-                    self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
-                }
+                "pointer_declarator" if !shared => self.pointer_declaration(d, init, Elem::S(t), src, out)?,
                 "array_declarator" => {
-                    if let Some(v) = init {
-                        return Err(self.unsupported(v, src, "array initialisers"));
+                    if let (Some(v), true) = (init, shared) {
+                        return Err(self.unsupported(v, src, "initialisers of `__shared__` arrays"));
                     }
                     let inner = self.child(d, "declarator", src)?;
                     if inner.kind() != "identifier" {
@@ -219,19 +214,9 @@ impl Lx {
                         };
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
                         self.f.shared.push((l, t, len));
-                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
-                    } else if self.f.gpu {
-                        return Err(self.unsupported(d, src, "local arrays in kernels"));
+                        self.bind(name, Var { local: l, ty: CTy::Ptr(Elem::S(t)) });
                     } else {
-                        let Some(s) = size else {
-                            return Err(self.unsupported(d, src, "an array without a size"));
-                        };
-                        let len = IExpr::Const(self.constant(s, src)?);
-                        let l = self.new_local(name, array_ptr(t, Mem::Cpu, true), Level::Host);
-                        let init =
-                            Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span);
-                        out.push(Stmt::Let { local: l, init: Some(init), span });
-                        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+                        self.host_array(d, init, Elem::S(t), src, out)?;
                     }
                 }
                 _ => return Err(self.unsupported(d, src, "this declaration")),
@@ -240,9 +225,94 @@ impl Lx {
         Ok(())
     }
 
+    /// `T *p [= init];` (`T` a scalar or struct type).
+    pub(crate) fn pointer_declaration(
+        &mut self,
+        d: Node,
+        init: Option<Node>,
+        t: Elem,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(d, src);
+        let inner = self.child(d, "declarator", src)?;
+        if inner.kind() != "identifier" {
+            return Err(self.unsupported(inner, src, "pointers to pointers"));
+        }
+        let name = self.text(inner, src);
+        let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
+        let init = match init {
+            Some(v) => Some(self.pointer_init(v, t, src)?),
+            None => None,
+        };
+        self.flush(out);
+        out.push(Stmt::Let { local: l, init, span });
+        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+        Ok(())
+    }
+
+    /// `T a[N];`, `T a[N] = {…};`, `T a[] = {…};` (`T` a scalar or struct type; initialisers
+    /// of scalars only, the rest of the array 0, as in C). On the host a heap buffer; in GPU
+    /// code an array local that the pointer `a` refers to, which `sim` then keeps in the
+    /// thread's own `gpu.local` buffer. Both start as zeros where not initialised.
+    pub(crate) fn host_array(&mut self, d: Node, init: Option<Node>, t: Elem, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(d, src);
+        let inner = self.child(d, "declarator", src)?;
+        if inner.kind() != "identifier" {
+            return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
+        }
+        let name = self.text(inner, src);
+        let mut values = Vec::new();
+        if let Some(v) = init {
+            let Elem::S(st) = t else { return Err(self.unsupported(v, src, "initialisers of arrays of structs")) };
+            if v.kind() != "initializer_list" {
+                return Err(self.unsupported(v, src, "this array initialiser"));
+            }
+            let mut c = v.walk();
+            let parts: Vec<Node> = v.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            for p in parts {
+                if p.kind() == "initializer_pair" || p.kind() == "initializer_list" {
+                    return Err(self.unsupported(p, src, "designated or nested initialisers"));
+                }
+                let (e, et) = self.rvalue(p, src)?;
+                values.push(self.convert(e, et, CTy::S(st), p, src)?);
+            }
+        }
+        let n = match d.child_by_field_name("size") {
+            Some(s) => self.constant(s, src)?,
+            None if init.is_some() => values.len() as u64,
+            None => return Err(self.unsupported(d, src, "an array without a size")),
+        };
+        if values.len() as u64 > n || n == 0 {
+            return Err(self.unsupported(d, src, "an array of this size with this many initialisers"));
+        }
+        let data = if values.is_empty() {
+            Expr::ArrayRepeat(Box::new(self.elem_zero(t)), IExpr::Const(n))
+        } else {
+            values.resize(n as usize, self.elem_zero(t));
+            Expr::ArrayList(values)
+        };
+        self.flush(out);
+        if self.f.gpu {
+            let level = self.level();
+            let arr_ty = Ty::Array { elem: Box::new(self.elem_ty(t)), len: IExpr::Const(n) };
+            let arr = self.new_local(name, arr_ty, level);
+            out.push(Stmt::Let { local: arr, init: Some(data), span });
+            let l = self.new_local(name, self.elem_ptr(t, Mem::GpuLocal, false), level);
+            out.push(Stmt::Let { local: l, init: Some(Expr::Ref(Place::local(arr, span))), span });
+            self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+            return Ok(());
+        }
+        let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, true), Level::Host);
+        let init = Expr::Builtin(Builtin::HeapNew, vec![data], span);
+        out.push(Stmt::Let { local: l, init: Some(init), span });
+        self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
+        Ok(())
+    }
+
     /// The value of a pointer variable's initialiser: `malloc(bytes)` (cast or not) or another
     /// pointer variable.
-    pub(crate) fn pointer_init(&mut self, v: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+    pub(crate) fn pointer_init(&mut self, v: Node, t: Elem, src: &Src) -> R<Expr> {
         let inner = if v.kind() == "cast_expression" { self.child(v, "value", src)? } else { v };
         if inner.kind() == "call_expression" {
             let f = self.child(inner, "function", src)?;
@@ -253,11 +323,12 @@ impl Lx {
                 }
                 let len = self.elements(args[0], t, src)?;
                 let span = self.span(inner, src);
-                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(zero(t)), len)], span));
+                let z = self.elem_zero(t);
+                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z), len)], span));
             }
         }
         let (e, et) = self.rvalue(v, src)?;
-        if et != CTy::Ptr(t) {
+        if et != CTy::Ptr(t) && et != CTy::Null {
             return Err(self.unsupported(v, src, "this pointer initialiser"));
         }
         Ok(e)
@@ -298,6 +369,9 @@ impl Lx {
                         out.push(Stmt::Let { local, init: Some(init), span: self.span(n, src) });
                         return Ok(());
                     }
+                }
+                if let Some(()) = self.struct_store(n, left, right, op, src, out)? {
+                    return Ok(());
                 }
                 let (place, pt) = self.place(left, src)?;
                 if op == "=" && self.is_syncthreads_reduce(right, src) {

@@ -3,10 +3,16 @@
 //! (`p = q;`), `sizeof`, and parameters of functions and kernels passed by value.
 //!
 //! A struct variable is one local per field (consecutive local ids, like `dim3`); a struct
-//! parameter is one IR parameter per field. Pointers to structs, arrays of structs and structs
-//! returned by functions are not supported (E0801).
+//! parameter is one IR parameter per field.
+//!
+//! Structs in memory (`P *p`, `P a[N]`, `cudaMalloc(&d, n * sizeof(P))`) are arrays of IR tuples
+//! ([`Lx::elem_ty`]): memory holds them field by field, so `p[i].f`, `p->f` and `(*p).f` are
+//! places `(*p)[i].k` whose every field `sim` bounds-checks and race-logs on its own; a whole
+//! struct read or written (`P v = a[i];`, `a[i] = v;`) is one access per field. Structs returned
+//! by functions and members that are arrays or structs are not supported (E0801).
 
 use super::*;
+use crate::ptr::PtrE;
 
 /// A struct type: its name (for messages) and its fields.
 pub(crate) struct StructDef {
@@ -47,6 +53,12 @@ impl Lx {
             "type_definition" => {
                 let spec = self.child(n, "type", src)?;
                 let d = self.child(n, "declarator", src)?;
+                if spec.kind() != "struct_specifier" && d.kind() == "type_identifier" {
+                    // `typedef float real;`
+                    let t = self.scalar_type(spec, src)?;
+                    self.typedefs.insert(self.text(d, src).to_string(), t);
+                    return Ok(());
+                }
                 if spec.kind() != "struct_specifier" || d.kind() != "type_identifier" {
                     return Err(self.unsupported(n, src, "this `typedef`"));
                 }
@@ -115,8 +127,17 @@ impl Lx {
             } else {
                 (d, None)
             };
-            if d.kind() != "identifier" {
-                return Err(self.unsupported(d, src, "pointers to structs and arrays of structs"));
+            match d.kind() {
+                "identifier" => {}
+                "pointer_declarator" => {
+                    self.pointer_declaration(d, init, Elem::Struct(id), src, out)?;
+                    continue;
+                }
+                "array_declarator" => {
+                    self.host_array(d, init, Elem::Struct(id), src, out)?;
+                    continue;
+                }
+                _ => return Err(self.unsupported(d, src, "this struct declaration")),
             }
             let name = self.text(d, src);
             let values = match init {
@@ -174,6 +195,16 @@ impl Lx {
                 let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
                 self.struct_value(inner, id, src)
             }
+            "subscript_expression" | "pointer_expression" | "field_expression" => {
+                // A struct in memory (`a[i]`, `*p`): its fields loaded one by one.
+                let Some((base, other)) = self.struct_in_memory(n, src)? else {
+                    return Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name)));
+                };
+                if other != id {
+                    return Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name)));
+                }
+                Ok((0..fields.len()).map(|k| Expr::Load(field_of(&base, k))).collect())
+            }
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::Struct(other) }) if other == id => {
                     let span = self.span(n, src);
@@ -186,17 +217,89 @@ impl Lx {
         }
     }
 
-    /// `v.f` of a struct or `dim3` variable, if `n` is one: the field's place and type.
-    pub(crate) fn var_field(&self, n: Node, src: &Src) -> R<Option<(Place, ScalarTy)>> {
+    /// A struct in memory, `a[i]` or `*p` (or `p->f` of nothing: never a struct, members are
+    /// scalars): the place of the whole element and its struct type; `None` when `n` is not one.
+    pub(crate) fn struct_in_memory(&mut self, n: Node, src: &Src) -> R<Option<(Place, usize)>> {
+        let span = self.span(n, src);
+        let n = if n.kind() == "parenthesized_expression" { n.named_child(0).unwrap_or(n) } else { n };
+        let (p, i) = match n.kind() {
+            "subscript_expression" => {
+                let (p, i) = self.subscript(n, src)?;
+                (p, Some(i))
+            }
+            "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "*" => {
+                match self.ptr_expr(self.child(n, "argument", src)?, src)? {
+                    Some(p) => (p, None),
+                    None => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        let Elem::Struct(id) = p.elem else { return Ok(None) };
+        Ok(Some((self.ptr_place(p, i, span), id)))
+    }
+
+    /// `a[i] = v;` / `*p = v;` of a struct in memory (one store per field), if `left` is one.
+    pub(crate) fn struct_store(
+        &mut self,
+        n: Node,
+        left: Node,
+        right: Node,
+        op: &str,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<()>> {
+        if !matches!(left.kind(), "subscript_expression" | "pointer_expression" | "parenthesized_expression") {
+            return Ok(None);
+        }
+        // Lowered on trial: what the left side needs first is kept only if it is a struct.
+        let (pre, target) = self.with_pre(|lx| lx.struct_in_memory(left, src))?;
+        let Some((base, id)) = target else { return Ok(None) };
+        self.f.pre.extend(pre);
+        if op != "=" {
+            return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
+        }
+        let values = self.struct_value(right, id, src)?;
+        self.flush(out);
+        for (k, v) in values.into_iter().enumerate() {
+            let mut place = field_of(&base, k);
+            place.span = self.span(n, src);
+            out.push(Stmt::Store { place, value: v });
+        }
+        Ok(Some(()))
+    }
+
+    /// `v.f` of a struct or `dim3` variable, `a[i].f`, `(*p).f` or `p->f` of a struct in memory,
+    /// if `n` is one: the field's place and type.
+    pub(crate) fn var_field(&mut self, n: Node, src: &Src) -> R<Option<(Place, ScalarTy)>> {
         if let Some(p) = self.dim3_field(n, src)? {
             return Ok(Some((p, ScalarTy::U32)));
         }
         let arg = self.child(n, "argument", src)?;
         let arg = if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
-        if arg.kind() != "identifier" {
-            if arg.kind() == "subscript_expression" || self.text(self.child(n, "operator", src)?, src) == "->" {
-                return Err(self.unsupported(n, src, "pointers to structs and arrays of structs"));
+        let arrow = self.text(self.child(n, "operator", src)?, src) == "->";
+        let in_memory = if arrow {
+            let span = self.span(n, src);
+            match self.ptr_expr(arg, src)? {
+                Some(PtrE { elem: Elem::Struct(id), root, off }) => {
+                    Some((self.ptr_place(PtrE { elem: Elem::Struct(id), root, off }, None, span), id))
+                }
+                _ => return Err(self.unsupported(n, src, "`->` on anything but a pointer to a struct")),
             }
+        } else {
+            self.struct_in_memory(arg, src)?
+        };
+        if let Some((base, id)) = in_memory {
+            let field = self.text(self.child(n, "field", src)?, src);
+            let def = &self.structs[id];
+            let Some(k) = def.fields.iter().position(|(f, _)| f == field) else {
+                return Err(self.unsupported(n, src, format!("`{}` has no field `{field}`", def.name)));
+            };
+            let mut place = field_of(&base, k);
+            place.span = self.span(n, src);
+            return Ok(Some((place, def.fields[k].1)));
+        }
+        if arg.kind() != "identifier" {
             return Ok(None);
         }
         let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(arg, src)) else { return Ok(None) };
@@ -210,4 +313,11 @@ impl Lx {
         };
         Ok(Some((Place::local(local + k, self.span(n, src)), def.fields[k].1)))
     }
+}
+
+/// Field `k` of the struct at `base`.
+pub(crate) fn field_of(base: &Place, k: usize) -> Place {
+    let mut p = base.clone();
+    p.path.push(PathStep::Field(k as u32));
+    p
 }

@@ -62,6 +62,7 @@ impl Lx {
             "unsigned long long" | "unsigned long" | "size_t" | "unsigned long long int" => ScalarTy::U64,
             "float" => ScalarTy::F32,
             "double" => ScalarTy::F64,
+            _ if self.typedefs.contains_key(&t) => self.typedefs[&t],
             _ => return Err(self.unsupported(n, src, format!("the type `{t}`"))),
         })
     }
@@ -71,7 +72,58 @@ impl Lx {
         match (from, to) {
             (CTy::S(a), CTy::S(b)) => Ok(cast(e, a, b)),
             (CTy::Ptr(a), CTy::Ptr(b)) if a == b => Ok(e),
+            (CTy::Null, CTy::Ptr(_)) => Ok(e),
             _ => Err(self.unsupported(n, src, "converting between pointers and numbers")),
+        }
+    }
+}
+
+impl Lx {
+    /// The IR type of one element: a scalar, or a struct as the tuple of its fields (memory
+    /// holds it field by field, so every field is checked and race-logged on its own).
+    pub(crate) fn elem_ty(&self, e: Elem) -> Ty {
+        match e {
+            Elem::S(t) => Ty::Scalar(t),
+            Elem::Struct(id) => Ty::Tuple(self.structs[id].fields.iter().map(|(_, t)| Ty::Scalar(*t)).collect()),
+        }
+    }
+
+    /// [`array_ptr`] of elements `e`.
+    pub(crate) fn elem_ptr(&self, e: Elem, mem: Mem, owned: bool) -> Ty {
+        let arr = Box::new(Ty::Array { elem: Box::new(self.elem_ty(e)), len: IExpr::Const(0) });
+        if owned {
+            Ty::Owned(arr, mem)
+        } else {
+            Ty::Ref(arr, mem)
+        }
+    }
+
+    /// An element of zeros (a new allocation's contents).
+    pub(crate) fn elem_zero(&self, e: Elem) -> Expr {
+        match e {
+            Elem::S(t) => zero(t),
+            Elem::Struct(id) => Expr::Tuple(self.structs[id].fields.iter().map(|(_, t)| zero(*t)).collect()),
+        }
+    }
+
+    /// `sizeof` an element, with C's layout.
+    pub(crate) fn elem_size(&self, e: Elem) -> u64 {
+        match e {
+            Elem::S(t) => size_of(t),
+            Elem::Struct(id) => self.structs[id].size(),
+        }
+    }
+
+    /// The scalar type of a pointer's elements; a struct (used whole where a number is needed) is
+    /// not supported.
+    pub(crate) fn scalar_elem(&self, e: Elem, n: Node, src: &Src) -> R<ScalarTy> {
+        match e {
+            Elem::S(t) => Ok(t),
+            Elem::Struct(id) => Err(self.unsupported(
+                n,
+                src,
+                format!("a whole `{}` here (use one of its fields)", self.structs[id].name),
+            )),
         }
     }
 }

@@ -1132,6 +1132,8 @@ impl<'p> Emitter<'p> {
                 Ty::Scalar(ScalarTy::U64)
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::PtrEq, _, _) => Ty::Scalar(ScalarTy::Bool),
+            Expr::Builtin(Builtin::PtrDiff, _, _) => Ty::Scalar(ScalarTy::I64),
             Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
                 Box::new(strata_ir::ir::npy_array_ty(*t, &strata_ir::ir::npy_dims(args, 1))),
                 strata_ir::ir::Mem::Cpu,
@@ -1409,11 +1411,12 @@ impl<'p> Emitter<'p> {
                 } else {
                     self.flat_len(cx, &t)?
                 };
-                let suffix = match leaf(&t) {
-                    Ty::Scalar(s) => scalar_suffix(*s),
-                    _ => "i32",
+                let name = match leaf(&t) {
+                    Ty::Scalar(s) => format!("strata_fill_random_{}", scalar_suffix(*s)),
+                    Ty::Tuple(ts) => self.fill_random_tuple_helper(ts, span)?,
+                    _ => "strata_fill_random_i32".to_string(),
                 };
-                format!("strata_fill_random_{suffix}({}, {len}, (uint64_t)({}))", arg(0)?, arg(1)?)
+                format!("{name}({}, {len}, (uint64_t)({}))", arg(0)?, arg(1)?)
             }
             Builtin::Print | Builtin::PrintInline if args.len() > 1 => {
                 self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
@@ -1506,6 +1509,16 @@ impl<'p> Emitter<'p> {
             Builtin::Shuffle(..) | Builtin::Ballot => {
                 return Err(unsupported(span, "a warp collective that was not expanded into an exchange"))
             }
+            // Only CUDA-C input makes these, and its references are plain C pointers on the cpu
+            // device (`runtime_lengths`); `sim` is what checks that two pointers share an allocation.
+            Builtin::NullPtr if self.p.runtime_lengths && !self.cuda => "NULL".to_string(),
+            Builtin::PtrEq if self.p.runtime_lengths && !self.cuda => format!("({} == {})", arg(0)?, arg(1)?),
+            Builtin::PtrDiff if self.p.runtime_lengths && !self.cuda => {
+                format!("((int64_t)({} - {}))", arg(0)?, arg(1)?)
+            }
+            Builtin::NullPtr | Builtin::PtrEq | Builtin::PtrDiff => {
+                return Err(unsupported(span, "null pointers and pointer comparisons (CUDA-C input)"))
+            }
         })
     }
 
@@ -1539,6 +1552,32 @@ impl<'p> Emitter<'p> {
         let w = if op == AtomicOp::Cas { format!(", {ct} w") } else { String::new() };
         let def = format!(
             "static inline {ct} {name}({ct} *p, {ct} v{w}) {{\n    {bits} old_ = __atomic_load_n(({bits} *)p, __ATOMIC_RELAXED), new_;\n    {ct} o, n;\n    do {{\n        memcpy(&o, &old_, sizeof o);\n        n = {new};\n        memcpy(&new_, &n, sizeof n);\n    }} while (!__atomic_compare_exchange_n(({bits} *)p, &old_, new_, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));\n    return o;\n}}\n\n"
+        );
+        self.helpers.borrow_mut().push((name.clone(), def));
+        Ok(name)
+    }
+
+    /// The C function (made on first use) that fills an array of tuples of scalars (a CUDA-C
+    /// struct buffer) as `sim` does: one splitmix64 output per field, field by field.
+    fn fill_random_tuple_helper(&self, ts: &[Ty], span: Span) -> Result<String, E> {
+        let tuple = tuple_name(ts, span)?;
+        let name = format!("strata_fill_random_{}", tuple.trim_start_matches("strata_"));
+        if self.helpers.borrow().iter().any(|(n, _)| *n == name) {
+            return Ok(name);
+        }
+        let mut fields = String::new();
+        for (i, t) in ts.iter().enumerate() {
+            let Ty::Scalar(st) = t else { return Err(unsupported(span, "`fill_random` of nested tuples")) };
+            let value = match st {
+                ScalarTy::F32 => "(float)((double)(x >> 11) / 9007199254740992.0)".to_string(),
+                ScalarTy::F64 => "((double)(x >> 11) / 9007199254740992.0)".to_string(),
+                ScalarTy::Bool => "((x & 1) == 1)".to_string(),
+                other => format!("({})(x % 100)", scalar_c(*other)),
+            };
+            fields.push_str(&format!("        x = strata_splitmix(&s);\n        v[k].f{i} = {value};\n"));
+        }
+        let def = format!(
+            "static inline void {name}({tuple} *v, uint64_t n, uint64_t seed) {{\n    uint64_t s = seed, x;\n    for (uint64_t k = 0; k < n; k++) {{\n{fields}    }}\n}}\n\n"
         );
         self.helpers.borrow_mut().push((name.clone(), def));
         Ok(name)
@@ -1998,6 +2037,23 @@ mod tests {
         };
         let main = Function::host_main(Vec::new(), Vec::new());
         Program { functions: vec![kernel, main], entry: Some(1), ..Default::default() }
+    }
+
+    #[test]
+    fn null_pointers_and_pointer_comparisons_are_refused_with_a_diagnostic() {
+        // CUDA-C's `NULL`, `p == q` and `p - q` exist only with run-time lengths on the cpu device.
+        for builtin in [Builtin::NullPtr, Builtin::PtrEq, Builtin::PtrDiff] {
+            let body = vec![Stmt::Eval(Expr::Builtin(builtin, Vec::new(), Span::DUMMY)), Stmt::Return(None)];
+            let p = Program {
+                functions: vec![Function::host_main(Vec::new(), body)],
+                entry: Some(0),
+                ..Default::default()
+            };
+            for emitted in [crate::emit_c(&p), crate::emit_cuda(&p)] {
+                let d = emitted.expect_err("refused");
+                assert!(d.message.contains("null pointers and pointer comparisons"), "{}", d.message);
+            }
+        }
     }
 
     fn cuda(p: &Program) -> String {

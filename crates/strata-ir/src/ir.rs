@@ -257,6 +257,15 @@ pub enum Builtin {
     /// `save_npy(i, value)`: writes the array `value` points to as an `.npy` file named by
     /// argument `i`. Arguments: `i`, the pointer, then the dimensions as for `LoadNpy`.
     SaveNpy(ScalarTy),
+    /// CUDA-C's `NULL` (no arguments): a pointer to nothing; an access through it is out of
+    /// bounds (E0903) on `sim`. For the CUDA-C front end only (the emitters refuse it).
+    NullPtr,
+    /// `p == q` of two pointers (a `Bool`): the same element of the same allocation, or both null.
+    PtrEq,
+    /// `p - q` of two pointers into the same allocation (an `I64`, in elements); pointers into
+    /// different allocations (or one null) stop the program (E0903), as C leaves them undefined.
+    /// The relational comparisons `p < q` are this compared with 0.
+    PtrDiff,
 }
 
 /// The array type of `load_npy`/`save_npy` with element type `elem` and dimensions `dims`

@@ -13,6 +13,8 @@ pub struct Finding {
     pub space: Option<&'static str>,
     /// The element of `buffer`.
     pub index: Option<u64>,
+    /// The field of that element, in a buffer of structs (CUDA-C `p[i].f`), counted from 0.
+    pub field: Option<u64>,
     /// The accesses, the failing one first: for a race the later access then the earlier one;
     /// for a barrier divergence the waiting thread then the one elsewhere; otherwise one.
     pub accesses: Vec<Access>,

@@ -86,6 +86,20 @@ struct Buffer {
     /// Named after the variable that owns it (otherwise after what allocated it).
     named: bool,
     freed: bool,
+    /// Slots per element: 1, or the fields of an array of tuples (CUDA-C structs in memory),
+    /// so that messages name the element and field rather than the slot.
+    stride: u64,
+}
+
+impl Buffer {
+    /// Slot `off` as the program sees it: `name[i]`, or `name[i]` field `k` in an array of tuples.
+    fn at(&self, off: u64) -> String {
+        if self.stride > 1 {
+            format!("`{}[{}]` field {}", self.name, off / self.stride, off % self.stride)
+        } else {
+            format!("`{}[{off}]`", self.name)
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -416,6 +430,7 @@ impl Machine<'_, '_> {
                 {
                     // A fresh allocation of tuples: laid out flat, like all memory.
                     if !self.buffers[*buf].named && matches!(ir::leaf(t), ir::Ty::Tuple(_)) {
+                        self.buffers[*buf].stride = self.slots(ir::leaf(t), f, who)?.max(1);
                         let old = std::mem::take(&mut self.buffers[*buf].data);
                         let mut data = Arr::with_capacity(old.len() as u64);
                         for x in old.iter() {
@@ -1102,6 +1117,44 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::NullPtr => Value::Null,
+            Builtin::PtrEq | Builtin::PtrDiff => {
+                // Pointers as (buffer, slot); a struct element is `stride` slots.
+                let at = |v: &Value| match v {
+                    Value::Ref { buf, off } => Some((*buf, *off)),
+                    Value::Owned { buf } => Some((*buf, 0)),
+                    _ => None,
+                };
+                let (a, b2) = (arg(0), arg(1));
+                let (pa, pb) = (at(&a), at(&b2));
+                // Each must point into (or just past) a live allocation, as C requires.
+                for v in [&a, &b2] {
+                    if *v != Value::Null {
+                        self.pointer(v, span)?;
+                    }
+                }
+                if b == Builtin::PtrEq {
+                    return Ok(Value::Bool(match (pa, pb) {
+                        (Some(x), Some(y)) => x == y,
+                        _ => a == Value::Null && b2 == Value::Null,
+                    }));
+                }
+                match (pa, pb) {
+                    (Some((ba, oa)), Some((bb, ob))) if ba == bb => {
+                        let stride = self.buffers[ba].stride.max(1) as i64;
+                        Value::I64((oa as i64 - ob as i64) / stride)
+                    }
+                    _ if a == Value::Null && b2 == Value::Null => Value::I64(0),
+                    _ => {
+                        return Err(fail(
+                            codes::RUN_OUT_OF_BOUNDS,
+                            "comparing or subtracting pointers that do not point into the same allocation",
+                            span,
+                            "this comparison",
+                        ))
+                    }
+                }
+            }
             Builtin::HeapNew => {
                 let data = match vs.pop() {
                     Some(Value::Array(v)) => *v,
@@ -1113,11 +1166,16 @@ impl Machine<'_, '_> {
                 let (src, off) = self.pointer(&arg(0), span)?;
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
                 let name = format!("GPU copy of {}", self.buffers[src].name);
+                let stride = self.buffers[src].stride;
                 let from = &self.buffers[src].data;
                 let data = from
                     .slice(off as usize, from.len())
                     .map_err(|e| oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name)))?;
-                Value::Owned { buf: self.alloc(data, Space::Global, name) }
+                let buf = self.alloc(data, Space::Global, name);
+                if off % stride == 0 {
+                    self.buffers[buf].stride = stride;
+                }
+                Value::Owned { buf }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
@@ -1413,6 +1471,7 @@ impl Machine<'_, '_> {
         let (buf, off) = match v {
             Value::Ref { buf, off } => (*buf, *off),
             Value::Owned { buf } => (*buf, 0),
+            Value::Null => return Err(null_deref(span)),
             _ => return Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
         };
         let b = &self.buffers[buf];
@@ -1467,7 +1526,7 @@ impl Machine<'_, '_> {
     }
 
     fn alloc(&mut self, data: Arr, space: Space, name: String) -> usize {
-        self.buffers.push(Buffer { data, space, name, named: false, freed: false });
+        self.buffers.push(Buffer { data, space, name, named: false, freed: false, stride: 1 });
         self.buffers.len() - 1
     }
 
@@ -1520,6 +1579,7 @@ impl Machine<'_, '_> {
                 (Loc::Buf(buf, off), PathStep::Deref) => match self.read_raw(buf, off, who, p.span, false)? {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
+                    Value::Null => return Err(null_deref(p.span)),
                     _ => {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
@@ -1530,6 +1590,7 @@ impl Machine<'_, '_> {
                 {
                     Value::Ref { buf, off } => Loc::Buf(buf, off),
                     Value::Owned { buf } => Loc::Buf(buf, 0),
+                    Value::Null => return Err(null_deref(p.span)),
                     _ => {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
@@ -1779,8 +1840,13 @@ impl Machine<'_, '_> {
             })
             .collect();
         let b = &self.buffers[buf];
-        self.finding =
-            Some(Finding { buffer: Some(b.name.clone()), space: Some(b.space.name()), index: Some(off), accesses });
+        self.finding = Some(Finding {
+            buffer: Some(b.name.clone()),
+            space: Some(b.space.name()),
+            index: Some(off / b.stride),
+            field: (b.stride > 1).then_some(off % b.stride),
+            accesses,
+        });
     }
 
     /// Records the threads of a barrier divergence: `waiting` at the barrier `span`, and the
@@ -1813,14 +1879,14 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+        self.finding = Some(Finding { buffer: None, space: None, index: None, field: None, accesses });
     }
 
     /// Records the thread `who` (at `span`) behind an error, unless an earlier one was recorded.
     fn note_thread(&mut self, span: Span, who: Who, kind: AccessKind) {
         if self.finding.is_none() && who.gpu {
             let accesses = vec![Access { span, block: who.block, thread: who.thread, kind }];
-            self.finding = Some(Finding { buffer: None, space: None, index: None, accesses });
+            self.finding = Some(Finding { buffer: None, space: None, index: None, field: None, accesses });
         }
     }
 
@@ -1847,7 +1913,17 @@ impl Machine<'_, '_> {
         if off as usize >= b.data.len() {
             return Err(fail(
                 codes::RUN_OUT_OF_BOUNDS,
-                format!("out of bounds: `{}` has {} elements, the access is at {off}", b.name, b.data.len()),
+                if b.stride > 1 {
+                    format!(
+                        "out of bounds: `{}` has {} elements of {} fields, the access is at {}",
+                        b.name,
+                        b.data.len() as u64 / b.stride,
+                        b.stride,
+                        b.at(off)
+                    )
+                } else {
+                    format!("out of bounds: `{}` has {} elements, the access is at {off}", b.name, b.data.len())
+                },
                 span,
                 "this access",
             ));
@@ -1870,7 +1946,7 @@ impl Machine<'_, '_> {
         if v == Value::Uninit {
             return Err(fail(
                 codes::RUN_UNINIT,
-                format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+                format!("read of uninitialised memory: {}", self.buffers[buf].at(off)),
                 span,
                 "never written before this read",
             ));
@@ -1915,7 +1991,7 @@ impl Machine<'_, '_> {
         };
         fail(
             codes::RUN_UNINIT,
-            format!("read of uninitialised memory: `{}[{off}]`", self.buffers[buf].name),
+            format!("read of uninitialised memory: {}", self.buffers[buf].at(off)),
             acc.span,
             format!(
                 "nothing wrote this element before thread {} of block {} read it",
@@ -1962,10 +2038,9 @@ impl Machine<'_, '_> {
             [x % d[0], (x / d[0]) % d[1], x / (d[0] * d[1])]
         };
         let rw = |w: bool| if w { "write" } else { "read" };
-        let name = &self.buffers[buf].name;
         Diagnostic::error(
             codes::RUN_DATA_RACE,
-            format!("data race on `{name}[{off}]` ({})", self.buffers[buf].space.name()),
+            format!("data race on {} ({})", self.buffers[buf].at(off), self.buffers[buf].space.name()),
             now.span,
             format!(
                 "{} by thread {} of block {}",
@@ -2211,4 +2286,9 @@ fn place_ty<'a>(func: &'a ir::Function, p: &Place) -> &'a ir::Ty {
 /// The level of a local, for diagnostics.
 pub fn local_level(f: &ir::Function, l: usize) -> Level {
     f.locals.get(l).map_or(Level::Host, |x| x.level)
+}
+
+/// An access through a null pointer (CUDA-C's `NULL`): out of bounds of every allocation.
+fn null_deref(span: Span) -> Box<Diagnostic> {
+    fail(codes::RUN_OUT_OF_BOUNDS, "access through a null pointer", span, "this access")
 }

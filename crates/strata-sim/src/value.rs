@@ -35,6 +35,8 @@ pub enum Value {
     },
     /// Memory never written.
     Uninit,
+    /// A null pointer (CUDA-C's `NULL`).
+    Null,
     /// Text for `println`.
     Str(String),
 }
@@ -142,6 +144,7 @@ impl fmt::Display for Value {
             }
             Value::Ref { .. } | Value::Owned { .. } | Value::Boxed { .. } => write!(f, "<pointer>"),
             Value::Uninit => write!(f, "<uninitialised>"),
+            Value::Null => write!(f, "NULL"),
             Value::Str(s) => f.write_str(s),
         }
     }

@@ -1,10 +1,11 @@
-// Arrays of structs (and pointers to them) are not supported yet: refused (E0801).
+// Structs in shared memory are not supported yet: refused (E0801).
 typedef struct {
     float x;
     float y;
 } Vec2;
 
 __global__ void k(Vec2 *v) {
+    __shared__ Vec2 tile[32];
     v[threadIdx.x].x = 1.0f;
 }
 
