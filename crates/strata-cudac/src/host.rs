@@ -346,7 +346,15 @@ impl Lx {
             ));
         }
         let values = self.arguments(args, &ptys, src)?;
-        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
+        out.push(Stmt::Launch {
+            kernel,
+            nats: vec![smem],
+            grid,
+            block,
+            args: values,
+            stream: None,
+            span: self.span(n, src),
+        });
         Ok(())
     }
 

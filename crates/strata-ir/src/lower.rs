@@ -1464,7 +1464,7 @@ impl<'a> FnLower<'_, 'a> {
         let block = dim3(self, &l.block);
         let nats = self.call_nats(span);
         let args = self.hoisting(out, |s| s.operands(args.iter()));
-        out.push(Stmt::Launch { kernel, nats, grid, block, args, span });
+        out.push(Stmt::Launch { kernel, nats, grid, block, args, stream: None, span });
     }
 
     fn call(&mut self, func: &[ast::Ident], exec: Option<&ast::ExecExpr>, args: &[ast::Expr], span: Span) -> Expr {

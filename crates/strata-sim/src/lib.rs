@@ -515,7 +515,7 @@ impl Machine<'_, '_> {
                     _ => {}
                 }
             }
-            Stmt::Launch { kernel, nats, grid, block, args, span } => {
+            Stmt::Launch { kernel, nats, grid, block, args, span, .. } => {
                 let t0 = std::time::Instant::now();
                 self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?;
                 let name = self.program.functions[*kernel].name.clone();
@@ -1317,6 +1317,18 @@ impl Machine<'_, '_> {
                 let data = &self.buffers[buf].data;
                 npy::save(args, index(0), elem, &dims, data, off as usize).map_err(|e| npy_fail(e, span))?;
                 Value::Unit
+            }
+            Builtin::StreamNew
+            | Builtin::StreamSync
+            | Builtin::StreamDestroy
+            | Builtin::DeviceSync
+            | Builtin::EventNew
+            | Builtin::EventRecord
+            | Builtin::EventSync
+            | Builtin::EventDestroy
+            | Builtin::StreamWaitEvent
+            | Builtin::CopyAsync => {
+                return Err(fail(codes::UNSUPPORTED, "streams and events (not yet on sim)", span, "this call"));
             }
             Builtin::Assert => {
                 if arg(0).as_bool() != Some(true) {

@@ -110,6 +110,7 @@ impl Emitter<'_> {
         kernel: FnId,
         (nats, grid, block): (&[IExpr], &[IExpr; 3], &[IExpr; 3]),
         args: &[Expr],
+        stream: Option<&Expr>,
         span: Span,
         ind: usize,
     ) -> Result<(), E> {
@@ -139,6 +140,11 @@ impl Emitter<'_> {
             // Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
             writeln!(self.out, "{pad}    if (smem_ > {STATIC_SHARED_MAX}) strata_cuda_check(cudaFuncSetAttribute({kname}, cudaFuncAttributeMaxDynamicSharedMemorySize, strata_cuda_smem_bytes(smem_)), {at});").ok();
             smem = ", smem_".to_string();
+        }
+        if let Some(s) = stream {
+            // The stream is the fourth launch parameter, after the dynamic shared memory.
+            let s = self.expr(cx, s)?;
+            smem = format!("{}, {s}", if smem.is_empty() { ", 0" } else { &smem });
         }
         writeln!(self.out, "{pad}    const double t0_ = strata_time_begin();").ok();
         writeln!(
