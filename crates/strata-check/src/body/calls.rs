@@ -144,7 +144,8 @@ impl FnCx<'_> {
         }
         // Work issued on a stream: a launch `<<<g, b, s>>>`, or an asynchronous copy, whose last
         // argument is the stream.
-        let stream_arg = if streams::ASYNC_COPIES.contains(&name) { args.len().checked_sub(1) } else { None };
+        let stream_arg =
+            if streams::ASYNC_COPIES.contains(&name) && sig.builtin { args.len().checked_sub(1) } else { None };
         let mut stream_keys = None;
         if let Some(id) = launch.and_then(|l| l.stream.as_ref()) {
             match self.lookup(&id.name) {
@@ -394,6 +395,7 @@ impl FnCx<'_> {
         // In GPU code the access environment compares the arguments' borrows (E0501).
         if !self.on_gpu() {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
+            let name = if sig.builtin { name } else { "" };
             self.stream_effects(name, args, &params, &arg_loans, &subst, stream_arg, stream_keys, span);
         }
         if exec_ok {
@@ -444,6 +446,11 @@ impl FnCx<'_> {
                     format!("`{path}` cannot exchange a value of type `{other}`"),
                     "a warp shuffle moves one `bool`, integer or float per lane",
                 ),
+            }
+        }
+        if streams::ASYNC_COPIES.contains(&name) && sig.builtin {
+            if let Some(t) = subst.tys.get("d") {
+                self.types.async_copy_types.insert(span, t.defaulted());
             }
         }
         if crate::npy::NPY_FUNCTIONS.contains(&name) {

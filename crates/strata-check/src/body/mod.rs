@@ -200,6 +200,9 @@ pub struct TypeTable {
     /// The data type `d` of every call of `load_npy`/`save_npy`, by the call's span: an array
     /// the lowering reads the element type and dimensions from ([`crate::npy::npy_array`]).
     pub npy_types: HashMap<Span, Ty>,
+    /// The data type `d` of every asynchronous copy, by the call's span (the lowering copies as
+    /// many scalars as it holds).
+    pub async_copy_types: HashMap<Span, Ty>,
     /// The type of every `if` expression that has a value, by its span (the lowering stores the
     /// value of each branch in a local of this type).
     pub value_types: HashMap<Span, Ty>,
