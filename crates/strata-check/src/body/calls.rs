@@ -395,16 +395,21 @@ impl FnCx<'_> {
         // In GPU code the access environment compares the arguments' borrows (E0501).
         if !self.on_gpu() {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
-            let name = if sig.builtin { name } else { "" };
-            self.stream_effects(name, args, &params, &arg_loans, &subst, stream_arg, stream_keys, span);
         }
         if exec_ok {
+            // References passed to work on a stream are ordered after that stream's work.
+            self.issuing_on = stream_keys.clone();
             self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
+            self.issuing_on = None;
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
             if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
                 let s = s.clone();
                 self.apply_summary(&sig, &s, &arg_loans, &subst, span);
             }
+        }
+        if !self.on_gpu() {
+            let name = if sig.builtin { name } else { "" };
+            self.stream_effects(name, args, &params, &arg_loans, &subst, stream_arg, stream_keys, span);
         }
         if name == "ballot" && self.on_gpu() && !self.in_unsafe() {
             // Every lane of the warp takes part (`check_collective`) and gets the same mask,

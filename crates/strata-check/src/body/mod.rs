@@ -1479,7 +1479,7 @@ impl<'p> FnCx<'p> {
     /// How many loans the first `n` variables hold together (they only grow). A loop compares
     /// the variables declared before it: those declared in its body are declared anew each pass.
     fn loan_count(&self, n: usize) -> usize {
-        self.vars[..n.min(self.vars.len())].iter().map(|v| v.loans.len()).sum::<usize>() + self.pending.len()
+        self.vars[..n.min(self.vars.len())].iter().map(|v| v.loans.len()).sum()
     }
 
     fn if_expr(&mut self, c: &ast::Expr, then: &ast::Block, els: Option<&ast::Expr>, expected: Option<&Ty>) -> Ty {

@@ -104,9 +104,11 @@ impl FnCx<'_> {
         if p.root != place.root {
             return false;
         }
-        if place.steps.len() < p.steps.len()
-            && p.steps[..place.steps.len()] == place.steps[..]
-            && matches!(p.steps[place.steps.len()], PStep::Deref)
+        // (An owning pointer `T @ m` is dereferenced the same way, but freeing or moving it is a
+        // use of its memory: only a variable of reference type is exempt.)
+        if place.steps.is_empty()
+            && matches!(p.steps.first(), Some(PStep::Deref))
+            && matches!(self.vars[place.root].ty, Ty::Ref { .. })
         {
             return false;
         }
