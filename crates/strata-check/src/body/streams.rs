@@ -157,7 +157,10 @@ impl FnCx<'_> {
             PendingUse::Move => ("move", "moved here"),
             PendingUse::Free => ("free", "freed here, at the end of its block"),
         };
-        let by = if exempt.is_some() { format!(", here by work on {}", self.stream_names(exempt.unwrap_or(&[]))) } else { String::new() };
+        let by = match exempt {
+            Some(keys) => format!(" by work on {}", self.stream_names(keys)),
+            None => String::new(),
+        };
         self.report(
             Diagnostic::error(
                 codes::STREAM_PENDING,
