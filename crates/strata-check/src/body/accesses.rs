@@ -108,7 +108,12 @@ impl FnCx<'_> {
         if !self.on_gpu() {
             // A borrow written as an argument of work issued on a stream is ordered after the
             // work already pending on that stream.
-            let exempt = if matches!(mode, Mode::Borrow(_)) { self.issuing_on.clone() } else { None };
+            let exempt = match &self.issuing_on {
+                Some((keys, at)) if matches!(mode, Mode::Borrow(_)) && at.is_none_or(|a| a == span) => {
+                    Some(keys.clone())
+                }
+                _ => None,
+            };
             self.check_pending(&info.place, mode.into(), span, exempt.as_deref());
         }
         if !self.on_gpu() || self.in_unsafe() {

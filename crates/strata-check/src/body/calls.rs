@@ -56,7 +56,7 @@ impl FnCx<'_> {
             return Ty::Error;
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
-        if name == "stream_new" && !stream_let && self.level() == Level::Cpu {
+        if name == "stream_new" && sig.builtin && !stream_let && self.level() == Level::Cpu {
             self.stream_misuse(span, "a stream must be bound by `let`", "write `let s = Stream::new();` and use `&s`");
         }
         let varies_before = self.varies;
@@ -190,7 +190,7 @@ impl FnCx<'_> {
             self.in_call_arg = true;
             let direct_borrow = matches!(strip_parens(a).kind, ExprKind::Borrow { .. });
             if direct_borrow && Some(i) != stream_arg {
-                self.issuing_on = stream_keys.clone();
+                self.issuing_on = stream_keys.clone().map(|k| (k, Some(strip_parens(a).span)));
             }
             let t = self.expr(a, expected.as_ref());
             self.issuing_on = None;
@@ -398,7 +398,7 @@ impl FnCx<'_> {
         }
         if exec_ok {
             // References passed to work on a stream are ordered after that stream's work.
-            self.issuing_on = stream_keys.clone();
+            self.issuing_on = stream_keys.clone().map(|k| (k, None));
             self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
             self.issuing_on = None;
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.

@@ -276,8 +276,9 @@ pub struct FnCx<'p> {
     /// Set while typing the initialiser of a `let` that is exactly a call (where
     /// `Stream::new()` may be).
     stream_let: bool,
-    /// The streams of the work whose arguments are being typed (see [`FnCx::check_pending`]).
-    issuing_on: Option<Vec<usize>>,
+    /// The streams of the work whose arguments are being typed (see [`FnCx::check_pending`]),
+    /// and the span of the argument borrow that is exempt (`None`: every reference passed).
+    issuing_on: Option<(Vec<usize>, Option<Span>)>,
 }
 
 /// A loop body is checked until the loans of its references are stable, but at most this often.
