@@ -146,7 +146,7 @@ impl Machine<'_, '_> {
             let host = self.buffers[b].space == Space::Cpu;
             let found = self
                 .streams
-                .access(b, len, off, off + n, write, span, host)
+                .access(b, len, off..off + n, write, span, host)
                 .map_err(|e| oom(e, span, "the record of an asynchronous copy"))?;
             if let Some(c) = found {
                 let now = self.streams.current_info().map_or_else(String::new, OpInfo::describe);
@@ -179,7 +179,7 @@ impl Machine<'_, '_> {
             return Ok(());
         }
         let len = self.buffers[buf].data.len() as u64;
-        let found = self.streams.access(buf, len, off, off + 1, write, span, false).map_err(|e| {
+        let found = self.streams.access(buf, len, off..off + 1, write, span, false).map_err(|e| {
             let what = format!("the stream race record of `{}`", self.buffers[buf].name);
             oom(e, span, &what)
         })?;
