@@ -212,6 +212,11 @@ fn key_of(d: &Diagnostic, f: Option<&Finding>) -> Vec<(u32, u32)> {
         Some(f) => k.extend(f.accesses.iter().map(|a| (a.span.lo, a.span.hi))),
         None => k.push((d.primary.span.lo, d.primary.span.hi)),
     }
+    // A race with work that is not one thread (an asynchronous copy, the host, another stream's
+    // kernel): its other side is only a label.
+    if f.is_none_or(|f| f.accesses.len() < 2) {
+        k.extend(d.secondary.iter().map(|l| (l.span.lo, l.span.hi)));
+    }
     // A race seen from either side is one finding.
     k[1..].sort_unstable();
     k
@@ -288,6 +293,11 @@ fn in_cuda_terms(f: &Found, c: &Checked, sources: &SourceMap, short: bool) -> Di
             let space = fi.space.map_or_else(String::new, |s| format!(" in `{s}`"));
             out.notes.push(format!("variable `{b}`, index {i}{space}"));
         }
+    }
+    // The diagnostic's other labels where the record has no thread for them (a race with an
+    // asynchronous copy or the host).
+    if f.finding.as_ref().is_none_or(|fi| fi.accesses.len() < 2) {
+        out.secondary.extend(d.secondary.iter().cloned());
     }
     // The short form is one line: the threads, and where the other accesses are.
     if short {

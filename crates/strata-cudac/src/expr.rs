@@ -50,7 +50,9 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
+            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Stream | CTy::Event => {
+                Err(self.unsupported(n, src, "this condition"))
+            }
         }
     }
 

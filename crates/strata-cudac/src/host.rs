@@ -95,11 +95,7 @@ impl Lx {
                 let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
             }
-            "cudaDeviceSynchronize" => {
-                // Launches and copies run to completion in order on `sim`: nothing to wait for.
-                host_only(self)?;
-                want(self, 0)?;
-            }
+            _ if streams::STREAM_CALLS.contains(&name.as_str()) => self.stream_call(n, &name, &args, src, out)?,
             "cudaMalloc" => {
                 host_only(self)?;
                 want(self, 2)?;
@@ -131,11 +127,15 @@ impl Lx {
             "cudaMemcpy" => {
                 host_only(self)?;
                 want(self, 4)?;
+                // Legacy default-stream work that the host waits for: after all work in flight
+                // (the host side is read or written by the host before the copy builtin).
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memcpy(n, &args, src, out)?;
             }
             "cudaMemset" => {
                 host_only(self)?;
                 want(self, 3)?;
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memset(n, &args, src, out)?;
             }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
@@ -318,13 +318,17 @@ impl Lx {
         };
         let mut c = cfg.walk();
         let conf: Vec<Node> = cfg.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
-        if conf.len() < 2 || conf.len() > 3 {
+        if conf.len() < 2 || conf.len() > 4 {
             return Err(self.unsupported(
                 cfg,
                 src,
-                "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
+                "a launch configuration other than `<<<grid, block[, shared bytes[, stream]]>>>`",
             ));
         }
+        let stream = match conf.get(3) {
+            Some(s) => self.launch_stream(*s, src)?,
+            None => None,
+        };
         let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
         let grid = self.dim3_value(conf[0], src)?.map(as_nat);
         let block = self.dim3_value(conf[1], src)?.map(as_nat);
@@ -346,15 +350,7 @@ impl Lx {
             ));
         }
         let values = self.arguments(args, &ptys, src)?;
-        out.push(Stmt::Launch {
-            kernel,
-            nats: vec![smem],
-            grid,
-            block,
-            args: values,
-            stream: None,
-            span: self.span(n, src),
-        });
+        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, stream, span: self.span(n, src) });
         Ok(())
     }
 
@@ -486,7 +482,9 @@ impl Lx {
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
-        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset" | "cudaDeviceSynchronize") {
+        if matches!(name.as_str(), "cudaMalloc" | "cudaFree" | "cudaMemcpy" | "cudaMemset")
+            || streams::STREAM_CALLS.contains(&name.as_str())
+        {
             // The call happens before the expression; its status is always `cudaSuccess` on
             // `sim`, where every failure stops the program.
             let mut pre = Vec::new();

@@ -29,6 +29,7 @@ mod math;
 mod parse;
 mod ptr;
 mod stmt;
+mod streams;
 mod structs;
 mod types;
 
@@ -125,6 +126,9 @@ enum CTy {
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
+    /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]).
+    Stream,
+    Event,
 }
 
 #[derive(Copy, Clone)]

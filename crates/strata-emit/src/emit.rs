@@ -699,7 +699,7 @@ impl<'p> Emitter<'p> {
                 writeln!(self.out, "{pad}{b};").ok();
             }
             Stmt::Launch { kernel, nats, grid, block, args, stream, span } if self.cuda => {
-                self.cuda_launch(cx, *kernel, (nats, grid, block), args, stream.as_ref(), *span, ind)?
+                self.cuda_launch(cx, *kernel, (nats, grid, block, stream.as_ref()), args, *span, ind)?
             }
             Stmt::Threads { set, body } => {
                 if cx.in_threads || !cx.kernel {

@@ -146,11 +146,11 @@ impl Machine<'_, '_> {
             let host = self.buffers[b].space == Space::Cpu;
             let found = self
                 .streams
-                .access(b, len, off, off + n, write, span, host)
+                .access(b, len, off..off + n, write, span, host)
                 .map_err(|e| oom(e, span, "the record of an asynchronous copy"))?;
             if let Some(c) = found {
                 let now = self.streams.current_info().map_or_else(String::new, OpInfo::describe);
-                return Err(self.stream_race(b, c, span, format!("{} by {now}", rw(write))));
+                return Err(self.stream_race(b, c, span, format!("{} by {now}", rw(write)), false));
             }
         }
         self.copy_elems(src, soff as usize, dst, doff as usize, n as usize).map_err(|e| oom(e, span, "a copy"))
@@ -179,7 +179,7 @@ impl Machine<'_, '_> {
             return Ok(());
         }
         let len = self.buffers[buf].data.len() as u64;
-        let found = self.streams.access(buf, len, off, off + 1, write, span, false).map_err(|e| {
+        let found = self.streams.access(buf, len, off..off + 1, write, span, false).map_err(|e| {
             let what = format!("the stream race record of `{}`", self.buffers[buf].name);
             oom(e, span, &what)
         })?;
@@ -187,7 +187,8 @@ impl Machine<'_, '_> {
             let now = self.streams.current_info().map_or_else(String::new, |i| i.describe());
             let label =
                 format!("{} by thread {} of block {} of {now}", rw(write), coords(who.thread), coords(who.block));
-            return Err(self.stream_race(buf, c, span, label));
+            self.note_accesses(buf, c.index, &[(self.acc(who, span), write)]);
+            return Err(self.stream_race(buf, c, span, label, false));
         }
         Ok(())
     }
@@ -200,11 +201,7 @@ impl Machine<'_, '_> {
         }
         if let Some(c) = self.streams.host_access(buf, lo, hi, write) {
             let what = format!("{} by the host", rw(write));
-            let other = c.other.describe();
-            let d = self.stream_race(buf, c, span, what);
-            return Err(Box::new(d.with_note(format!(
-                "the host did not wait for {other} before this access (synchronise the stream, or an event recorded after the work)"
-            ))));
+            return Err(self.stream_race(buf, c, span, what, true));
         }
         Ok(())
     }
@@ -224,9 +221,22 @@ impl Machine<'_, '_> {
         }
     }
 
-    fn stream_race(&self, buf: usize, c: Conflict, span: Span, label: String) -> Fail {
+    /// The race of an access (`label` at `span`) with the work `c` found; `host`: the access is
+    /// the host's.
+    fn stream_race(&self, buf: usize, c: Conflict, span: Span, label: String, host: bool) -> Fail {
         let b = &self.buffers[buf];
         let other = c.other.describe();
+        let why = if host {
+            format!(
+                "the host did not wait for {other} before this access: synchronise the stream \
+                 (`cudaStreamSynchronize`), or an event recorded after the work (`cudaEventSynchronize`), first"
+            )
+        } else {
+            "nothing orders the two: work on different streams runs concurrently unless a synchronisation \
+             lies between them (`cudaStreamSynchronize` or `cudaEventSynchronize` before the second is issued, \
+             `cudaStreamWaitEvent` on an event recorded after the first, `cudaDeviceSynchronize`)"
+                .to_string()
+        };
         let d = Diagnostic::error(
             codes::RUN_DATA_RACE,
             format!("data race on `{}[{}]` ({})", b.name, c.index, b.space.name()),
@@ -234,11 +244,7 @@ impl Machine<'_, '_> {
             label,
         )
         .with_label(c.other_span, format!("{} by {other}", rw(c.other_write)))
-        .with_note(format!(
-            "nothing orders the two: work on different streams runs concurrently unless a synchronisation \
-             (`cudaStreamSynchronize`, `cudaEventSynchronize`, `cudaStreamWaitEvent`, `cudaDeviceSynchronize`) \
-             lies between them ({other} was issued at the second label)"
-        ));
+        .with_note(why);
         Box::new(d)
     }
 

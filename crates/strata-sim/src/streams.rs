@@ -289,18 +289,18 @@ impl<W> Streams<W> {
         self.current.as_ref().map(|c| &c.info)
     }
 
-    /// Records an access of the running op to elements `lo..hi` of `buf` (of `len` elements) at
+    /// Records an access of the running op to `elems` of `buf` (of `len` elements) at
     /// `span`; a conflicting access of a concurrent op is returned.
     pub fn access(
         &mut self,
         buf: usize,
         len: u64,
-        lo: u64,
-        hi: u64,
+        elems: std::ops::Range<u64>,
         write: bool,
         span: Span,
         host_mem: bool,
     ) -> Result<Option<Conflict>, Oom> {
+        let (lo, hi) = (elems.start, elems.end);
         let Some(cur) = self.current.as_mut() else { return Ok(None) };
         if let Some(list) = cur.others.get(&buf) {
             for &(i, k) in list {
@@ -491,12 +491,12 @@ mod tests {
         s.issue(b, "r".into(), Span::DUMMY, ());
         let w = s.take_ready(&mut |_| 0).map(|p| p.info);
         s.begin(w.unwrap_or_else(|| info(&s, 0)));
-        assert!(s.access(7, 100, 5, 6, true, Span::DUMMY, false).ok().flatten().is_none());
+        assert!(s.access(7, 100, 5..6, true, Span::DUMMY, false).ok().flatten().is_none());
         s.end();
         let r = s.take_ready(&mut |_| 0).map(|p| p.info);
         s.begin(r.unwrap_or_else(|| info(&s, 0)));
-        assert!(s.access(7, 100, 4, 5, false, Span::DUMMY, false).ok().flatten().is_none());
-        let c = s.access(7, 100, 5, 6, false, Span::DUMMY, false).ok().flatten();
+        assert!(s.access(7, 100, 4..5, false, Span::DUMMY, false).ok().flatten().is_none());
+        let c = s.access(7, 100, 5..6, false, Span::DUMMY, false).ok().flatten();
         assert_eq!(c.map(|c| (c.other.what, c.index)), Some(("w".to_string(), 5)));
         s.end();
         assert_eq!(s.live.len(), 2);

@@ -102,15 +102,14 @@ impl Emitter<'_> {
         self.stmts(cx, &f.body, 1)
     }
 
-    /// A kernel launch in host code: `kernel<<<grid, block[, smem]>>>(…)`, the launch checked, and
-    /// timed with `STRATA_TIME=1`.
+    /// A kernel launch in host code: `kernel<<<grid, block[, smem[, stream]]>>>(…)`, the launch
+    /// checked, and timed with `STRATA_TIME=1`.
     pub(super) fn cuda_launch(
         &mut self,
         cx: &Cx,
         kernel: FnId,
-        (nats, grid, block): (&[IExpr], &[IExpr; 3], &[IExpr; 3]),
+        (nats, grid, block, stream): (&[IExpr], &[IExpr; 3], &[IExpr; 3], Option<&Expr>),
         args: &[Expr],
-        stream: Option<&Expr>,
         span: Span,
         ind: usize,
     ) -> Result<(), E> {
