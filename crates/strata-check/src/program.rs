@@ -16,8 +16,11 @@ pub const PRELUDE: &str = include_str!("prelude.strata");
 pub const WARP_COLLECTIVES: &[&str] = &["shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot"];
 
 /// Paths that name prelude functions: `CpuHeap::new(v)` calls `cpu_heap_new(v)`.
-pub const PATH_ALIASES: &[(&str, &str)] =
-    &[("CpuHeap::new", "cpu_heap_new"), ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy"), ("Stream::new", "stream_new")];
+pub const PATH_ALIASES: &[(&str, &str)] = &[
+    ("CpuHeap::new", "cpu_heap_new"),
+    ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy"),
+    ("Stream::new", "stream_new"),
+];
 
 #[derive(Debug)]
 pub struct ParamSig {

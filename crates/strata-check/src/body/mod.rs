@@ -16,8 +16,8 @@ pub use limits::{check_signature_limits, params_shared_use};
 use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
-pub use summary::{Summaries, Summary};
 use streams::{union_pending, PendingUse, StreamLoan};
+pub use summary::{Summaries, Summary};
 use uniformity::Uni;
 
 mod accesses;
