@@ -15,7 +15,8 @@
 //! loop variables) used in `if`/`while` conditions around barriers, collectives, calls and
 //! `return`s; partial writes in split arms; shared memory declared in block-level `for` loops;
 //! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
-//! functions; warp shuffles and ballots. Each program records the forms it contains, and the test
+//! functions; warp shuffles and ballots; in the host `main`, random sequences of launches,
+//! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
 //! written by every thread of the block, followed by a barrier, before anything else reads it, so
