@@ -79,7 +79,10 @@ impl Machine<'_, '_> {
     fn event_of(&self, v: &Value, span: Span) -> R<usize> {
         match v {
             Value::Event(e) if self.streams.is_event(*e) => Ok(*e),
-            Value::Uninit => Err(fail(codes::RUN_UNINIT, "use of an event that was never created", span, "here")),
+            // `Unit`: an element of an array of events that was never created.
+            Value::Uninit | Value::Unit => {
+                Err(fail(codes::RUN_UNINIT, "use of an event that was never created", span, "here"))
+            }
             _ => Err(fail(codes::UNSUPPORTED, "this value as an event", span, "not an event")),
         }
     }
