@@ -6,11 +6,12 @@
 use super::*;
 
 /// The runtime calls of this module, as statements or as values (always `cudaSuccess`).
-pub(crate) const STREAM_CALLS: [&str; 13] = [
+pub(crate) const STREAM_CALLS: [&str; 14] = [
     "cudaStreamCreate",
     "cudaStreamDestroy",
     "cudaStreamSynchronize",
     "cudaMemcpyAsync",
+    "cudaMemsetAsync",
     "cudaEventCreate",
     "cudaEventRecord",
     "cudaEventSynchronize",
@@ -163,6 +164,7 @@ impl Lx {
             "cudaMallocHost" => &[2],
             "cudaStreamWaitEvent" | "cudaEventElapsedTime" => &[3],
             "cudaMemcpyAsync" => &[4, 5],
+            "cudaMemsetAsync" => &[3, 4],
             _ => &[],
         };
         if !arity.contains(&args.len()) {
@@ -248,6 +250,22 @@ impl Lx {
                 out.push(Stmt::Free { local, gpu: false, span });
             }
             "cudaMemcpyAsync" => self.memcpy_async(n, args, src, out)?,
+            "cudaMemsetAsync" => {
+                // A copy on the stream from a host buffer filled at the call, which stays
+                // allocated (the copy may read it any time later).
+                let (dst, t) = self.pointer_arg(args[0], src, out)?;
+                let value = self.memset_value(args[1], t, src)?;
+                let count = self.elements(args[2], t, src)?;
+                let stream = match args.get(3) {
+                    Some(a) => self.stream_value(*a, src)?,
+                    None => Expr::Lit(Lit::Unit),
+                };
+                let tmp = self.new_local("cudaMemsetAsync buffer", array_ptr(t, Mem::Cpu, true), Level::Host);
+                let fill = Expr::ArrayRepeat(Box::new(value), count.clone());
+                out.push(Stmt::Let { local: tmp, init: Some(Expr::Builtin(Builtin::HeapNew, vec![fill], span)), span });
+                let load = |l: LocalId| Expr::Load(Place::local(l, span));
+                out.push(eval(Builtin::CopyAsync, vec![load(dst), load(tmp), Expr::Nat(count), stream]));
+            }
             _ => return Err(self.unsupported(n, src, format!("`{name}`"))),
         }
         Ok(())
