@@ -153,6 +153,7 @@ impl Machine<'_, '_> {
                 .map_err(|e| oom(e, span, "the record of an asynchronous copy"))?;
             if let Some(c) = found {
                 let now = self.streams.current_info().map_or_else(String::new, OpInfo::describe);
+                self.note_element(b, c.index);
                 return Err(self.stream_race(b, c, span, format!("{} by {now}", rw(write)), false));
             }
         }
@@ -198,12 +199,13 @@ impl Machine<'_, '_> {
 
     /// An access of the host to elements `lo..hi` of `buf`, checked against the work it has not
     /// waited for.
-    pub(crate) fn stream_host_access(&self, buf: usize, lo: u64, hi: u64, write: bool, span: Span) -> R<()> {
+    pub(crate) fn stream_host_access(&mut self, buf: usize, lo: u64, hi: u64, write: bool, span: Span) -> R<()> {
         if !self.opts.check_races {
             return Ok(());
         }
         if let Some(c) = self.streams.host_access(buf, lo, hi, write) {
             let what = format!("{} by the host", rw(write));
+            self.note_element(buf, c.index);
             return Err(self.stream_race(buf, c, span, what, true));
         }
         Ok(())
@@ -221,6 +223,16 @@ impl Machine<'_, '_> {
             self.stream_host_access(buf, 0, len, true, span)
         } else {
             self.device_sync()
+        }
+    }
+
+    /// Records the element of a race whose sides are not GPU threads ([`Finding`] without
+    /// accesses: the diagnostic's labels say who they are).
+    fn note_element(&mut self, buf: usize, index: u64) {
+        if self.finding.is_none() {
+            let b = &self.buffers[buf];
+            let (buffer, space) = (Some(b.name.clone()), Some(b.space.name()));
+            self.finding = Some(Finding { buffer, space, index: Some(index), accesses: Vec::new() });
         }
     }
 
