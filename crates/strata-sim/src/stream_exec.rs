@@ -22,13 +22,13 @@ pub(crate) enum Work {
 /// Whether host statement `s` only issues asynchronous work or computes without memory (so the
 /// work pending may stay pending across it, and run in an order the schedule picks): a launch on
 /// a stream, a stream builtin, or a local's value from locals, none of which reads memory that
-/// pending work might write.
-pub(crate) fn only_issues(s: &Stmt) -> bool {
+/// pending work might write (`boxed`: whether a local lives in a buffer, where work may write it).
+pub(crate) fn only_issues(s: &Stmt, boxed: &dyn Fn(usize) -> bool) -> bool {
     let kind_ok = match s {
         Stmt::Launch { stream, .. } => stream.is_some(),
         Stmt::Eval(Expr::Builtin(b, _, _)) => issue_builtin(*b),
         Stmt::Let { init: Some(_), .. } => true,
-        Stmt::Store { place, .. } => place.path.is_empty(),
+        Stmt::Store { place, .. } => place.path.is_empty() && !boxed(place.root),
         _ => false,
     };
     if !kind_ok {
@@ -36,7 +36,7 @@ pub(crate) fn only_issues(s: &Stmt) -> bool {
     }
     let mut plain = true;
     s.visit_exprs(&mut |e| match e {
-        Expr::Load(p) if !p.path.is_empty() => plain = false,
+        Expr::Load(p) if !p.path.is_empty() || boxed(p.root) => plain = false,
         Expr::Call { .. } => plain = false,
         Expr::Builtin(b, _, _) if !issue_builtin(*b) => plain = false,
         _ => {}
