@@ -209,8 +209,8 @@ fn key_of(d: &Diagnostic, f: Option<&Finding>) -> Vec<(u32, u32)> {
     let code = d.code.as_str().trim_start_matches('E').parse::<u32>().unwrap_or(0);
     let mut k = vec![(code, 0)];
     match f {
-        Some(f) => k.extend(f.accesses.iter().map(|a| (a.span.lo, a.span.hi))),
-        None => k.push((d.primary.span.lo, d.primary.span.hi)),
+        Some(f) if !f.accesses.is_empty() => k.extend(f.accesses.iter().map(|a| (a.span.lo, a.span.hi))),
+        _ => k.push((d.primary.span.lo, d.primary.span.hi)),
     }
     // A race with work that is not one thread (an asynchronous copy, the host, another stream's
     // kernel): its other side is only a label.
@@ -424,6 +424,14 @@ fn json(all: &[Checked], sources: &SourceMap) -> String {
                             arr3(a.thread),
                             a.kind.name()
                         ));
+                    }
+                    // A side that is not a thread (an asynchronous copy, the host): its location
+                    // follows the threads'.
+                    if fi.accesses.is_empty() {
+                        locs.push(loc(d.primary.span));
+                    }
+                    if fi.accesses.len() < 2 {
+                        locs.extend(d.secondary.iter().map(|l| loc(l.span)));
                     }
                 }
                 _ => {

@@ -50,9 +50,13 @@ impl Lx {
             CTy::S(ScalarTy::Bool) => Ok(e),
             CTy::S(s) => Ok(Expr::Binary(BinOp::Ne, Box::new(e), Box::new(zero(s)))),
             CTy::Ptr(_) => Err(self.unsupported(n, src, "a pointer as a condition")),
-            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Stream | CTy::Event => {
-                Err(self.unsupported(n, src, "this condition"))
-            }
+            CTy::Dim3
+            | CTy::SharedScalar(_)
+            | CTy::Struct(_)
+            | CTy::Stream
+            | CTy::Event
+            | CTy::StreamArray
+            | CTy::EventArray => Err(self.unsupported(n, src, "this condition")),
         }
     }
 

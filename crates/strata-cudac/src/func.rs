@@ -222,9 +222,16 @@ impl Lx {
                 (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (array_ptr(*t, Mem::GpuGlobal, false), Level::Block),
                 (CTy::Ptr(t), _) => (array_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level()),
-                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Stream | CTy::Event, _) => {
-                    return Err(self.unsupported(n, src, "`dim3` parameters"))
-                }
+                (
+                    CTy::Dim3
+                    | CTy::SharedScalar(_)
+                    | CTy::Struct(_)
+                    | CTy::Stream
+                    | CTy::Event
+                    | CTy::StreamArray
+                    | CTy::EventArray,
+                    _,
+                ) => return Err(self.unsupported(n, src, "`dim3` parameters")),
             };
             let l = self.new_local(pname, ty, level);
             self.bind(pname, Var { local: l, ty: *cty });

@@ -267,14 +267,7 @@ impl Lx {
     pub(crate) fn memset(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(n, src);
         let (dst, t) = self.pointer_arg(args[0], src, out)?;
-        let byte = self.constant(args[1], src)? & 0xff;
-        let size = size_of(t);
-        let pattern = (0..size).fold(0u64, |acc, _| (acc << 8) | byte);
-        let value = match t {
-            ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
-            ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
-            _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
-        };
+        let value = self.memset_value(args[1], t, src)?;
         let count = self.elements(args[2], t, src)?;
         let elem_at =
             |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
@@ -297,6 +290,17 @@ impl Lx {
         )));
         out.push(Stmt::Free { local: tmp, gpu: false, span });
         Ok(())
+    }
+
+    /// The element of type `t` whose every byte is the constant byte `v` (`cudaMemset`'s value).
+    pub(crate) fn memset_value(&self, v: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+        let byte = self.constant(v, src)? & 0xff;
+        let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
+        Ok(match t {
+            ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
+            ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
+            _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+        })
     }
 
     pub(crate) fn launch(

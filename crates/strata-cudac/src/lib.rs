@@ -126,9 +126,12 @@ enum CTy {
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
-    /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]).
+    /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]), and arrays of them (of a
+    /// constant length, on the host heap).
     Stream,
     Event,
+    StreamArray,
+    EventArray,
 }
 
 #[derive(Copy, Clone)]

@@ -6,11 +6,12 @@
 use super::*;
 
 /// The runtime calls of this module, as statements or as values (always `cudaSuccess`).
-pub(crate) const STREAM_CALLS: [&str; 13] = [
+pub(crate) const STREAM_CALLS: [&str; 14] = [
     "cudaStreamCreate",
     "cudaStreamDestroy",
     "cudaStreamSynchronize",
     "cudaMemcpyAsync",
+    "cudaMemsetAsync",
     "cudaEventCreate",
     "cudaEventRecord",
     "cudaEventSynchronize",
@@ -38,15 +39,29 @@ impl Lx {
             } else {
                 (d, None)
             };
+            let span = self.span(d, src);
+            if d.kind() == "array_declarator" {
+                // `cudaStream_t s[K];`: K handles on the host heap, the default stream (or an
+                // event never recorded) until created.
+                let inner = self.child(d, "declarator", src)?;
+                let (Some(size), "identifier", None) = (d.child_by_field_name("size"), inner.kind(), init) else {
+                    return Err(self.unsupported(d, src, format!("this array of `{what}`")));
+                };
+                let len = IExpr::Const(self.constant(size, src)?);
+                let (elem, cty) = if stream { (Ty::Stream, CTy::StreamArray) } else { (Ty::Event, CTy::EventArray) };
+                let ty = Ty::Owned(Box::new(Ty::Array { elem: Box::new(elem), len: len.clone() }), Mem::Cpu);
+                let l = self.new_local(self.text(inner, src), ty, Level::Host);
+                let none = Expr::Lit(Lit::Unit);
+                let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(none), len)], span);
+                self.flush(out);
+                out.push(Stmt::Let { local: l, init: Some(init), span });
+                self.bind(self.text(inner, src), Var { local: l, ty: cty });
+                continue;
+            }
             if d.kind() != "identifier" {
-                return Err(self.unsupported(
-                    d,
-                    src,
-                    format!("this `{what}` declaration (arrays and pointers of them)"),
-                ));
+                return Err(self.unsupported(d, src, format!("this `{what}` declaration (pointers to them)")));
             }
             let name = self.text(d, src);
-            let span = self.span(d, src);
             let (ty, cty) = if stream { (Ty::Stream, CTy::Stream) } else { (Ty::Event, CTy::Event) };
             let l = self.new_local(name, ty, Level::Host);
             let init = match init {
@@ -67,16 +82,16 @@ impl Lx {
         {
             return Ok(Expr::Lit(Lit::Unit));
         }
-        match self.handle_var(n, src) {
-            Some((l, CTy::Stream)) => Ok(Expr::Load(Place::local(l, self.span(n, src)))),
-            _ => Err(self.unsupported(n, src, "this stream (a `cudaStream_t` variable or `0`)")),
+        match self.handle_place(n, src)? {
+            Some((p, CTy::Stream)) => Ok(Expr::Load(p)),
+            _ => Err(self.unsupported(n, src, "this stream (a `cudaStream_t` variable or element, or `0`)")),
         }
     }
 
     fn event_value(&mut self, n: Node, src: &Src) -> R<Expr> {
-        match self.handle_var(n, src) {
-            Some((l, CTy::Event)) => Ok(Expr::Load(Place::local(l, self.span(n, src)))),
-            _ => Err(self.unsupported(n, src, "this event (a `cudaEvent_t` variable)")),
+        match self.handle_place(n, src)? {
+            Some((p, CTy::Event)) => Ok(Expr::Load(p)),
+            _ => Err(self.unsupported(n, src, "this event (a `cudaEvent_t` variable or element)")),
         }
     }
 
@@ -86,8 +101,44 @@ impl Lx {
         (n.kind() == "identifier").then(|| self.lookup(self.text(n, src))).flatten().map(|v| (v.local, v.ty))
     }
 
+    /// Where a handle `n` lives: a variable (`s`), or an element of an array of them (`s[i]`,
+    /// checked against the array's length on `sim`), with the handle's type.
+    fn handle_place(&mut self, n: Node, src: &Src) -> R<Option<(Place, CTy)>> {
+        let span = self.span(n, src);
+        if n.kind() == "subscript_expression" {
+            let (Some(a), Some(list)) = (n.child_by_field_name("argument"), n.child_by_field_name("indices")) else {
+                return Ok(None);
+            };
+            let mut c = list.walk();
+            let idx: Vec<Node> = list.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            let [i] = idx[..] else { return Err(self.unsupported(list, src, "this subscript")) };
+            let elem = match self.handle_var(a, src) {
+                Some((l, CTy::StreamArray)) => (l, CTy::Stream),
+                Some((l, CTy::EventArray)) => (l, CTy::Event),
+                _ => return Ok(None),
+            };
+            let (e, t) = self.rvalue(i, src)?;
+            if !matches!(t, CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64 | ScalarTy::Bool)) {
+                return Err(self.unsupported(i, src, "an index that is not an integer"));
+            }
+            let i = IExpr::Value(Box::new(self.convert(e, t, CTy::S(ScalarTy::U64), i, src)?));
+            let p = Place { root: elem.0, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
+            return Ok(Some((p, elem.1)));
+        }
+        Ok(self.handle_var(n, src).map(|(l, t)| (Place::local(l, span), t)))
+    }
+
+    /// `&h` of a handle (a variable or an array element): where it lives and its type.
+    fn address_of(&mut self, n: Node, src: &Src) -> R<Option<(Place, CTy)>> {
+        let amp = n.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&");
+        match n.child_by_field_name("argument") {
+            Some(a) if n.kind() == "pointer_expression" && amp => self.handle_place(a, src),
+            _ => Ok(None),
+        }
+    }
+
     /// `&v` of a variable: its local and type.
-    fn address_of(&self, n: Node, src: &Src) -> Option<(LocalId, CTy)> {
+    fn address_of_var(&self, n: Node, src: &Src) -> Option<(LocalId, CTy)> {
         if n.kind() != "pointer_expression" || self.text(n.child_by_field_name("operator")?, src) != "&" {
             return None;
         }
@@ -113,6 +164,7 @@ impl Lx {
             "cudaMallocHost" => &[2],
             "cudaStreamWaitEvent" | "cudaEventElapsedTime" => &[3],
             "cudaMemcpyAsync" => &[4, 5],
+            "cudaMemsetAsync" => &[3, 4],
             _ => &[],
         };
         if !arity.contains(&args.len()) {
@@ -125,12 +177,16 @@ impl Lx {
             "cudaStreamCreate" | "cudaEventCreate" => {
                 let stream = name == "cudaStreamCreate";
                 let want = if stream { CTy::Stream } else { CTy::Event };
-                let Some((l, t)) = self.address_of(args[0], src).filter(|(_, t)| *t == want) else {
+                let Some((p, t)) = self.address_of(args[0], src)?.filter(|(_, t)| *t == want) else {
                     let what = if stream { "`&stream_variable`" } else { "`&event_variable`" };
                     return Err(self.unsupported(args[0], src, format!("`{name}` of anything but {what}")));
                 };
                 let b = if t == CTy::Stream { Builtin::StreamNew } else { Builtin::EventNew };
-                out.push(Stmt::Let { local: l, init: Some(Expr::Builtin(b, Vec::new(), span)), span });
+                let value = Expr::Builtin(b, Vec::new(), span);
+                out.push(match p.path.is_empty() {
+                    true => Stmt::Let { local: p.root, init: Some(value), span },
+                    false => Stmt::Store { place: p, value },
+                });
             }
             "cudaStreamDestroy" | "cudaStreamSynchronize" => {
                 let s = self.stream_value(args[0], src)?;
@@ -160,7 +216,7 @@ impl Lx {
             }
             "cudaEventElapsedTime" => {
                 // No clock on `sim`: the time is 0 ms (documented), after both events completed.
-                let Some((l, CTy::S(ScalarTy::F32))) = self.address_of(args[0], src) else {
+                let Some((l, CTy::S(ScalarTy::F32))) = self.address_of_var(args[0], src) else {
                     return Err(self.unsupported(
                         args[0],
                         src,
@@ -177,7 +233,7 @@ impl Lx {
                 });
             }
             "cudaMallocHost" => {
-                let Some((local, CTy::Ptr(t))) = self.address_of(args[0], src) else {
+                let Some((local, CTy::Ptr(t))) = self.address_of_var(args[0], src) else {
                     return Err(self.unsupported(args[0], src, "`cudaMallocHost` of anything but `&pointer_variable`"));
                 };
                 let len = self.elements(args[1], t, src)?;
@@ -194,6 +250,22 @@ impl Lx {
                 out.push(Stmt::Free { local, gpu: false, span });
             }
             "cudaMemcpyAsync" => self.memcpy_async(n, args, src, out)?,
+            "cudaMemsetAsync" => {
+                // A copy on the stream from a host buffer filled at the call, which stays
+                // allocated (the copy may read it any time later).
+                let (dst, t) = self.pointer_arg(args[0], src, out)?;
+                let value = self.memset_value(args[1], t, src)?;
+                let count = self.elements(args[2], t, src)?;
+                let stream = match args.get(3) {
+                    Some(a) => self.stream_value(*a, src)?,
+                    None => Expr::Lit(Lit::Unit),
+                };
+                let tmp = self.new_local("cudaMemsetAsync buffer", array_ptr(t, Mem::Cpu, true), Level::Host);
+                let fill = Expr::ArrayRepeat(Box::new(value), count.clone());
+                out.push(Stmt::Let { local: tmp, init: Some(Expr::Builtin(Builtin::HeapNew, vec![fill], span)), span });
+                let load = |l: LocalId| Expr::Load(Place::local(l, span));
+                out.push(eval(Builtin::CopyAsync, vec![load(dst), load(tmp), Expr::Nat(count), stream]));
+            }
             _ => return Err(self.unsupported(n, src, format!("`{name}`"))),
         }
         Ok(())

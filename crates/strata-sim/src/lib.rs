@@ -399,7 +399,10 @@ impl Machine<'_, '_> {
 
     /// Executes one statement; a run-time error without a position gets the statement's.
     fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, threads: Option<()>) -> R<Flow> {
-        if !who.gpu && self.streams.has_pending() && !stream_exec::only_issues(s) {
+        if !who.gpu
+            && self.streams.has_pending()
+            && !stream_exec::only_issues(s, &|l| matches!(f.locals.get(l), Some(Value::Boxed { .. })))
+        {
             self.flush_streams()?;
         }
         self.stmt_inner(s, f, who, threads).map_err(|mut d| {

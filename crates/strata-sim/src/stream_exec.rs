@@ -22,13 +22,13 @@ pub(crate) enum Work {
 /// Whether host statement `s` only issues asynchronous work or computes without memory (so the
 /// work pending may stay pending across it, and run in an order the schedule picks): a launch on
 /// a stream, a stream builtin, or a local's value from locals, none of which reads memory that
-/// pending work might write.
-pub(crate) fn only_issues(s: &Stmt) -> bool {
+/// pending work might write (`boxed`: whether a local lives in a buffer, where work may write it).
+pub(crate) fn only_issues(s: &Stmt, boxed: &dyn Fn(usize) -> bool) -> bool {
     let kind_ok = match s {
         Stmt::Launch { stream, .. } => stream.is_some(),
         Stmt::Eval(Expr::Builtin(b, _, _)) => issue_builtin(*b),
         Stmt::Let { init: Some(_), .. } => true,
-        Stmt::Store { place, .. } => place.path.is_empty(),
+        Stmt::Store { place, .. } => place.path.is_empty() && !boxed(place.root),
         _ => false,
     };
     if !kind_ok {
@@ -36,7 +36,7 @@ pub(crate) fn only_issues(s: &Stmt) -> bool {
     }
     let mut plain = true;
     s.visit_exprs(&mut |e| match e {
-        Expr::Load(p) if !p.path.is_empty() => plain = false,
+        Expr::Load(p) if !p.path.is_empty() || boxed(p.root) => plain = false,
         Expr::Call { .. } => plain = false,
         Expr::Builtin(b, _, _) if !issue_builtin(*b) => plain = false,
         _ => {}
@@ -79,7 +79,10 @@ impl Machine<'_, '_> {
     fn event_of(&self, v: &Value, span: Span) -> R<usize> {
         match v {
             Value::Event(e) if self.streams.is_event(*e) => Ok(*e),
-            Value::Uninit => Err(fail(codes::RUN_UNINIT, "use of an event that was never created", span, "here")),
+            // `Unit`: an element of an array of events that was never created.
+            Value::Uninit | Value::Unit => {
+                Err(fail(codes::RUN_UNINIT, "use of an event that was never created", span, "here"))
+            }
             _ => Err(fail(codes::UNSUPPORTED, "this value as an event", span, "not an event")),
         }
     }
@@ -150,6 +153,7 @@ impl Machine<'_, '_> {
                 .map_err(|e| oom(e, span, "the record of an asynchronous copy"))?;
             if let Some(c) = found {
                 let now = self.streams.current_info().map_or_else(String::new, OpInfo::describe);
+                self.note_element(b, c.index);
                 return Err(self.stream_race(b, c, span, format!("{} by {now}", rw(write)), false));
             }
         }
@@ -195,12 +199,13 @@ impl Machine<'_, '_> {
 
     /// An access of the host to elements `lo..hi` of `buf`, checked against the work it has not
     /// waited for.
-    pub(crate) fn stream_host_access(&self, buf: usize, lo: u64, hi: u64, write: bool, span: Span) -> R<()> {
+    pub(crate) fn stream_host_access(&mut self, buf: usize, lo: u64, hi: u64, write: bool, span: Span) -> R<()> {
         if !self.opts.check_races {
             return Ok(());
         }
         if let Some(c) = self.streams.host_access(buf, lo, hi, write) {
             let what = format!("{} by the host", rw(write));
+            self.note_element(buf, c.index);
             return Err(self.stream_race(buf, c, span, what, true));
         }
         Ok(())
@@ -218,6 +223,16 @@ impl Machine<'_, '_> {
             self.stream_host_access(buf, 0, len, true, span)
         } else {
             self.device_sync()
+        }
+    }
+
+    /// Records the element of a race whose sides are not GPU threads ([`Finding`] without
+    /// accesses: the diagnostic's labels say who they are).
+    fn note_element(&mut self, buf: usize, index: u64) {
+        if self.finding.is_none() {
+            let b = &self.buffers[buf];
+            let (buffer, space) = (Some(b.name.clone()), Some(b.space.name()));
+            self.finding = Some(Finding { buffer, space, index: Some(index), accesses: Vec::new() });
         }
     }
 

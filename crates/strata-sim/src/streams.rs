@@ -125,6 +125,8 @@ struct Current {
     host_mem: bool,
     /// For each buffer: the touches (live op, touch) of concurrent ops on it.
     others: HashMap<usize, Vec<(usize, usize)>>,
+    /// The key and index of the touch recorded last (a kernel's threads repeat the same ones).
+    last: Option<((usize, bool, Span), usize)>,
 }
 
 /// A race found: the other side's op and access.
@@ -276,7 +278,8 @@ impl<W> Streams<W> {
                 others.entry(t.buf).or_default().push((i, k));
             }
         }
-        self.current = Some(Current { info, touches: HashMap::new(), list: Vec::new(), host_mem: false, others });
+        self.current =
+            Some(Current { info, touches: HashMap::new(), list: Vec::new(), host_mem: false, others, last: None });
     }
 
     /// Whether an op is running (its accesses are to be recorded).
@@ -302,7 +305,8 @@ impl<W> Streams<W> {
     ) -> Result<Option<Conflict>, Oom> {
         let (lo, hi) = (elems.start, elems.end);
         let Some(cur) = self.current.as_mut() else { return Ok(None) };
-        if let Some(list) = cur.others.get(&buf) {
+        let others = if cur.others.is_empty() { None } else { cur.others.get(&buf) };
+        if let Some(list) = others {
             for &(i, k) in list {
                 let t = &self.live[i].touches[k];
                 if !(write || t.write) {
@@ -323,17 +327,19 @@ impl<W> Streams<W> {
             cur.list.push(Touch { buf, write, span, elems: Elems::Range(lo, hi) });
             return Ok(None);
         }
-        let k = match cur.touches.get(&(buf, write, span)) {
-            Some(&k) => k,
+        let key = (buf, write, span);
+        let k = match cur.last.filter(|(k, _)| *k == key).map(|(_, i)| i).or_else(|| cur.touches.get(&key).copied()) {
+            Some(k) => k,
             None => {
                 let words = len.div_ceil(64);
                 let hold = mem::Hold::charge(words * 8)?;
                 let w = mem::try_vec(words, 0u64).map_err(|_| Oom::of(words.into(), 8))?;
                 cur.list.push(Touch { buf, write, span, elems: Elems::Bits { words: w, _hold: hold } });
-                cur.touches.insert((buf, write, span), cur.list.len() - 1);
+                cur.touches.insert(key, cur.list.len() - 1);
                 cur.list.len() - 1
             }
         };
+        cur.last = Some((key, k));
         if let Elems::Bits { words: w, .. } = &mut cur.list[k].elems {
             if let Some(x) = w.get_mut((lo / 64) as usize) {
                 *x |= 1 << (lo % 64);
