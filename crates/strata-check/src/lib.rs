@@ -96,6 +96,7 @@ pub fn check_program_for(
             types.call_nats.extend(t.call_nats);
             types.shuffle_types.extend(t.shuffle_types);
             types.npy_types.extend(t.npy_types);
+            types.async_copy_types.extend(t.async_copy_types);
             types.value_types.extend(t.value_types);
             types.selections.extend(t.selections);
             types.warp_syncs.extend(t.warp_syncs);

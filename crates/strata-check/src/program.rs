@@ -16,8 +16,11 @@ pub const PRELUDE: &str = include_str!("prelude.strata");
 pub const WARP_COLLECTIVES: &[&str] = &["shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot"];
 
 /// Paths that name prelude functions: `CpuHeap::new(v)` calls `cpu_heap_new(v)`.
-pub const PATH_ALIASES: &[(&str, &str)] =
-    &[("CpuHeap::new", "cpu_heap_new"), ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy")];
+pub const PATH_ALIASES: &[(&str, &str)] = &[
+    ("CpuHeap::new", "cpu_heap_new"),
+    ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy"),
+    ("Stream::new", "stream_new"),
+];
 
 #[derive(Debug)]
 pub struct ParamSig {
@@ -201,6 +204,8 @@ impl Lower<'_> {
                     self.wrong_kind(id, Kind::DataTy, k);
                     Ty::Error
                 }
+                // `Stream` names the type of streams (host code only) unless a generic shadows it.
+                None if id.name == "Stream" => Ty::Stream,
                 None => {
                     self.unknown(id, "type");
                     Ty::Error
@@ -409,6 +414,10 @@ impl Program {
                 ));
             }
             let ty = lower.ty(&p.ty);
+            // A stream is passed to host functions by reference, and never to the GPU.
+            if ty.mentions_stream() && !(ty.is_stream_handle() && root == Root::CpuThread) {
+                lower.diags.push(stream_type_error(p.ty.span, root == Root::CpuThread));
+            }
             params.push(ParamSig {
                 name: p.name.name.clone(),
                 ty,
@@ -418,6 +427,12 @@ impl Program {
             });
         }
         let ret = f.ret.as_ref().map_or(Ty::UNIT, |t| lower.ty(t));
+        // Only the prelude's `Stream::new` makes a stream: a stream is never a returned value.
+        if ret.mentions_stream() && !builtin {
+            if let Some(t) = &f.ret {
+                lower.diags.push(stream_type_error(t.span, root == Root::CpuThread));
+            }
+        }
         let mut where_clauses = Vec::new();
         for c in &f.where_clauses {
             if let (Some(a), Some(b)) = (lower.nat_checked(&c.lhs), lower.nat_checked(&c.rhs)) {
@@ -437,6 +452,16 @@ impl Program {
             builtin,
         }
     }
+}
+
+/// E0509 for a stream where a type may not hold one.
+pub fn stream_type_error(span: Span, host: bool) -> Diagnostic {
+    let label = if host {
+        "a stream is passed to a host function as a reference, `&Stream`, and is not part of other types"
+    } else {
+        "streams belong to host code: GPU code cannot use one"
+    };
+    Diagnostic::error(codes::STREAM_MISUSE, "a stream cannot be used in this type", span, label)
 }
 
 /// The E0301 error for a size operation that is not known to give a natural number.

@@ -95,6 +95,26 @@ impl Ty {
         }
     }
 
+    /// Whether a stream occurs anywhere in this type.
+    pub fn mentions_stream(&self) -> bool {
+        match self {
+            Ty::Stream => true,
+            Ty::Tuple(ts) => ts.iter().any(Ty::mentions_stream),
+            Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) | Ty::Ref { ty: t, .. } => t.mentions_stream(),
+            _ => false,
+        }
+    }
+
+    /// A stream, or a reference to one: the only types a stream may have in a program (a `let`
+    /// of `Stream::new()`, a `&Stream` parameter of a host function, a `let r = &s;`).
+    pub fn is_stream_handle(&self) -> bool {
+        match self {
+            Ty::Stream => true,
+            Ty::Ref { ty, mem: Mem::CpuMem, .. } => **ty == Ty::Stream,
+            _ => false,
+        }
+    }
+
     /// Element type and length of an array or view array.
     pub fn as_array(&self) -> Option<(&Ty, &Nat)> {
         match self {

@@ -210,8 +210,13 @@ fn key_of(d: &Diagnostic, f: Option<&Finding>) -> Vec<(u32, u32)> {
     let code = d.code.as_str().trim_start_matches('E').parse::<u32>().unwrap_or(0);
     let mut k = vec![(code, 0)];
     match f {
-        Some(f) => k.extend(f.accesses.iter().map(|a| (a.span.lo, a.span.hi))),
-        None => k.push((d.primary.span.lo, d.primary.span.hi)),
+        Some(f) if !f.accesses.is_empty() => k.extend(f.accesses.iter().map(|a| (a.span.lo, a.span.hi))),
+        _ => k.push((d.primary.span.lo, d.primary.span.hi)),
+    }
+    // A race with work that is not one thread (an asynchronous copy, the host, another stream's
+    // kernel): its other side is only a label.
+    if f.is_none_or(|f| f.accesses.len() < 2) {
+        k.extend(d.secondary.iter().map(|l| (l.span.lo, l.span.hi)));
     }
     // A race seen from either side is one finding.
     k[1..].sort_unstable();
@@ -290,6 +295,11 @@ fn in_cuda_terms(f: &Found, c: &Checked, sources: &SourceMap, short: bool) -> Di
             let field = fi.field.map_or_else(String::new, |k| format!(", field {k}"));
             out.notes.push(format!("variable `{b}`, index {i}{field}{space}"));
         }
+    }
+    // The diagnostic's other labels where the record has no thread for them (a race with an
+    // asynchronous copy or the host).
+    if f.finding.as_ref().is_none_or(|fi| fi.accesses.len() < 2) {
+        out.secondary.extend(d.secondary.iter().cloned());
     }
     // The short form is one line: the threads, and where the other accesses are.
     if short {
@@ -416,6 +426,14 @@ fn json(all: &[Checked], sources: &SourceMap) -> String {
                             arr3(a.thread),
                             a.kind.name()
                         ));
+                    }
+                    // A side that is not a thread (an asynchronous copy, the host): its location
+                    // follows the threads'.
+                    if fi.accesses.is_empty() {
+                        locs.push(loc(d.primary.span));
+                    }
+                    if fi.accesses.len() < 2 {
+                        locs.extend(d.secondary.iter().map(|l| loc(l.span)));
                     }
                 }
                 _ => {

@@ -78,6 +78,7 @@ fn program(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> Program {
             grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
             block: [IExpr::Const(64), IExpr::Const(1), IExpr::Const(1)],
             args: vec![load(1)],
+            stream: None,
             span: Span::DUMMY,
         },
         Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(1), load(0)], Span::DUMMY)),

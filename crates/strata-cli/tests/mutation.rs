@@ -14,6 +14,8 @@
 //! | `widen take_left` | `take_left::<n>` becomes `take_left::<n + 1>` |
 //! | `swap take_left/right` | `take_left` becomes `take_right` or the other way round |
 //! | `weaken condition` | in an `if` condition, a conjunct of `&&` is dropped or a comparison is negated (`>=` becomes `<`, …), so that facts from conditions would be wrong |
+//! | `delete stream sync` | a `stream_sync(…);`/`device_sync();` is deleted |
+//! | `swap stream` | the stream of a launch (`<<<…, s>>>`) or asynchronous copy (`&s)`) becomes another stream of the file |
 //!
 //! Most mutants are rejected. Every mutant the checker still accepts is lowered and, if it has a
 //! `main`, run on `sim` with the deterministic schedule and [`RANDOM_SEEDS`] random ones. A data
@@ -47,7 +49,7 @@ const PER_KIND: usize = 5;
 /// Run errors that an accepted program must never have.
 const PROMISED: [&str; 5] = ["E0901", "E0902", "E0903", "E0905", "E0906"];
 
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 12] = [
     "delete sync",
     "drop selection",
     "swap selection",
@@ -58,6 +60,8 @@ const KINDS: [&str; 10] = [
     "widen take_left",
     "swap take_left/right",
     "weaken condition",
+    "delete stream sync",
+    "swap stream",
 ];
 
 // ------------------------------------------------------------------------------------------------
@@ -203,6 +207,29 @@ fn mutants(text: &str) -> Vec<Mutant> {
         };
         if let Some(len) = end {
             push("delete sync", replace(text, i, i + len, ""));
+        }
+    }
+    // Streams: their synchronisations, and the stream work is issued on.
+    for pat in ["stream_sync(", "device_sync("] {
+        for i in occurrences(text, pat) {
+            if let Some(j) = text[i..].find(");") {
+                push("delete stream sync", replace(text, i, i + j + 2, ""));
+            }
+        }
+    }
+    let streams: Vec<String> = occurrences(text, "= Stream::new()")
+        .into_iter()
+        .filter_map(|i| text[..i].trim_end().rsplit([' ', '\n']).next().map(str::to_string))
+        .filter(|n| !n.is_empty())
+        .collect();
+    if streams.len() > 1 {
+        for (k, st) in streams.iter().enumerate() {
+            let other = &streams[(k + 1) % streams.len()];
+            for (pat, at) in [(format!(" {st}>>>"), 1), (format!("&{st});"), 1)] {
+                for i in occurrences(text, &pat) {
+                    push("swap stream", replace(text, i + at, i + at + st.len(), other));
+                }
+            }
         }
     }
     // Selections.
@@ -662,6 +689,12 @@ fn mutations_apply() {
         }
     }
 }
+fn main() -[t: cpu.thread]-> () {
+    let s1 = Stream::new();
+    let s2 = Stream::new();
+    k::<<<X<2>, X<32>, s1>>>(&uniq d);
+    stream_sync(&s1);
+}
 ";
     let ms = mutants(text);
     let kinds: BTreeSet<&str> = ms.iter().map(|m| m.kind).collect();
@@ -669,6 +702,8 @@ fn mutations_apply() {
         assert!(kinds.contains(k), "no mutant of kind `{k}`");
     }
     assert!(ms.iter().any(|m| m.kind == "delete sync" && !m.text.contains("sync(block);")));
+    assert!(ms.iter().any(|m| m.kind == "delete stream sync" && !m.text.contains("stream_sync(&s1);")));
+    assert!(ms.iter().any(|m| m.kind == "swap stream" && m.text.contains("X<32>, s2>>>")));
     assert!(ms.iter().any(|m| m.kind == "index + 1" && m.text.contains("v[0 + 1]")));
     assert!(ms.iter().any(|m| m.kind == "widen take_left" && m.text.contains("take_left::<(32) + 1>")));
     assert!(ms.iter().any(|m| m.kind == "weaken condition" && m.text.contains("if 64 >= 32 {")));

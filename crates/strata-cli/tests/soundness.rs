@@ -15,7 +15,8 @@
 //! loop variables) used in `if`/`while` conditions around barriers, collectives, calls and
 //! `return`s; partial writes in split arms; shared memory declared in block-level `for` loops;
 //! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
-//! functions; warp shuffles and ballots. Each program records the forms it contains, and the test
+//! functions; warp shuffles and ballots; in the host `main`, random sequences of launches,
+//! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
 //! written by every thread of the block, followed by a barrier, before anything else reads it, so
@@ -1939,6 +1940,33 @@ fn generate(seed: u64) -> Program {
     g.line("let da = GpuGlobal::alloc_copy(&shrd ha);");
     g.line("let mut db = GpuGlobal::alloc_copy(&shrd hb);");
     let launch = format!("k::<<<{}, {}>>>(&shrd da, &uniq db);", xy(&gdims), xy(&tdims));
+    if !run_time && g.rng.chance(25) {
+        // Streams (issue 14): a random sequence of launches, asynchronous copies and host uses
+        // on two streams, with random synchronisations. The checker must reject every sequence
+        // in which two of them may race; `sim` runs the stream work in a schedule-chosen order
+        // and reports any race it allows (E0901).
+        g.mark("streams: random launches, copies, host uses and syncs on two streams");
+        g.line("let s1 = Stream::new();");
+        g.line("let s2 = Stream::new();");
+        let cfg = format!("{}, {}", xy(&gdims), xy(&tdims));
+        for _ in 0..g.rng.range(2, 7) {
+            let st = g.rng.pick(&["s1", "s2"]);
+            let line = match g.rng.below(9) {
+                0 => format!("copy_mem_to_gpu_async(&uniq db, &shrd hb, &{st});"),
+                1 | 2 => format!("k::<<<{cfg}, {st}>>>(&shrd da, &uniq db);"),
+                3 => format!("copy_mem_to_host_async(&shrd db, &uniq hb, &{st});"),
+                4 | 5 => format!("stream_sync(&{st});"),
+                6 => {
+                    let at = "[0]".repeat(shape.len());
+                    format!("hb{at} = hb{at} + 1;")
+                }
+                7 => launch.clone(),
+                _ => "copy_mem_to_host(&shrd db, &uniq hb);".to_string(),
+            };
+            g.line(&line);
+        }
+        g.line("device_sync();");
+    }
     if run_time {
         g.line(&format!("if n0 == {} {{", shape[0]));
         g.line(&format!("    {launch}"));

@@ -55,7 +55,13 @@ impl Lx {
                 let eq = Expr::Builtin(Builtin::PtrEq, vec![e, null], self.span(n, src));
                 Ok(Expr::Unary(UnOp::Not, Box::new(eq)))
             }
-            CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) => Err(self.unsupported(n, src, "this condition")),
+            CTy::Dim3
+            | CTy::SharedScalar(_)
+            | CTy::Struct(_)
+            | CTy::Stream
+            | CTy::Event
+            | CTy::StreamArray
+            | CTy::EventArray => Err(self.unsupported(n, src, "this condition")),
         }
     }
 

@@ -237,9 +237,17 @@ impl Lx {
                 (CTy::Ptr(t), _) => {
                     (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
                 }
-                (CTy::Dim3 | CTy::SharedScalar(_) | CTy::Struct(_) | CTy::Null, _) => {
-                    return Err(self.unsupported(n, src, "`dim3` parameters"))
-                }
+                (
+                    CTy::Dim3
+                    | CTy::SharedScalar(_)
+                    | CTy::Struct(_)
+                    | CTy::Null
+                    | CTy::Stream
+                    | CTy::Event
+                    | CTy::StreamArray
+                    | CTy::EventArray,
+                    _,
+                ) => return Err(self.unsupported(n, src, "`dim3` parameters")),
             };
             let l = self.new_local(pname, ty, level);
             self.bind(pname, Var { local: l, ty: *cty });

@@ -222,6 +222,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
         grid: dims(launch.grid),
         block: dims(launch.block),
         args,
+        stream: None,
         span,
     });
     debug_assert_eq!(k.nat_params, vec![SMEM_PARAM.to_string()]);

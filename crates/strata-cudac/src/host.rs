@@ -95,11 +95,7 @@ impl Lx {
                 let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
             }
-            "cudaDeviceSynchronize" => {
-                // Launches and copies run to completion in order on `sim`: nothing to wait for.
-                host_only(self)?;
-                want(self, 0)?;
-            }
+            _ if streams::STREAM_CALLS.contains(&name.as_str()) => self.stream_call(n, &name, &args, src, out)?,
             "cudaMalloc" => {
                 host_only(self)?;
                 want(self, 2)?;
@@ -134,6 +130,9 @@ impl Lx {
             "cudaMemcpy" => {
                 host_only(self)?;
                 want(self, 4)?;
+                // Legacy default-stream work that the host waits for: after all work in flight
+                // (the host side is read or written by the host before the copy builtin).
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memcpy(n, &args, src, out)?;
             }
             "cudaMemcpyToSymbol" | "cudaMemcpyFromSymbol" => {
@@ -143,6 +142,7 @@ impl Lx {
             "cudaMemset" => {
                 host_only(self)?;
                 want(self, 3)?;
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memset(n, &args, src, out)?;
             }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
@@ -293,22 +293,8 @@ impl Lx {
     /// (a constant), through a host buffer, after probing that the device side holds them.
     pub(crate) fn memset(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(n, src);
-        let (dst, et) = self.pointer_arg(args[0], src, out)?;
-        let byte = self.constant(args[1], src)? & 0xff;
-        let value = match et {
-            Elem::S(t) => {
-                let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
-                match t {
-                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
-                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
-                    _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
-                }
-            }
-            // Structs: zero bytes only (each field 0; other bytes would depend on the padding).
-            Elem::Struct(_) if byte == 0 => self.elem_zero(et),
-            Elem::Struct(_) => return Err(self.unsupported(args[1], src, "`cudaMemset` of structs to other than 0")),
-        };
-        let t = et;
+        let (dst, t) = self.pointer_arg(args[0], src, out)?;
+        let value = self.memset_value(args[1], t, src)?;
         let count = self.elements(args[2], t, src)?;
         let elem_at =
             |i: IExpr| Place { root: dst, path: vec![PathStep::Deref, PathStep::Elem(i)], checks: Vec::new(), span };
@@ -333,6 +319,25 @@ impl Lx {
         Ok(())
     }
 
+    /// The element of type `t` whose every byte is the constant byte `v` (`cudaMemset`'s value).
+    /// The element every byte of which is the constant `v` (`cudaMemset`, `cudaMemsetAsync`):
+    /// structs only for 0 (each field 0; other bytes would depend on the padding).
+    pub(crate) fn memset_value(&self, v: Node, et: Elem, src: &Src) -> R<Expr> {
+        let byte = self.constant(v, src)? & 0xff;
+        Ok(match et {
+            Elem::S(t) => {
+                let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
+                match t {
+                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
+                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
+                    _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+                }
+            }
+            Elem::Struct(_) if byte == 0 => self.elem_zero(et),
+            Elem::Struct(_) => return Err(self.unsupported(v, src, "`cudaMemset` of structs to other than 0")),
+        })
+    }
+
     pub(crate) fn launch(
         &mut self,
         n: Node,
@@ -352,13 +357,17 @@ impl Lx {
         };
         let mut c = cfg.walk();
         let conf: Vec<Node> = cfg.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
-        if conf.len() < 2 || conf.len() > 3 {
+        if conf.len() < 2 || conf.len() > 4 {
             return Err(self.unsupported(
                 cfg,
                 src,
-                "a launch configuration other than `<<<grid, block[, shared bytes]>>>`",
+                "a launch configuration other than `<<<grid, block[, shared bytes[, stream]]>>>`",
             ));
         }
+        let stream = match conf.get(3) {
+            Some(s) => self.launch_stream(*s, src)?,
+            None => None,
+        };
         let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
         let grid = self.dim3_value(conf[0], src)?.map(as_nat);
         let block = self.dim3_value(conf[1], src)?.map(as_nat);
@@ -381,7 +390,7 @@ impl Lx {
         }
         let mut values = self.arguments(args, &ptys, src)?;
         values.extend(self.global_args(true, self.span(n, src)));
-        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, span: self.span(n, src) });
+        out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, stream, span: self.span(n, src) });
         Ok(())
     }
 
@@ -540,7 +549,8 @@ impl Lx {
                 | "cudaDeviceSynchronize"
                 | "cudaMemcpyToSymbol"
                 | "cudaMemcpyFromSymbol"
-        ) {
+        ) || streams::STREAM_CALLS.contains(&name.as_str())
+        {
             // The call happens before the expression; its status is always `cudaSuccess` on
             // `sim`, where every failure stops the program.
             let mut pre = Vec::new();

@@ -32,6 +32,7 @@ mod math;
 mod parse;
 mod ptr;
 mod stmt;
+mod streams;
 mod structs;
 mod types;
 
@@ -151,6 +152,12 @@ enum CTy {
     Struct(usize),
     /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
     Null,
+    /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]), and arrays of them (of a
+    /// constant length, on the host heap).
+    Stream,
+    Event,
+    StreamArray,
+    EventArray,
 }
 
 #[derive(Copy, Clone)]

@@ -148,6 +148,12 @@ impl Lx {
         if self.text(ty_node, src) == "dim3" && !shared && !ext {
             return self.dim3_declaration(n, src, out);
         }
+        if let t @ ("cudaStream_t" | "cudaEvent_t") = self.text(ty_node, src) {
+            if shared || ext {
+                return Err(self.unsupported(n, src, format!("`__shared__` or `extern` `{t}`")));
+            }
+            return self.handle_declaration(n, t == "cudaStream_t", src, out);
+        }
         if let Some(id) = self.struct_type(ty_node, src) {
             if shared || ext {
                 return Err(self.unsupported(n, src, "`__shared__` structs"));

@@ -108,6 +108,9 @@ registry! {
     BORROW_CONFLICT = "E0504", Check, "cannot borrow because it is already borrowed";
     DANGLING_REFERENCE = "E0505", Check, "reference outlives the value it borrows";
     WRITE_THROUGH_SHARED = "E0506", Check, "cannot write through a shared reference";
+    STREAM_PENDING = "E0507", Check, "memory in use by work pending on a stream";
+    STREAM_NOT_SYNCED = "E0508", Check, "stream left with pending work";
+    STREAM_MISUSE = "E0509", Check, "invalid use of a stream";
     // --- memory spaces ---
     BAD_DEREF = "E0601", Check, "cannot dereference here";
     // --- kernel launches ---

@@ -6,6 +6,7 @@
 
 mod c;
 mod cuda;
+mod streams;
 
 use crate::names::Names;
 use crate::range::Env;
@@ -51,6 +52,9 @@ pub(crate) fn c_type(t: &Ty, span: Span) -> Result<String, E> {
     Ok(match t {
         Ty::Scalar(s) => scalar_c(*s).to_string(),
         Ty::Nat => "uint64_t".to_string(),
+        // `cudaStream_t`/`cudaEvent_t` on `cuda`, an unused id on `cpu` (runtime.h).
+        Ty::Stream => "strata_stream".to_string(),
+        Ty::Event => "strata_event".to_string(),
         Ty::Ref(inner, _) | Ty::Owned(inner, _) => format!("{}*", c_type(leaf(inner), span)?),
         Ty::Array { .. } => format!("{}*", c_type(leaf(t), span)?),
         Ty::Tuple(ts) => tuple_name(ts, span)?,
@@ -74,6 +78,8 @@ fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
                 ScalarTy::Unit => "v",
             }),
             Ty::Nat => out.push('n'),
+            Ty::Stream => out.push('q'),
+            Ty::Event => out.push('k'),
             Ty::Ref(inner, _) | Ty::Owned(inner, _) => {
                 out.push('p');
                 mangle(leaf(inner), span, out)?;
@@ -253,7 +259,7 @@ fn has_atomics(t: &Ty) -> bool {
         Ty::Array { elem, .. } => has_atomics(elem),
         Ty::Tuple(ts) => ts.iter().any(has_atomics),
         Ty::Ref(x, _) | Ty::Owned(x, _) => has_atomics(x),
-        Ty::Nat => false,
+        Ty::Nat | Ty::Stream | Ty::Event => false,
     }
 }
 
@@ -749,8 +755,8 @@ impl<'p> Emitter<'p> {
                 let b = if *warp { "__syncwarp()" } else { "__syncthreads()" };
                 writeln!(self.out, "{pad}{b};").ok();
             }
-            Stmt::Launch { kernel, nats, grid, block, args, span } if self.cuda => {
-                self.cuda_launch(cx, *kernel, (nats, grid, block), args, *span, ind)?
+            Stmt::Launch { kernel, nats, grid, block, args, stream, span } if self.cuda => {
+                self.cuda_launch(cx, *kernel, (nats, grid, block, stream.as_ref()), args, *span, ind)?
             }
             Stmt::Threads { set, body } => {
                 if cx.in_threads || !cx.kernel {
@@ -1336,6 +1342,16 @@ impl<'p> Emitter<'p> {
                     arg(src)?
                 )
             }
+            Builtin::StreamNew
+            | Builtin::StreamSync
+            | Builtin::StreamDestroy
+            | Builtin::DeviceSync
+            | Builtin::EventNew
+            | Builtin::EventRecord
+            | Builtin::EventSync
+            | Builtin::EventDestroy
+            | Builtin::StreamWaitEvent
+            | Builtin::CopyAsync => self.stream_builtin(cx, b, args, span)?,
             Builtin::AtomicFetchAdd if self.cuda => format!("atomicAdd({}, {})", arg(0)?, arg(1)?),
             // Relaxed atomic loads and stores of an aligned 32-bit word: PTX treats `volatile`
             // accesses as relaxed at system scope, so no read-modify-write is needed.
@@ -1688,7 +1704,7 @@ impl<'p> Emitter<'p> {
                 self.array_lengths(cx, leaf(arr), out)
             }
             Ty::Tuple(ts) => ts.iter().try_for_each(|x| self.array_lengths(cx, x, out)),
-            Ty::Scalar(_) | Ty::Nat => Ok(()),
+            Ty::Scalar(_) | Ty::Nat | Ty::Stream | Ty::Event => Ok(()),
         }
     }
 
@@ -1766,7 +1782,7 @@ impl<'p> Emitter<'p> {
             Ty::Ref(x, _) | Ty::Owned(x, _) if !matches!(**x, Ty::Array { .. }) => Self::count_lengths(x),
             Ty::Ref(x, _) | Ty::Owned(x, _) | Ty::Array { elem: x, .. } => 1 + Self::count_lengths(leaf(x)),
             Ty::Tuple(ts) => ts.iter().map(Self::count_lengths).sum(),
-            Ty::Scalar(_) | Ty::Nat => 0,
+            Ty::Scalar(_) | Ty::Nat | Ty::Stream | Ty::Event => 0,
         }
     }
 }
@@ -1900,7 +1916,7 @@ fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
             then.iter().chain(els).for_each(|b| locals_in_stmt(b, out));
         }
         Stmt::Threads { body, .. } => body.iter().for_each(|b| locals_in_stmt(b, out)),
-        Stmt::Launch { args, .. } => args.iter().for_each(|a| locals_in_expr(a, out)),
+        Stmt::Launch { args, stream, .. } => args.iter().chain(stream).for_each(|a| locals_in_expr(a, out)),
         Stmt::Return(Some(e)) => locals_in_expr(e, out),
         Stmt::Return(None) | Stmt::Sync { .. } => {}
     }

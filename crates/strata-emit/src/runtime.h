@@ -24,6 +24,16 @@
 #define STRATA_INLINE static inline
 #endif
 
+/* Stream and event handles: CUDA's on `cuda`; on `cpu`, where stream work runs synchronously in
+   issue order, an id nobody reads. */
+#ifdef STRATA_CUDA
+typedef cudaStream_t strata_stream;
+typedef cudaEvent_t strata_event;
+#else
+typedef int strata_stream;
+typedef int strata_event;
+#endif
+
 #ifndef STRATA_SOURCE
 #define STRATA_SOURCE "<unknown>"
 #endif
@@ -850,6 +860,18 @@ STRATA_INLINE void *strata_cuda_alloc_copy(const void *src, uint64_t count, size
     strata_cuda_check(cudaMalloc(&p, (size_t)(count * size)), at);
     strata_cuda_check(cudaMemcpy(p, src, (size_t)(count * size), cudaMemcpyHostToDevice), at);
     return p;
+}
+
+/* A new stream or event (`cudaStreamCreate`, `cudaEventCreate`), checked. */
+STRATA_INLINE cudaStream_t strata_cuda_stream_new(strata_pos at) {
+    cudaStream_t s = NULL;
+    strata_cuda_check(cudaStreamCreate(&s), at);
+    return s;
+}
+STRATA_INLINE cudaEvent_t strata_cuda_event_new(strata_pos at) {
+    cudaEvent_t e = NULL;
+    strata_cuda_check(cudaEventCreate(&e), at);
+    return e;
 }
 
 /* A launch dimension computed at run time: it must fit CUDA's 32-bit dimensions. */

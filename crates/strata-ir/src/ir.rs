@@ -169,6 +169,11 @@ pub enum Ty {
     Owned(Box<Ty>, Mem),
     /// A natural number used as a value.
     Nat,
+    /// A handle of a stream of GPU work (host code only): CUDA's `cudaStream_t`. Copyable; see
+    /// [`Builtin::StreamNew`] and the stream model in docs/architecture.md.
+    Stream,
+    /// A handle of an event recorded on a stream (host code only): CUDA's `cudaEvent_t`.
+    Event,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -266,6 +271,57 @@ pub enum Builtin {
     /// different allocations (or one null) stop the program (E0903), as C leaves them undefined.
     /// The relational comparisons `p < q` are this compared with 0.
     PtrDiff,
+    // Streams and events (host code only). Work issued on a stream (a launch with a stream,
+    // `CopyAsync`, `EventRecord`) runs after the stream's earlier work and after everything the
+    // host did before issuing it, but concurrently with the host and with other streams until a
+    // synchronisation orders it. The default stream (a launch without a stream, the synchronous
+    // copies) is CUDA's legacy default stream: it waits for every stream and every stream waits
+    // for it; the synchronous copies also make the host wait. `sim` checks the races this allows.
+    /// `StreamNew()`: a new stream ([`Ty::Stream`]).
+    StreamNew,
+    /// `StreamSync(stream)`: the host waits until the stream's work issued so far is done.
+    StreamSync,
+    /// `StreamDestroy(stream)`: the handle is released (work already issued still completes).
+    StreamDestroy,
+    /// `DeviceSync()`: the host waits until all work issued so far, on every stream, is done.
+    DeviceSync,
+    /// `EventNew()`: a new event ([`Ty::Event`]), not yet recorded.
+    EventNew,
+    /// `EventRecord(event, stream)`: the event marks the stream's work issued so far (a later
+    /// record moves the mark). A stream `Expr::Lit(Lit::Unit)` is the default stream.
+    EventRecord,
+    /// `EventSync(event)`: the host waits until the work the event marks is done (at once for an
+    /// event never recorded, as in CUDA).
+    EventSync,
+    /// `EventDestroy(event)`: the handle is released.
+    EventDestroy,
+    /// `StreamWaitEvent(stream, event)`: the stream's later work waits for the work the event
+    /// marks now (without making the host wait).
+    StreamWaitEvent,
+    /// `CopyAsync(dst, src, n, stream)`: copies `n` elements (a `u64` or `Expr::Nat`) from the
+    /// memory reference `src` points to into the memory `dst` points to, as work on `stream` (a
+    /// [`Ty::Stream`] value, or `Expr::Lit(Lit::Unit)` for the default stream). Host to GPU, GPU
+    /// to host or GPU to GPU (CUDA's `cudaMemcpyAsync`); the host does not wait for it.
+    CopyAsync,
+}
+
+impl Builtin {
+    /// The builtins of streams and events: they only issue or order asynchronous work.
+    pub fn is_stream_op(self) -> bool {
+        matches!(
+            self,
+            Builtin::StreamNew
+                | Builtin::StreamSync
+                | Builtin::StreamDestroy
+                | Builtin::DeviceSync
+                | Builtin::EventNew
+                | Builtin::EventRecord
+                | Builtin::EventSync
+                | Builtin::EventDestroy
+                | Builtin::StreamWaitEvent
+                | Builtin::CopyAsync
+        )
+    }
 }
 
 /// The array type of `load_npy`/`save_npy` with element type `elem` and dimensions `dims`
@@ -472,6 +528,9 @@ pub enum Stmt {
         grid: [IExpr; 3],
         block: [IExpr; 3],
         args: Vec<Expr>,
+        /// The stream the launch is issued on (a [`Ty::Stream`] value); `None`: the default
+        /// stream, which waits for all other streams (see [`Builtin::StreamNew`]).
+        stream: Option<Expr>,
         span: Span,
     },
     Return(Option<Expr>),
@@ -529,7 +588,7 @@ impl Stmt {
                 then.iter().chain(els).for_each(|s| s.visit_exprs(f));
             }
             Stmt::Threads { body, .. } => body.iter().for_each(|s| s.visit_exprs(f)),
-            Stmt::Launch { args, .. } => args.iter().for_each(|e| e.visit(f)),
+            Stmt::Launch { args, stream, .. } => args.iter().chain(stream).for_each(|e| e.visit(f)),
             Stmt::Sync { .. } | Stmt::Return(None) | Stmt::Free { .. } => {}
         }
     }

@@ -300,12 +300,12 @@ fn remap_stmt(s: &mut Stmt, m: &HashMap<FnId, FnId>) {
             }
             body.iter_mut().for_each(|s| remap_stmt(s, m));
         }
-        Stmt::Launch { kernel, nats, grid, block, args, .. } => {
+        Stmt::Launch { kernel, nats, grid, block, args, stream, .. } => {
             if let Some(k) = m.get(kernel) {
                 *kernel = *k;
             }
             nats.iter_mut().chain(grid.iter_mut()).chain(block.iter_mut()).for_each(|n| remap_iexpr(n, m));
-            args.iter_mut().for_each(|e| remap_expr(e, m));
+            args.iter_mut().chain(stream.iter_mut()).for_each(|e| remap_expr(e, m));
         }
         Stmt::Sync { .. } | Stmt::Return(None) | Stmt::Free { .. } => {}
     }

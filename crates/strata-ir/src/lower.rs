@@ -381,6 +381,15 @@ impl<'a> Lowering<'a> {
 /// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
 /// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
 /// passes whole buffers).
+/// How many scalars a value of type `t` holds (an array of arrays of scalars), for a copy.
+fn scalar_count(t: &cty::Ty) -> Option<Nat> {
+    match t {
+        cty::Ty::Scalar(_) => Some(Nat::lit(1)),
+        cty::Ty::Array(e, n) => n.mul(&scalar_count(e)?).ok(),
+        _ => None,
+    }
+}
+
 fn always_inlined(sig: &FnSig) -> bool {
     fn has_view(t: &cty::Ty) -> bool {
         match t {
@@ -691,10 +700,7 @@ impl<'a> FnLower<'_, 'a> {
             }
             cty::Ty::Ref { ty, mem, .. } => Ty::Ref(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::At(ty, mem) => Ty::Owned(Box::new(self.ty(ty, span)), mem_of(mem)),
-            cty::Ty::Stream => {
-                self.err(span, "streams");
-                Ty::Scalar(ScalarTy::Unit)
-            }
+            cty::Ty::Stream => Ty::Stream,
             cty::Ty::Var(_) | cty::Ty::Error => {
                 self.err(span, "generic data types");
                 Ty::Scalar(ScalarTy::Unit)
@@ -1464,7 +1470,64 @@ impl<'a> FnLower<'_, 'a> {
         let block = dim3(self, &l.block);
         let nats = self.call_nats(span);
         let args = self.hoisting(out, |s| s.operands(args.iter()));
-        out.push(Stmt::Launch { kernel, nats, grid, block, args, span });
+        let stream = l.stream.as_ref().map(|id| {
+            let e = ast::Expr { kind: ExprKind::Path(vec![id.clone()]), span: id.span };
+            self.hoisting(out, |s| s.stream_value(&e))
+        });
+        out.push(Stmt::Launch { kernel, nats, grid, block, args, stream, span });
+    }
+
+    /// The stream an expression denotes, as a [`Ty::Stream`] value: `&s` or `s` (a `Stream`
+    /// variable) reads the variable; a reference to a stream (`r`, a `&Stream` parameter) is
+    /// dereferenced.
+    fn stream_value(&mut self, e: &ast::Expr) -> Expr {
+        let mut e = e;
+        while let ExprKind::Paren(inner) = &e.kind {
+            e = inner;
+        }
+        let direct = match &e.kind {
+            ExprKind::Borrow { place, .. } => return self.expr(place),
+            ExprKind::Path(segs) if segs.len() == 1 => {
+                matches!(self.lookup(&segs[0].name), Some(Binding::Local(l)) if self.locals[l].ty == Ty::Stream)
+            }
+            _ => false,
+        };
+        if direct {
+            return self.expr(e);
+        }
+        self.expr(&ast::Expr { kind: ExprKind::Deref(Box::new(e.clone())), span: e.span })
+    }
+
+    /// The streams of the prelude (`Stream::new`, `stream_sync`, `device_sync`, the
+    /// asynchronous copies), as stream builtins; `None` for any other function.
+    fn stream_call(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if !self.l.env.fns.get(name).is_some_and(|s| s.builtin) {
+            return None;
+        }
+        Some(match name {
+            "stream_new" => Expr::Builtin(Builtin::StreamNew, Vec::new(), span),
+            "device_sync" => Expr::Builtin(Builtin::DeviceSync, Vec::new(), span),
+            "stream_sync" => {
+                let s = self.stream_value(args.first()?);
+                Expr::Builtin(Builtin::StreamSync, vec![s], span)
+            }
+            "copy_mem_to_gpu_async" | "copy_mem_to_host_async" if args.len() == 3 => {
+                // The number of scalars copied, from the data type the checker inferred.
+                let Some(n) = self.l.types.async_copy_types.get(&span).and_then(scalar_count) else {
+                    self.err(span, format!("`{name}` of data that is not an array of scalars"));
+                    return Some(Expr::Lit(Lit::Unit));
+                };
+                let n = Expr::Nat(self.nat(&n));
+                let mut ops = self.operands(args[..2].iter());
+                if name == "copy_mem_to_host_async" {
+                    ops.swap(0, 1);
+                }
+                let stream = self.stream_value(&args[2]);
+                ops.extend([n, stream]);
+                Expr::Builtin(Builtin::CopyAsync, ops, span)
+            }
+            _ => return None,
+        })
     }
 
     fn call(&mut self, func: &[ast::Ident], exec: Option<&ast::ExecExpr>, args: &[ast::Expr], span: Span) -> Expr {
@@ -1505,6 +1568,9 @@ impl<'a> FnLower<'_, 'a> {
             "load_npy" | "save_npy" => return self.npy_call(&name, args, span),
             _ => None,
         };
+        if let Some(e) = self.stream_call(&name, args, span) {
+            return e;
+        }
         if builtin.is_none() {
             if let Some((decl, sig)) = self.inlined_callee(func) {
                 // The inlined body runs before the expression that uses its value.

@@ -125,7 +125,10 @@ impl Validator<'_> {
                         self.err(format!("a release of local {local}, which is not an owning pointer"));
                     }
                 }
-                Stmt::Launch { kernel, nats, grid, block, args, .. } => {
+                Stmt::Launch { kernel, nats, grid, block, args, stream, .. } => {
+                    if let Some(s) = stream {
+                        self.expr(s, false);
+                    }
                     if gpu {
                         self.err("a kernel launch in GPU code".into());
                     }

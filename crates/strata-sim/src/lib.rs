@@ -15,6 +15,8 @@ pub mod finding;
 pub mod mem;
 mod npy;
 mod race;
+mod stream_exec;
+mod streams;
 mod value;
 
 pub use arr::Arr;
@@ -131,6 +133,14 @@ struct Who {
 }
 
 const HOST: Who = Who { gpu: false, block: [0; 3], thread: [0; 3], block_lin: 0, thread_lin: 0 };
+
+/// A launch evaluated where it is issued: grid and block, size parameters, arguments.
+struct LaunchWork {
+    g: [u64; 3],
+    b: [u64; 3],
+    kn: HashMap<String, u64>,
+    arg_values: Vec<Value>,
+}
 
 struct Launch {
     grid: [u64; 3],
@@ -305,10 +315,15 @@ fn run_recording(
         pending_uninit: Vec::new(),
         finding: None,
         depth: 0,
+        streams: streams::Streams::new(),
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
-    let r = m.seq(&program.functions[entry].body, &mut frame, HOST);
+    let mut r = m.seq(&program.functions[entry].body, &mut frame, HOST);
+    if r.is_ok() {
+        // Work still in flight when `main` ends runs (and is checked) too.
+        r = m.flush_streams().map(|()| Flow::Normal);
+    }
     *finding = m.finding.take();
     r?;
     Ok(m.stats)
@@ -332,6 +347,8 @@ struct Machine<'p, 'o> {
     finding: Option<Finding>,
     /// Calls in progress (of [`MAX_CALL_DEPTH`]).
     depth: u32,
+    /// Streams, events and the asynchronous work in flight ([`streams`], [`stream_exec`]).
+    streams: streams::Streams<stream_exec::Work>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -396,6 +413,12 @@ impl Machine<'_, '_> {
 
     /// Executes one statement; a run-time error without a position gets the statement's.
     fn stmt(&mut self, s: &Stmt, f: &mut Frame, who: Who, threads: Option<()>) -> R<Flow> {
+        if !who.gpu
+            && self.streams.has_pending()
+            && !stream_exec::only_issues(s, &|l| matches!(f.locals.get(l), Some(Value::Boxed { .. })))
+        {
+            self.flush_streams()?;
+        }
         self.stmt_inner(s, f, who, threads).map_err(|mut d| {
             if d.primary.span == Span::DUMMY {
                 let span = s.span();
@@ -519,6 +542,7 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::RUN_USE_AFTER_FREE, msg, *span, "this release"));
                     }
                     Some(Value::Owned { buf }) => {
+                        self.stream_free(*buf, *span)?;
                         self.buffers[*buf].freed = true;
                         self.buffers[*buf].data = Arr::new();
                     }
@@ -530,11 +554,22 @@ impl Machine<'_, '_> {
                     _ => {}
                 }
             }
-            Stmt::Launch { kernel, nats, grid, block, args, span } => {
-                let t0 = std::time::Instant::now();
-                self.launch_kernel(*kernel, nats, grid, block, args, *span, f)?;
-                let name = self.program.functions[*kernel].name.clone();
-                self.stats.launch_times.push((name, t0.elapsed().as_secs_f64()));
+            Stmt::Launch { kernel, nats, grid, block, args, span, stream } => {
+                let work = self.prepare_launch(*kernel, nats, grid, block, args, *span, f)?;
+                match stream {
+                    Some(st) => {
+                        let st = self.eval(st, f, who)?;
+                        self.issue_launch(*kernel, work, st, *span)?;
+                    }
+                    None => {
+                        // The default stream: after all earlier work, which runs first.
+                        if self.streams.active {
+                            self.flush_streams()?;
+                            self.streams.default_op();
+                        }
+                        self.run_launch(*kernel, work, *span)?;
+                    }
+                }
             }
             Stmt::Return(v) => {
                 let v = match v {
@@ -550,8 +585,9 @@ impl Machine<'_, '_> {
     // --------------------------------------------------------------------------------------------
     // Kernels
 
+    /// The launch's shape, sizes and arguments, evaluated where it is issued.
     #[allow(clippy::too_many_arguments)]
-    fn launch_kernel(
+    fn prepare_launch(
         &mut self,
         kernel: usize,
         nats: &[IExpr],
@@ -560,9 +596,9 @@ impl Machine<'_, '_> {
         args: &[Expr],
         span: Span,
         f: &mut Frame,
-    ) -> R<()> {
+    ) -> R<LaunchWork> {
         let func = &self.program.functions[kernel];
-        let FnKind::Kernel { shared, .. } = &func.kind else {
+        if !matches!(func.kind, FnKind::Kernel { .. }) {
             return Err(fail(codes::UNSUPPORTED, format!("`{}` is not a kernel", func.name), span, "launched here"));
         };
         let mut g = [1u64; 3];
@@ -592,6 +628,17 @@ impl Machine<'_, '_> {
                 }
             }
         }
+        Ok(LaunchWork { g, b, kn, arg_values })
+    }
+
+    /// Runs a launch prepared by [`Self::prepare_launch`].
+    fn run_launch(&mut self, kernel: usize, work: LaunchWork, span: Span) -> R<()> {
+        let t0 = std::time::Instant::now();
+        let LaunchWork { g, b, kn, arg_values } = work;
+        let func = &self.program.functions[kernel];
+        let FnKind::Kernel { shared, .. } = &func.kind else {
+            return Err(fail(codes::UNSUPPORTED, format!("`{}` is not a kernel", func.name), span, "launched here"));
+        };
         self.stats.launches += 1;
         let used = |d: [u64; 3]| {
             if d[2] > 1 {
@@ -663,6 +710,7 @@ impl Machine<'_, '_> {
         }
         self.launch = None;
         self.races.clear();
+        self.stats.launch_times.push((func.name.clone(), t0.elapsed().as_secs_f64()));
         Ok(())
     }
 
@@ -1163,6 +1211,7 @@ impl Machine<'_, '_> {
                 Value::Owned { buf: self.alloc(data, Space::Cpu, "a heap allocation".to_string()) }
             }
             Builtin::GlobalAllocCopy => {
+                self.device_sync()?;
                 let (src, off) = self.pointer(&arg(0), span)?;
                 self.check_space(src, Space::Cpu, who, span, "copied to the GPU")?;
                 let name = format!("GPU copy of {}", self.buffers[src].name);
@@ -1178,25 +1227,14 @@ impl Machine<'_, '_> {
                 Value::Owned { buf }
             }
             Builtin::CopyToHost | Builtin::CopyToGpu => {
+                // Default-stream work the host waits for: after all work in flight.
+                self.device_sync()?;
                 let (src_v, dst_v) = if b == Builtin::CopyToHost { (arg(0), arg(1)) } else { (arg(1), arg(0)) };
                 let (src, so) = self.pointer(&src_v, span)?;
                 let (dst, doff) = self.pointer(&dst_v, span)?;
                 let (so, doff) = (so as usize, doff as usize);
                 let n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
-                let copied = if src == dst {
-                    let part = self.buffers[src].data.slice(so, so + n);
-                    part.and_then(|part| self.buffers[dst].data.copy_from(doff, &part, 0, n))
-                } else {
-                    let (a, b) = if src < dst {
-                        let (l, r) = self.buffers.split_at_mut(dst);
-                        (&l[src], &mut r[0])
-                    } else {
-                        let (l, r) = self.buffers.split_at_mut(src);
-                        (&r[0], &mut l[dst])
-                    };
-                    b.data.copy_from(doff, &a.data, so, n)
-                };
-                copied.map_err(|e| oom(e, span, "a copy"))?;
+                self.copy_elems(src, so, dst, doff, n).map_err(|e| oom(e, span, "a copy"))?;
                 Value::Unit
             }
             Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
@@ -1279,6 +1317,8 @@ impl Machine<'_, '_> {
                 self.pointer(&arg(0), span)?;
                 if !who.gpu {
                     self.check_space(buf, Space::Cpu, who, span, "printed")?;
+                    let end = off.saturating_add(total).min(self.buffers[buf].data.len() as u64);
+                    self.stream_host_access(buf, off, end, false, span)?;
                 }
                 let data = &self.buffers[buf].data;
                 let end = off.saturating_add(total).min(data.len() as u64);
@@ -1371,11 +1411,22 @@ impl Machine<'_, '_> {
                 let dims: Vec<u64> = (2..vs.len()).map(index).collect();
                 let (buf, off) = self.pointer(&arg(1), span)?;
                 self.check_space(buf, Space::Cpu, who, span, "written to a file")?;
+                self.stream_host_access(buf, off, self.buffers[buf].data.len() as u64, false, span)?;
                 let args = &self.opts.args;
                 let data = &self.buffers[buf].data;
                 npy::save(args, index(0), elem, &dims, data, off as usize).map_err(|e| npy_fail(e, span))?;
                 Value::Unit
             }
+            Builtin::StreamNew
+            | Builtin::StreamSync
+            | Builtin::StreamDestroy
+            | Builtin::DeviceSync
+            | Builtin::EventNew
+            | Builtin::EventRecord
+            | Builtin::EventSync
+            | Builtin::EventDestroy
+            | Builtin::StreamWaitEvent
+            | Builtin::CopyAsync => return self.stream_builtin(b, &vs, span),
             Builtin::Assert => {
                 if arg(0).as_bool() != Some(true) {
                     return Err(fail(codes::RUN_ASSERTION, "assertion failed", span, "this condition is false"));
@@ -1933,6 +1984,7 @@ impl Machine<'_, '_> {
 
     fn read_raw(&mut self, buf: usize, off: u64, who: Who, span: Span, atomic: bool) -> R<Value> {
         self.checked_access(buf, off, who, span, false)?;
+        self.stream_access(buf, off, who, span, false, atomic)?;
         let v = self.buffers[buf].data.get(off as usize);
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
@@ -1959,6 +2011,7 @@ impl Machine<'_, '_> {
 
     fn write_raw(&mut self, buf: usize, off: u64, v: Value, who: Who, span: Span, atomic: bool) -> R<()> {
         self.checked_access(buf, off, who, span, true)?;
+        self.stream_access(buf, off, who, span, true, atomic)?;
         // A thread that read this element before anyone wrote it, and now writes it itself, read
         // uninitialised memory; another thread writing it is a race the log reports.
         if let Some(&(_, _, acc)) = self
@@ -1973,6 +2026,20 @@ impl Machine<'_, '_> {
             self.log(buf, off, who, span, true)?;
         }
         self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
+    }
+
+    /// The race check of an access against asynchronous work in flight (`streams.rs`): a GPU
+    /// thread's of the op running, or the host's against the work it has not waited for.
+    #[inline]
+    fn stream_access(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool, atomic: bool) -> R<()> {
+        if who.gpu {
+            if !atomic && self.opts.check_races && self.streams.recording() {
+                self.stream_gpu_access(buf, off, who, span, write)?;
+            }
+        } else if self.opts.check_races && self.streams.has_live() {
+            self.stream_host_access(buf, off, off + 1, write, span)?;
+        }
+        Ok(())
     }
 
     fn acc(&self, who: Who, span: Span) -> Acc {

@@ -33,6 +33,10 @@ pub enum Value {
     Boxed {
         buf: usize,
     },
+    /// A stream handle (0: the default stream), see `streams.rs`.
+    Stream(usize),
+    /// An event handle.
+    Event(usize),
     /// Memory never written.
     Uninit,
     /// A null pointer (CUDA-C's `NULL`).
@@ -143,6 +147,8 @@ impl fmt::Display for Value {
                 write!(f, "]")
             }
             Value::Ref { .. } | Value::Owned { .. } | Value::Boxed { .. } => write!(f, "<pointer>"),
+            Value::Stream(_) => write!(f, "<stream>"),
+            Value::Event(_) => write!(f, "<event>"),
             Value::Uninit => write!(f, "<uninitialised>"),
             Value::Null => write!(f, "NULL"),
             Value::Str(s) => f.write_str(s),

@@ -25,6 +25,14 @@ impl FnCx<'_> {
                 }
             }
         }
+        for p in &mut self.pending {
+            if p.place.root == old {
+                p.place.root = id;
+            }
+            if p.stream == old {
+                p.stream = id;
+            }
+        }
     }
 
     /// Checks an access of every place `info` may denote.
@@ -96,6 +104,17 @@ impl FnCx<'_> {
                     .with_label(at, "borrow, still in scope"),
                 );
             }
+        }
+        if !self.on_gpu() {
+            // A borrow written as an argument of work issued on a stream is ordered after the
+            // work already pending on that stream.
+            let exempt = match &self.issuing_on {
+                Some((keys, at)) if matches!(mode, Mode::Borrow(_)) && at.is_none_or(|a| a == span) => {
+                    Some(keys.clone())
+                }
+                _ => None,
+            };
+            self.check_pending(&info.place, mode.into(), span, exempt.as_deref());
         }
         if !self.on_gpu() || self.in_unsafe() {
             return;

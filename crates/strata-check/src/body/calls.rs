@@ -15,6 +15,7 @@ impl FnCx<'_> {
         span: Span,
         expected: Option<&Ty>,
     ) -> Ty {
+        let stream_let = std::mem::take(&mut self.stream_let);
         let path = func.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.as_str(), |(_, n)| n);
         let fspan = func.first().map_or(span, |f| f.span.to(func.last().map_or(f.span, |l| l.span)));
@@ -55,6 +56,9 @@ impl FnCx<'_> {
             return Ty::Error;
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
+        if name == "stream_new" && sig.builtin && !stream_let && self.level() == Level::Cpu {
+            self.stream_misuse(span, "a stream must be bound by `let`", "write `let s = Stream::new();` and use `&s`");
+        }
         let varies_before = self.varies;
         // A call by the wrong resource is reported once; its arguments' narrowing is then moot.
         let mut exec_ok = true;
@@ -138,6 +142,39 @@ impl FnCx<'_> {
                 "wrong number of arguments",
             );
         }
+        // Work issued on a stream: a launch `<<<g, b, s>>>`, or an asynchronous copy, whose last
+        // argument is the stream.
+        let stream_arg =
+            if streams::ASYNC_COPIES.contains(&name) && sig.builtin { args.len().checked_sub(1) } else { None };
+        let mut stream_keys = None;
+        if let Some(id) = launch.and_then(|l| l.stream.as_ref()) {
+            match self.lookup(&id.name) {
+                None => self.unknown_name(
+                    id.span,
+                    &id.name,
+                    format!("cannot find stream `{}` in this scope", id.name),
+                    NameKind::Value,
+                ),
+                Some(v) if !self.vars[v].ty.is_stream_handle() => {
+                    let t = self.vars[v].ty.clone();
+                    if !t.is_error() {
+                        self.error(
+                            codes::MISMATCHED_TYPES,
+                            id.span,
+                            "mismatched types",
+                            format!("expected a stream (`Stream` or `&Stream`), found `{t}`"),
+                        );
+                    }
+                }
+                Some(_) => {
+                    let e = ast::Expr { kind: ExprKind::Path(vec![id.clone()]), span: id.span };
+                    stream_keys = self.stream_keys(&e);
+                }
+            }
+        }
+        if let Some(a) = stream_arg.and_then(|i| args.get(i)) {
+            stream_keys = self.stream_keys(a);
+        }
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         let mut arg_loans = Vec::new();
@@ -151,7 +188,12 @@ impl FnCx<'_> {
         for (i, a) in args.iter().enumerate() {
             let expected = params.get(i).map(|p| self.apply_subst(&p.ty, &subst)).filter(|t| !has_vars(t, &sig));
             self.in_call_arg = true;
+            let direct_borrow = matches!(strip_parens(a).kind, ExprKind::Borrow { .. });
+            if direct_borrow && Some(i) != stream_arg {
+                self.issuing_on = stream_keys.clone().map(|k| (k, Some(strip_parens(a).span)));
+            }
             let t = self.expr(a, expected.as_ref());
+            self.issuing_on = None;
             self.in_call_arg = false;
             arg_loans.push(std::mem::take(&mut self.val_loans));
             arg_tys.push(t.clone());
@@ -242,6 +284,15 @@ impl FnCx<'_> {
                     fspan,
                     format!("cannot infer `{g}` for this call of `{path}`"),
                     format!("give it explicitly: `{path}::<…>(…)`"),
+                );
+            }
+        }
+        for (g, t) in &subst.tys {
+            if t.mentions_stream() {
+                self.stream_misuse(
+                    span,
+                    &format!("`{g}` cannot be a stream in this call of `{path}`"),
+                    "a stream is only given, as `&s`, to the functions and launches that take one",
                 );
             }
         }
@@ -346,12 +397,19 @@ impl FnCx<'_> {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
         }
         if exec_ok {
+            // References passed to work on a stream are ordered after that stream's work.
+            self.issuing_on = stream_keys.clone().map(|k| (k, None));
             self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
+            self.issuing_on = None;
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
             if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
                 let s = s.clone();
                 self.apply_summary(&sig, &s, &arg_loans, &subst, span);
             }
+        }
+        if !self.on_gpu() {
+            let name = if sig.builtin { name } else { "" };
+            self.stream_effects(name, args, &params, &arg_loans, &subst, stream_arg, stream_keys, span);
         }
         if name == "ballot" && self.on_gpu() && !self.in_unsafe() {
             // Every lane of the warp takes part (`check_collective`) and gets the same mask,
@@ -393,6 +451,11 @@ impl FnCx<'_> {
                     format!("`{path}` cannot exchange a value of type `{other}`"),
                     "a warp shuffle moves one `bool`, integer or float per lane",
                 ),
+            }
+        }
+        if streams::ASYNC_COPIES.contains(&name) && sig.builtin {
+            if let Some(t) = subst.tys.get("d") {
+                self.types.async_copy_types.insert(span, t.defaulted());
             }
         }
         if crate::npy::NPY_FUNCTIONS.contains(&name) {
@@ -490,6 +553,48 @@ impl FnCx<'_> {
                 };
                 self.access(&info, Mode::Borrow(own), a.span);
             }
+        }
+    }
+
+    /// What a host call does to the work pending on streams: every argument's loans are checked
+    /// against it (work on the stream being issued to excepted), work on a stream takes them,
+    /// `stream_sync` and `device_sync` end them.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_effects(
+        &mut self,
+        name: &str,
+        args: &[ast::Expr],
+        params: &[&crate::program::ParamSig],
+        arg_loans: &[Vec<Alias>],
+        subst: &Subst,
+        stream_arg: Option<usize>,
+        stream_keys: Option<Vec<usize>>,
+        span: Span,
+    ) {
+        let mut taken = Vec::new();
+        for (i, ((a, p), loans)) in args.iter().zip(params).zip(arg_loans).enumerate() {
+            if Some(i) == stream_arg {
+                continue;
+            }
+            // A `&uniq` reference passed for a `&shrd` parameter is reborrowed shared.
+            let shared = matches!(self.apply_subst(&p.ty, subst), Ty::Ref { own: Ownership::Shrd, .. });
+            for l in loans {
+                let own = if shared { Ownership::Shrd } else { l.own };
+                self.check_pending(&l.place, streams::PendingUse::Borrow(own), a.span, stream_keys.as_deref());
+                taken.push((l.place.clone(), own, a.span));
+            }
+        }
+        if let Some(keys) = stream_keys {
+            self.issue_on_stream(&keys, taken, span);
+        }
+        match name {
+            "stream_sync" => {
+                if let Some(keys) = args.first().and_then(|a| self.stream_keys(a)) {
+                    self.sync_streams(&keys);
+                }
+            }
+            "device_sync" => self.pending.clear(),
+            _ => {}
         }
     }
 
@@ -845,6 +950,7 @@ impl FnCx<'_> {
                 (*o1 == Ownership::Shrd || *o2 == Ownership::Uniq) && m1 == m2 && self.compatible(t1, t2)
             }
             (Ty::At(a, m), Ty::At(b, n)) => m == n && self.compatible(a, b),
+            (Ty::Stream, Ty::Stream) => true,
             _ => false,
         }
     }
@@ -859,4 +965,12 @@ fn is_nat_generic(sig: &FnSig, v: &str) -> bool {
 /// (Compared before it is bound, it would be read as a caller's variable of the same name.)
 fn unbound_generic(sig: &FnSig, n: &Nat, subst: &Subst) -> bool {
     n.vars().iter().any(|v| is_nat_generic(sig, v) && !subst.nats.contains_key(&**v))
+}
+
+fn strip_parens(e: &ast::Expr) -> &ast::Expr {
+    let mut e = e;
+    while let ExprKind::Paren(inner) = &e.kind {
+        e = inner;
+    }
+    e
 }

@@ -16,6 +16,7 @@ pub use limits::{check_signature_limits, params_shared_use};
 use std::collections::{HashMap, HashSet};
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_syntax::ast::{self, BinOp, DimName, ExprKind, Kind, Ownership, ScalarTy, UnOp};
+use streams::{union_pending, PendingUse, StreamLoan};
 pub use summary::{Summaries, Summary};
 use uniformity::Uni;
 
@@ -27,6 +28,7 @@ mod limits;
 mod places;
 mod resources;
 mod sizes;
+mod streams;
 mod summary;
 mod uniformity;
 mod views;
@@ -198,6 +200,9 @@ pub struct TypeTable {
     /// The data type `d` of every call of `load_npy`/`save_npy`, by the call's span: an array
     /// the lowering reads the element type and dimensions from ([`crate::npy::npy_array`]).
     pub npy_types: HashMap<Span, Ty>,
+    /// The data type `d` of every asynchronous copy, by the call's span (the lowering copies as
+    /// many scalars as it holds).
+    pub async_copy_types: HashMap<Span, Ty>,
     /// The type of every `if` expression that has a value, by its span (the lowering stores the
     /// value of each branch in a local of this type).
     pub value_types: HashMap<Span, Ty>,
@@ -266,6 +271,14 @@ pub struct FnCx<'p> {
     shared_uses: Option<&'p crate::target::SharedUses>,
     /// The shared memory this function's blocks use, collected as the body is checked.
     shared: limits::SharedCollect,
+    /// The loans held by work pending on streams ([`streams`]).
+    pending: Vec<StreamLoan>,
+    /// Set while typing the initialiser of a `let` that is exactly a call (where
+    /// `Stream::new()` may be).
+    stream_let: bool,
+    /// The streams of the work whose arguments are being typed (see [`FnCx::check_pending`]),
+    /// and the span of the argument borrow that is exempt (`None`: every reference passed).
+    issuing_on: Option<(Vec<usize>, Option<Span>)>,
 }
 
 /// A loop body is checked until the loans of its references are stable, but at most this often.
@@ -322,6 +335,9 @@ impl<'p> FnCx<'p> {
             profile: crate::target::TargetProfile::default_profile(),
             shared_uses: None,
             shared: limits::SharedCollect::default(),
+            pending: Vec::new(),
+            stream_let: false,
+            issuing_on: None,
         }
     }
 
@@ -412,6 +428,9 @@ impl<'p> FnCx<'p> {
             });
             if !returns && !self.compatible(&ret, &ty) {
                 self.mismatch(tail_span, &ret, &ty);
+            }
+            if !returns && level == Level::Cpu {
+                self.check_no_pending(body.span.end());
             }
         }
         let summary = self.summary(f);
@@ -665,6 +684,11 @@ impl<'p> FnCx<'p> {
                 }
             }
         }
+        if !self.pending.is_empty() {
+            let scope = self.scopes.last().cloned().unwrap_or_default();
+            let end = Span { lo: b.span.hi.saturating_sub(1).max(b.span.lo), ..b.span };
+            self.end_scope_streams(&scope, end);
+        }
         self.pop_scope();
         ty
     }
@@ -695,7 +719,9 @@ impl<'p> FnCx<'p> {
                         | ExprKind::Paren(_)
                 );
                 let errors_before = self.diags.len();
+                self.stream_let = matches!(init.kind, ExprKind::Call { .. });
                 let (t, uni) = self.expr_uni(init, declared.as_ref());
+                self.stream_let = false;
                 init_uni = uni;
                 if holds_ref(&t) {
                     loans = std::mem::take(&mut self.val_loans);
@@ -752,6 +778,13 @@ impl<'p> FnCx<'p> {
                 }
             },
         };
+        if ty.mentions_stream() && !ty.is_stream_handle() {
+            self.stream_misuse(
+                l.name.span,
+                "a stream cannot be part of another value",
+                "a variable holds a stream (`let s = Stream::new();`) or a reference to one (`&s`)",
+            );
+        }
         if matches!(&ty, Ty::At(_, Mem::GpuShared)) && owner_exec.is_none() && self.level() != Level::Block {
             self.error(
                 codes::NARROWING_VIOLATED,
@@ -976,6 +1009,9 @@ impl<'p> FnCx<'p> {
                 }
                 let ret = self.sig.ret.clone();
                 let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                if !self.on_gpu() {
+                    self.check_no_pending(e.span);
+                }
                 if let Some(v) = v {
                     let loans = std::mem::take(&mut self.val_loans);
                     self.check_loans_outlive(v, &loans, 0, "is returned from the function");
@@ -1359,6 +1395,7 @@ impl<'p> FnCx<'p> {
         // most once has no next iteration.
         let passes = if one_or_less { 1 } else { 2 };
         let before = self.accesses.clone();
+        let pending_before = self.pending.clone();
         let outer_vars = self.vars.len();
         let mut pass = 0;
         loop {
@@ -1385,6 +1422,7 @@ impl<'p> FnCx<'p> {
             // The loop may not run at all: what was there before may still be there.
             let after = std::mem::take(&mut self.accesses);
             self.merge_accesses(vec![before, after]);
+            union_pending(&mut self.pending, pending_before);
         }
         // After the loop its variable means nothing: a later loop may reuse the name.
         let gone = Nat::var(&format!("{}\u{3}{}", var.name, self.vars.len()));
@@ -1396,6 +1434,7 @@ impl<'p> FnCx<'p> {
 
     fn while_loop(&mut self, c: &ast::Expr, body: &ast::Block) {
         let before = self.accesses.clone();
+        let pending_before = self.pending.clone();
         // Only the threads still in the loop evaluate the condition again: from the second pass
         // on it runs under the condition of the previous one.
         let mut previous = Uni::Uniform;
@@ -1424,6 +1463,7 @@ impl<'p> FnCx<'p> {
         // The body may run zero times.
         let after = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![before, after]);
+        union_pending(&mut self.pending, pending_before);
     }
 
     /// The loans of a tuple or array: those of all its components, which may not overlap if
@@ -1450,12 +1490,15 @@ impl<'p> FnCx<'p> {
             self.frames.push(Frame::Cond { span: c.span, uni });
         }
         let before = self.accesses.clone();
+        let pending_before = self.pending.clone();
         let moved_before: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
         let outer = self.assume_condition(c, true);
         let t = self.block(then, expected);
         self.restore_facts(outer);
         let mut loans = std::mem::take(&mut self.val_loans);
         let after_then = std::mem::replace(&mut self.accesses, before);
+        // Work pending after either branch is pending after the `if`.
+        let pending_then = std::mem::replace(&mut self.pending, pending_before);
         // Each branch starts from the moves made before the `if`; after it, a value moved on
         // either path is moved.
         let moved_then: Vec<Option<Span>> = self.vars.iter().map(|v| v.moved).collect();
@@ -1478,6 +1521,7 @@ impl<'p> FnCx<'p> {
         };
         let after_else = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![after_then, after_else]);
+        union_pending(&mut self.pending, pending_then);
         for (v, m) in self.vars.iter_mut().zip(moved_then) {
             v.moved = v.moved.or(m);
         }

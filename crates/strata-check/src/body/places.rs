@@ -429,6 +429,15 @@ impl FnCx<'_> {
             );
             return info.ty;
         }
+        if info.ty == Ty::Stream {
+            let name = self.vars[root].name.clone();
+            self.stream_misuse(
+                e.span,
+                &format!("the stream `{name}` cannot be moved or copied"),
+                &format!("a stream stays in its variable; pass a reference to it: `&{name}`"),
+            );
+            return Ty::Error;
+        }
         let uni = info.targets().map(|t| self.read_uni(t)).max().unwrap_or_default();
         self.varies = self.varies.max(uni);
         if !info.ty.is_copy() && !info.ty.is_error() {
@@ -455,6 +464,7 @@ impl FnCx<'_> {
                 let reborrow = self.in_call_arg && matches!(info.ty, Ty::Ref { .. });
                 if !reborrow {
                     self.vars[root].moved = Some(e.span);
+                    self.check_pending(&info.place, PendingUse::Move, e.span, None);
                 }
             } else if !matches!(info.ty, Ty::ViewArray(..)) {
                 let ty = info.ty.clone();

@@ -157,6 +157,10 @@ impl FnCx<'_> {
         for loan in &mut self.val_loans {
             crate::place::rename_nat(&mut loan.place, name, to);
         }
+        // Work pending on a stream from an earlier iteration used that iteration's value.
+        for p in &mut self.pending {
+            crate::place::rename_nat(&mut p.place, name, to);
+        }
     }
 }
 

@@ -102,13 +102,13 @@ impl Emitter<'_> {
         self.stmts(cx, &f.body, 1)
     }
 
-    /// A kernel launch in host code: `kernel<<<grid, block[, smem]>>>(…)`, the launch checked, and
-    /// timed with `STRATA_TIME=1`.
+    /// A kernel launch in host code: `kernel<<<grid, block[, smem[, stream]]>>>(…)`, the launch
+    /// checked, and timed with `STRATA_TIME=1`.
     pub(super) fn cuda_launch(
         &mut self,
         cx: &Cx,
         kernel: FnId,
-        (nats, grid, block): (&[IExpr], &[IExpr; 3], &[IExpr; 3]),
+        (nats, grid, block, stream): (&[IExpr], &[IExpr; 3], &[IExpr; 3], Option<&Expr>),
         args: &[Expr],
         span: Span,
         ind: usize,
@@ -139,6 +139,11 @@ impl Emitter<'_> {
             // Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
             writeln!(self.out, "{pad}    if (smem_ > {STATIC_SHARED_MAX}) strata_cuda_check(cudaFuncSetAttribute({kname}, cudaFuncAttributeMaxDynamicSharedMemorySize, strata_cuda_smem_bytes(smem_)), {at});").ok();
             smem = ", smem_".to_string();
+        }
+        if let Some(s) = stream {
+            // The stream is the fourth launch parameter, after the dynamic shared memory.
+            let s = self.expr(cx, s)?;
+            smem = format!("{}, {s}", if smem.is_empty() { ", 0" } else { &smem });
         }
         writeln!(self.out, "{pad}    const double t0_ = strata_time_begin();").ok();
         writeln!(
