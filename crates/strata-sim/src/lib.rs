@@ -1141,6 +1141,10 @@ impl Machine<'_, '_> {
                 copied.map_err(|e| oom(e, span, "a copy"))?;
                 Value::Unit
             }
+            Builtin::CopyElems { dst_gpu, src_gpu } => {
+                self.copy_elems(&arg(0), dst_gpu, &arg(1), src_gpu, index(2), span)?;
+                Value::Unit
+            }
             Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
                 let (buf, mut off) = self.pointer(&arg(0), span)?;
                 let mut next = 1;
@@ -1325,6 +1329,84 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
         })
+    }
+
+    /// [`Builtin::CopyElems`]: `n` elements from `src` to `dst`, with the checks (and the errors,
+    /// in the same order) of the element-by-element copy through a host buffer it replaces: a GPU
+    /// side is a pointer that must hold `n` elements (source first), a host side `n` accesses by
+    /// host code, the source's element `k` read before the destination's is written.
+    fn copy_elems(&mut self, dst: &Value, dst_gpu: bool, src: &Value, src_gpu: bool, n: u64, span: Span) -> R<()> {
+        for (v, gpu) in [(src, src_gpu), (dst, dst_gpu)] {
+            if gpu {
+                let (buf, off) = self.pointer(v, span)?;
+                if off.saturating_add(n) > self.buffers[buf].data.len() as u64 {
+                    return Err(fail(
+                        codes::RUN_OUT_OF_BOUNDS,
+                        "a pointer past the end of its buffer",
+                        span,
+                        "this use",
+                    ));
+                }
+            }
+        }
+        let (s, so) = self.pointer_parts(src, span)?;
+        let (d, doff) = self.pointer_parts(dst, span)?;
+        if n == 0 {
+            return Ok(());
+        }
+        // The first element at which each host side fails its checks, with the error.
+        let host_side = |m: &Self, buf: usize, off: u64, reads: bool| -> Option<(u64, Fail)> {
+            if let Err(e) = m.access_checks(buf, off, HOST, span) {
+                return Some((0, e));
+            }
+            let data = &m.buffers[buf].data;
+            // Elements `off..end` are in bounds.
+            let end = off.saturating_add(n).min(data.len() as u64).max(off);
+            if reads {
+                if let Some(i) = data.first_uninit(off as usize, end as usize) {
+                    let msg = format!("read of uninitialised memory: `{}[{i}]`", m.buffers[buf].name);
+                    return Some((
+                        i as u64 - off,
+                        fail(codes::RUN_UNINIT, msg, span, "never written before this read"),
+                    ));
+                }
+            }
+            if off.saturating_add(n) > end {
+                return m.access_checks(buf, end, HOST, span).err().map(|e| (end - off, e));
+            }
+            None
+        };
+        let src_fails = if src_gpu { None } else { host_side(self, s, so, true) };
+        let dst_fails = if dst_gpu { None } else { host_side(self, d, doff, false) };
+        match (src_fails, dst_fails) {
+            (Some((ks, e)), Some((kd, _))) if ks <= kd => return Err(e),
+            (_, Some((_, e))) | (Some((_, e)), None) => return Err(e),
+            (None, None) => {}
+        }
+        let (so, doff, n) = (so as usize, doff as usize, n as usize);
+        let copied = if s == d {
+            let part = self.buffers[s].data.slice(so, so + n);
+            part.and_then(|part| self.buffers[d].data.copy_from(doff, &part, 0, n))
+        } else {
+            let (a, b) = if s < d {
+                let (l, r) = self.buffers.split_at_mut(d);
+                (&l[s], &mut r[0])
+            } else {
+                let (l, r) = self.buffers.split_at_mut(s);
+                (&r[0], &mut l[d])
+            };
+            b.data.copy_from(doff, &a.data, so, n)
+        };
+        copied.map_err(|e| oom(e, span, "a copy"))
+    }
+
+    /// The buffer and offset of a pointer, without checks.
+    fn pointer_parts(&self, v: &Value, span: Span) -> R<(usize, u64)> {
+        match v {
+            Value::Ref { buf, off } => Ok((*buf, *off)),
+            Value::Owned { buf } => Ok((*buf, 0)),
+            _ => Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
+        }
     }
 
     /// Runs `f` on the program's arguments; its error becomes E0912 (or E0903) at `span`.
