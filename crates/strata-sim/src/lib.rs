@@ -597,7 +597,7 @@ impl Machine<'_, '_> {
             returned: Default::default(),
             thread_locals: HashMap::new(),
         });
-        self.races.clear();
+        self.races.begin(b[0].saturating_mul(b[1]).saturating_mul(b[2]));
         let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
         // Blocks run in order, or in a random order that is made (and charged) first.
         let mut random_order = Vec::new();
@@ -2024,9 +2024,19 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| {
-            let what = format!("the race detector's record of `{}`", self.buffers[buf].name);
-            oom(e, span, &what)
+        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| match e {
+            race::Fail::Oom(e) => oom(e, span, &format!("the race detector's record of `{}`", self.buffers[buf].name)),
+            race::Fail::Full(limit) => fail(
+                codes::RUN_OUT_OF_BOUNDS,
+                format!(
+                    "{OUT_OF_MEMORY}: the race detector tells apart at most {limit} (block epoch, warp epoch, \
+                     position) contexts in one launch of this block size"
+                ),
+                span,
+                "this access",
+            )
+            .with_note("run with `--no-race-check`, or launch fewer blocks at a time")
+            .into(),
         })?;
         if let Some(c) = found {
             let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
