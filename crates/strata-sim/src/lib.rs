@@ -729,9 +729,11 @@ impl Machine<'_, '_> {
             let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
             for i in order {
                 let (w, pc, locals) = &mut states[i];
-                let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
-                let r = self.run_thread(&ops, pc, &mut tf, *w);
-                *locals = tf.locals;
+                // The thread runs in the block's frame with its own locals swapped in (the size
+                // parameters are the block's: no copy of them per thread).
+                std::mem::swap(&mut f.locals, locals);
+                let r = self.run_thread(&ops, pc, f, *w);
+                std::mem::swap(&mut f.locals, locals);
                 if let Err(d) = &r {
                     self.note_thread(d.primary.span, *w, AccessKind::Executes);
                 }
@@ -748,12 +750,16 @@ impl Machine<'_, '_> {
             // warps reach first) wait for them.
             // Whether all threads of each warp stopped at the same place (by warp, with the
             // index of its first thread).
-            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
-            for (i, (w, _, _)) in states.iter().enumerate() {
-                let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
-                *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
-            }
             let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
+            let any_warp_barrier = stops.iter().flatten().any(|s| s.1);
+            // Only warp barriers and threads stopped at different places need it.
+            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
+            if mixed || any_warp_barrier {
+                for (i, (w, _, _)) in states.iter().enumerate() {
+                    let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
+                    *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
+                }
+            }
             if mixed {
                 let ready: std::collections::BTreeSet<u32> = warps
                     .iter()
@@ -1721,6 +1727,12 @@ impl Machine<'_, '_> {
     }
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
+        // A variable that lives in the frame (the most frequent load): no place to resolve.
+        if p.path.is_empty() && p.checks.is_empty() {
+            if let Some(v) = f.locals.get(p.root).filter(|v| !matches!(v, Value::Boxed { .. })) {
+                return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value"));
+            }
+        }
         match self.locate(p, f, who)? {
             // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
             Loc::Buf(buf, off)
