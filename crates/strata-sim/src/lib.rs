@@ -988,6 +988,8 @@ impl Machine<'_, '_> {
         Ok(v.as_bool().unwrap_or(false))
     }
 
+    /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
+    /// that this function, which recurses for every node, keeps a small frame.
     fn eval(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
         Ok(match e {
             Expr::Lit(l) => match l {
@@ -1030,6 +1032,13 @@ impl Machine<'_, '_> {
                 })?
             }
             Expr::Cast(x, t) => self.eval(x, f, who)?.cast(*t),
+            _ => return self.eval_rest(e, f, who),
+        })
+    }
+
+    #[inline(never)]
+    fn eval_rest(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
+        Ok(match e {
             Expr::Tuple(xs) => {
                 let mut vs = Vec::new();
                 for x in xs {
@@ -1089,6 +1098,7 @@ impl Machine<'_, '_> {
                     Flow::Normal => Value::Unit,
                 }
             }
+            _ => self.eval(e, f, who)?,
         })
     }
 
@@ -1733,6 +1743,11 @@ impl Machine<'_, '_> {
                 return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value"));
             }
         }
+        self.load_place(p, f, who)
+    }
+
+    #[inline(never)]
+    fn load_place(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
             // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
             Loc::Buf(buf, off)
@@ -2150,11 +2165,6 @@ fn convert_like(old: &Value, v: Value) -> Value {
 /// Arithmetic with Rust semantics (wrapping integers, IEEE floats); `Nat` adopts the other side.
 fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
     use Value::*;
-    let (a, b) = match (&a, &b) {
-        (Nat(_), x) if x.scalar().is_some() => (a.cast(x.scalar()?), b),
-        (x, Nat(_)) if x.scalar().is_some() => (a.clone(), b.cast(x.scalar()?)),
-        _ => (a, b),
-    };
     macro_rules! int {
         ($x:expr, $y:expr, $ctor:ident) => {
             match op {
@@ -2196,6 +2206,21 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
             }
         };
     }
+    // Both sides of one type (the most frequent case): no conversion and no copy.
+    match (&a, &b) {
+        (I32(x), I32(y)) => return Some(int!(*x, *y, I32)),
+        (U32(x), U32(y)) => return Some(int!(*x, *y, U32)),
+        (I64(x), I64(y)) => return Some(int!(*x, *y, I64)),
+        (U64(x), U64(y)) => return Some(int!(*x, *y, U64)),
+        (F32(x), F32(y)) => return Some(float!(*x, *y, F32)),
+        (F64(x), F64(y)) => return Some(float!(*x, *y, F64)),
+        _ => {}
+    }
+    let (a, b) = match (&a, &b) {
+        (Nat(_), x) if x.scalar().is_some() => (a.cast(x.scalar()?), b),
+        (x, Nat(_)) if x.scalar().is_some() => (a.clone(), b.cast(x.scalar()?)),
+        _ => (a, b),
+    };
     Some(match (a, b) {
         (I32(x), I32(y)) => int!(x, y, I32),
         (I64(x), I64(y)) => int!(x, y, I64),
