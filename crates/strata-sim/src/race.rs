@@ -469,7 +469,10 @@ impl Races {
                 *cell = u64::from(wrote) | u64::from(first) << 32;
             }
             (true, _) => {
-                more.insert(off, kept);
+                // Rewritten only when it changed: most reads leave it as it was.
+                if kept.n != old.n || kept.e != old.e {
+                    more.insert(off, kept);
+                }
             }
             (false, _) => {
                 if more.len() == more.capacity() {
