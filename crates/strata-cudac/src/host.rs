@@ -189,11 +189,9 @@ impl Lx {
         Ok((l, t))
     }
 
-    /// `cudaMemcpy(dst, src, bytes, kind)` of each kind: exactly `bytes / sizeof(T)` elements
-    /// (the IR's copies copy as much as both sides hold, so the lowering makes the count exact).
-    /// Host sides are copied element by element (each access checked), device sides whole through
-    /// a host buffer of the count's length after probing that they hold that many elements: a
-    /// side shorter than the count is an out-of-bounds error (E0903) at the call.
+    /// `cudaMemcpy(dst, src, bytes, kind)` of each kind: exactly `bytes / sizeof(T)` elements in
+    /// one `Builtin::CopyElems`, which checks a device side holds them (E0903 at the call) and a
+    /// host side as that many element accesses (bounds, memory space, uninitialised source).
     pub(crate) fn memcpy(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let kind = self.text(args[3], src);
         let (dst_gpu, src_gpu) = match kind {
@@ -222,70 +220,12 @@ impl Lx {
             return Err(self.unsupported(n, src, "`cudaMemcpy` between pointers of different element types"));
         }
         let count = self.elements(args[2], dt, src)?;
-        let z = self.elem_zero(dt);
-        let heap =
-            |len: IExpr| Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z.clone()), len)], span);
-        let elem = |l: LocalId, i: IExpr| Place {
-            root: l,
-            path: vec![PathStep::Deref, PathStep::Elem(i)],
-            checks: Vec::new(),
-            span,
-        };
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        // A device side must hold `count` elements: a pointer at offset `count` is past its end
-        // otherwise (E0903); copying from there reads at most one element, into the probe.
-        let probe = |lx: &mut Self, gpu: LocalId, out: &mut Vec<Stmt>| {
-            let probe = lx.new_local("cudaMemcpy probe", lx.elem_ptr(dt, Mem::Cpu, true), Level::Host);
-            out.push(Stmt::Let { local: probe, init: Some(heap(IExpr::Const(1))), span });
-            out.push(Stmt::Eval(Expr::Builtin(
-                Builtin::CopyToHost,
-                vec![Expr::Ref(elem(gpu, count.clone())), load(probe)],
-                span,
-            )));
-            out.push(Stmt::Free { local: probe, gpu: false, span });
-        };
-        if src_gpu {
-            probe(self, from, out);
-        }
-        if dst_gpu {
-            probe(self, dst, out);
-        }
-        // The host buffer every device side goes through (the host side itself where both are).
-        let (buf_from, buf_to) = match (src_gpu, dst_gpu) {
-            (false, false) => (from, dst),
-            _ => {
-                let tmp = self.new_local("cudaMemcpy buffer", self.elem_ptr(dt, Mem::Cpu, true), Level::Host);
-                out.push(Stmt::Let { local: tmp, init: Some(heap(count.clone())), span });
-                (if src_gpu { tmp } else { from }, if dst_gpu { tmp } else { dst })
-            }
-        };
-        let copy_loop = |lx: &mut Self, to: LocalId, fro: LocalId| {
-            let k = lx.new_local("cudaMemcpy index", Ty::Scalar(ScalarTy::U64), Level::Host);
-            let kv = || IExpr::Value(Box::new(load(k)));
-            let step = vec![
-                Stmt::Store { place: elem(to, kv()), value: Expr::Load(elem(fro, kv())) },
-                Stmt::Store {
-                    place: Place::local(k, span),
-                    value: Expr::Binary(BinOp::Add, Box::new(load(k)), Box::new(int(1, ScalarTy::U64))),
-                },
-            ];
-            let cond = Expr::Binary(BinOp::Lt, Box::new(Expr::Nat(kv())), Box::new(Expr::Nat(count.clone())));
-            [Stmt::Let { local: k, init: Some(int(0, ScalarTy::U64)), span }, Stmt::While { cond, body: step, span }]
-        };
-        if src_gpu {
-            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToHost, vec![load(from), load(buf_from)], span)));
-        } else if dst_gpu {
-            out.extend(copy_loop(self, buf_to, from));
-        }
-        if dst_gpu {
-            out.push(Stmt::Eval(Expr::Builtin(Builtin::CopyToGpu, vec![load(dst), load(buf_to)], span)));
-        } else {
-            out.extend(copy_loop(self, dst, buf_from));
-        }
-        if src_gpu || dst_gpu {
-            let tmp = if src_gpu { buf_from } else { buf_to };
-            out.push(Stmt::Free { local: tmp, gpu: false, span });
-        }
+        out.push(Stmt::Eval(Expr::Builtin(
+            Builtin::CopyElems { dst_gpu, src_gpu },
+            vec![load(dst), load(from), Expr::Nat(count)],
+            span,
+        )));
         Ok(())
     }
 

@@ -22,11 +22,32 @@ pub(crate) fn int(v: u128, t: ScalarTy) -> Expr {
 }
 
 pub(crate) fn cast(e: Expr, from: ScalarTy, to: ScalarTy) -> Expr {
+    use ScalarTy::*;
     if from == to {
-        e
-    } else {
-        Expr::Cast(Box::new(e), to)
+        return e;
     }
+    // An integer constant that the target type holds exactly is converted here, once, instead
+    // of at every evaluation (`256` compared with an `unsigned`, `1` added to a `float`).
+    if let Expr::Lit(Lit::Int(v, t)) = e {
+        let x = match (t == from).then_some(from) {
+            Some(I32) => i128::from(v as u64 as i32),
+            Some(I64) => i128::from(v as u64 as i64),
+            Some(U32) => i128::from(v as u64 as u32),
+            Some(U64) => i128::from(v as u64),
+            _ => -1,
+        };
+        let exact = |bits: u32| x >= 0 && x < 1i128 << bits;
+        match to {
+            I32 if exact(31) => return int(x as u128, to),
+            U32 if exact(32) => return int(x as u128, to),
+            I64 if exact(63) => return int(x as u128, to),
+            U64 if exact(64) => return int(x as u128, to),
+            F32 if exact(24) => return Expr::Lit(Lit::Float(x as f64, to)),
+            F64 if exact(53) => return Expr::Lit(Lit::Float(x as f64, to)),
+            _ => {}
+        }
+    }
+    Expr::Cast(Box::new(e), to)
 }
 
 /// C's usual arithmetic conversions, on the scalar types of the subset.

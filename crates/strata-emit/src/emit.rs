@@ -1352,6 +1352,38 @@ impl<'p> Emitter<'p> {
             | Builtin::EventDestroy
             | Builtin::StreamWaitEvent
             | Builtin::CopyAsync => self.stream_builtin(cx, b, args, span)?,
+            Builtin::CopyElems { dst_gpu, src_gpu } => {
+                let t = self.referent(cx, &args[0]);
+                let ct = c_type(leaf(&t), span)?;
+                let bytes = format!("({}) * sizeof({ct})", arg(2)?);
+                match (dst_gpu, src_gpu) {
+                    (true, true) if self.cuda => format!(
+                        "strata_cuda_check(cudaMemcpy({}, {}, {bytes}, cudaMemcpyDeviceToDevice), {at})",
+                        arg(0)?,
+                        arg(1)?
+                    ),
+                    (true, false) if self.cuda => format!(
+                        "strata_cuda_check(cudaMemcpy({}, {}, {bytes}, cudaMemcpyHostToDevice), {at})",
+                        arg(0)?,
+                        arg(1)?
+                    ),
+                    (false, true) if self.cuda => format!(
+                        "strata_cuda_check(cudaMemcpy({}, {}, {bytes}, cudaMemcpyDeviceToHost), {at})",
+                        arg(0)?,
+                        arg(1)?
+                    ),
+                    // CUDA-C on the cpu device: both sides must hold the `n` elements (their
+                    // lengths are known only at run time), as `sim` checks.
+                    _ if self.p.runtime_lengths => format!(
+                        "strata_rt_copy_n({}, {}, (uint64_t)({}), sizeof({ct}), {at})",
+                        arg(0)?,
+                        arg(1)?,
+                        arg(2)?
+                    ),
+                    // One address space (the `cpu` device), or host to host: the ranges may overlap.
+                    _ => format!("memmove({}, {}, {bytes})", arg(0)?, arg(1)?),
+                }
+            }
             Builtin::AtomicFetchAdd if self.cuda => format!("atomicAdd({}, {})", arg(0)?, arg(1)?),
             // Relaxed atomic loads and stores of an aligned 32-bit word: PTX treats `volatile`
             // accesses as relaxed at system scope, so no read-modify-write is needed.

@@ -171,6 +171,27 @@ STRATA_INLINE void strata_rt_copy(void *dst, const void *src, size_t size, strat
     memmove(dst, src, (size_t)((n < m ? n : m) * size));
 }
 
+/* The elements of `size` bytes from `p` to the end of its registered allocation, or `n` when `p`
+   points into none (the address of a local variable, whose extent only `sim` knows). */
+STRATA_INLINE uint64_t strata_rt_left_or(const void *p, size_t size, uint64_t n) {
+    uintptr_t c = (uintptr_t)p;
+    for (uint64_t i = strata_rt_count; i-- > 0;) {
+        strata_rt_block b = strata_rt_blocks[i];
+        if (c >= b.base && c - b.base <= b.bytes) return (b.bytes - (c - b.base)) / size;
+    }
+    return n;
+}
+
+/* Copies exactly `n` elements (`cudaMemcpy`): both sides must hold them (E0903 otherwise). */
+STRATA_INLINE void strata_rt_copy_n(void *dst, const void *src, uint64_t n, size_t size, strata_pos at) {
+    if (n == 0) return;
+    if (strata_rt_left_or(src, size, n) < n)
+        strata_fail(903, at, "out of bounds: the copy reads past the end of its source buffer");
+    if (strata_rt_left_or(dst, size, n) < n)
+        strata_fail(903, at, "out of bounds: the copy writes past the end of its destination buffer");
+    memmove(dst, src, (size_t)(n * size));
+}
+
 /* A new registered allocation holding the elements from `src` to the end of its allocation. */
 STRATA_INLINE void *strata_rt_alloc_copy(const void *src, size_t size, strata_pos at) {
     uint64_t n = strata_rt_left(src, size, at);

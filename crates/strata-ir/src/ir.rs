@@ -213,6 +213,17 @@ pub enum Builtin {
     GlobalAllocCopy,
     CopyToHost,
     CopyToGpu,
+    /// `copy_elems(dst, src, n)`: copies exactly `n` elements (argument 2, an `Expr::Nat`) from
+    /// where pointer `src` points to where pointer `dst` points, in one step (CUDA-C's
+    /// `cudaMemcpy`). `dst_gpu`/`src_gpu` say which side is GPU memory. A GPU side must hold the
+    /// `n` elements (an out-of-bounds error at the call otherwise); a host side is checked as `n`
+    /// element accesses by host code in order (use after free, memory space, bounds, and for the
+    /// source uninitialised elements), a host-to-host copy reading and writing element by element.
+    /// The two ranges may overlap (the copy is as if through a buffer).
+    CopyElems {
+        dst_gpu: bool,
+        src_gpu: bool,
+    },
     AtomicFetchAdd,
     AtomicFetchAddAt,
     AtomicLoad,

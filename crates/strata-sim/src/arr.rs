@@ -268,6 +268,29 @@ impl Arr {
         }
     }
 
+    /// The first element of `lo..hi` (in bounds) that was never written.
+    pub fn first_uninit(&self, lo: usize, hi: usize) -> Option<usize> {
+        match (&self.data, &self.init) {
+            (Data::Any(_), _) => (lo..hi).find(|&i| !self.is_init(i)),
+            (_, None) => None,
+            (_, Some(_)) if self.missing == 0 => None,
+            (_, Some(bits)) => {
+                let mut i = lo;
+                while i < hi {
+                    // A whole word of written elements at a time.
+                    let w = bits[i / 64] >> (i % 64);
+                    if w == u64::MAX >> (i % 64) {
+                        i = (i / 64 + 1) * 64;
+                        continue;
+                    }
+                    let at = i + (!w).trailing_zeros() as usize;
+                    return (at < hi).then_some(at);
+                }
+                None
+            }
+        }
+    }
+
     /// Element `i` ([`Value::Uninit`] if it was never written, or is past the end).
     pub fn get(&self, i: usize) -> Value {
         if !self.is_init(i) {

@@ -659,7 +659,7 @@ impl Machine<'_, '_> {
             returned: Default::default(),
             thread_locals: HashMap::new(),
         });
-        self.races.clear();
+        self.races.begin(b[0].saturating_mul(b[1]).saturating_mul(b[2]));
         let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
         // Blocks run in order, or in a random order that is made (and charged) first.
         let mut random_order = Vec::new();
@@ -792,9 +792,11 @@ impl Machine<'_, '_> {
             let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
             for i in order {
                 let (w, pc, locals) = &mut states[i];
-                let mut tf = Frame { func: f.func, locals: std::mem::take(locals), nats: f.nats.clone() };
-                let r = self.run_thread(&ops, pc, &mut tf, *w);
-                *locals = tf.locals;
+                // The thread runs in the block's frame with its own locals swapped in (the size
+                // parameters are the block's: no copy of them per thread).
+                std::mem::swap(&mut f.locals, locals);
+                let r = self.run_thread(&ops, pc, f, *w);
+                std::mem::swap(&mut f.locals, locals);
                 if let Err(d) = &r {
                     self.note_thread(d.primary.span, *w, AccessKind::Executes);
                 }
@@ -811,12 +813,16 @@ impl Machine<'_, '_> {
             // warps reach first) wait for them.
             // Whether all threads of each warp stopped at the same place (by warp, with the
             // index of its first thread).
-            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
-            for (i, (w, _, _)) in states.iter().enumerate() {
-                let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
-                *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
-            }
             let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
+            let any_warp_barrier = stops.iter().flatten().any(|s| s.1);
+            // Only warp barriers and threads stopped at different places need it.
+            let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
+            if mixed || any_warp_barrier {
+                for (i, (w, _, _)) in states.iter().enumerate() {
+                    let (first, uniform) = warps.entry(w.thread_lin / 32).or_insert((i, true));
+                    *uniform = *uniform && same_stop(&stops[i], &stops[*first]);
+                }
+            }
             if mixed {
                 let ready: std::collections::BTreeSet<u32> = warps
                     .iter()
@@ -1045,6 +1051,8 @@ impl Machine<'_, '_> {
         Ok(v.as_bool().unwrap_or(false))
     }
 
+    /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
+    /// that this function, which recurses for every node, keeps a small frame.
     fn eval(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
         Ok(match e {
             Expr::Lit(l) => match l {
@@ -1087,6 +1095,13 @@ impl Machine<'_, '_> {
                 })?
             }
             Expr::Cast(x, t) => self.eval(x, f, who)?.cast(*t),
+            _ => return self.eval_rest(e, f, who),
+        })
+    }
+
+    #[inline(never)]
+    fn eval_rest(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
+        Ok(match e {
             Expr::Tuple(xs) => {
                 let mut vs = Vec::new();
                 for x in xs {
@@ -1146,6 +1161,7 @@ impl Machine<'_, '_> {
                     Flow::Normal => Value::Unit,
                 }
             }
+            _ => self.eval(e, f, who)?,
         })
     }
 
@@ -1234,7 +1250,13 @@ impl Machine<'_, '_> {
                 let (dst, doff) = self.pointer(&dst_v, span)?;
                 let (so, doff) = (so as usize, doff as usize);
                 let n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
-                self.copy_elems(src, so, dst, doff, n).map_err(|e| oom(e, span, "a copy"))?;
+                self.copy_range(src, so, dst, doff, n).map_err(|e| oom(e, span, "a copy"))?;
+                Value::Unit
+            }
+            Builtin::CopyElems { dst_gpu, src_gpu } => {
+                // Default-stream work the host waits for, as `CopyToHost`.
+                self.device_sync()?;
+                self.copy_elems(&arg(0), dst_gpu, &arg(1), src_gpu, index(2), span)?;
                 Value::Unit
             }
             Builtin::AtomicFetchAdd | Builtin::AtomicFetchAddAt | Builtin::AtomicLoad | Builtin::AtomicStore => {
@@ -1434,6 +1456,84 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
         })
+    }
+
+    /// [`Builtin::CopyElems`]: `n` elements from `src` to `dst`, with the checks (and the errors,
+    /// in the same order) of the element-by-element copy through a host buffer it replaces: a GPU
+    /// side is a pointer that must hold `n` elements (source first), a host side `n` accesses by
+    /// host code, the source's element `k` read before the destination's is written.
+    fn copy_elems(&mut self, dst: &Value, dst_gpu: bool, src: &Value, src_gpu: bool, n: u64, span: Span) -> R<()> {
+        for (v, gpu) in [(src, src_gpu), (dst, dst_gpu)] {
+            if gpu {
+                let (buf, off) = self.pointer(v, span)?;
+                if off.saturating_add(n) > self.buffers[buf].data.len() as u64 {
+                    return Err(fail(
+                        codes::RUN_OUT_OF_BOUNDS,
+                        "a pointer past the end of its buffer",
+                        span,
+                        "this use",
+                    ));
+                }
+            }
+        }
+        let (s, so) = self.pointer_parts(src, span)?;
+        let (d, doff) = self.pointer_parts(dst, span)?;
+        if n == 0 {
+            return Ok(());
+        }
+        // The first element at which each host side fails its checks, with the error.
+        let host_side = |m: &Self, buf: usize, off: u64, reads: bool| -> Option<(u64, Fail)> {
+            if let Err(e) = m.access_checks(buf, off, HOST, span) {
+                return Some((0, e));
+            }
+            let data = &m.buffers[buf].data;
+            // Elements `off..end` are in bounds.
+            let end = off.saturating_add(n).min(data.len() as u64).max(off);
+            if reads {
+                if let Some(i) = data.first_uninit(off as usize, end as usize) {
+                    let msg = format!("read of uninitialised memory: `{}[{i}]`", m.buffers[buf].name);
+                    return Some((
+                        i as u64 - off,
+                        fail(codes::RUN_UNINIT, msg, span, "never written before this read"),
+                    ));
+                }
+            }
+            if off.saturating_add(n) > end {
+                return m.access_checks(buf, end, HOST, span).err().map(|e| (end - off, e));
+            }
+            None
+        };
+        let src_fails = if src_gpu { None } else { host_side(self, s, so, true) };
+        let dst_fails = if dst_gpu { None } else { host_side(self, d, doff, false) };
+        match (src_fails, dst_fails) {
+            (Some((ks, e)), Some((kd, _))) if ks <= kd => return Err(e),
+            (_, Some((_, e))) | (Some((_, e)), None) => return Err(e),
+            (None, None) => {}
+        }
+        let (so, doff, n) = (so as usize, doff as usize, n as usize);
+        let copied = if s == d {
+            let part = self.buffers[s].data.slice(so, so + n);
+            part.and_then(|part| self.buffers[d].data.copy_from(doff, &part, 0, n))
+        } else {
+            let (a, b) = if s < d {
+                let (l, r) = self.buffers.split_at_mut(d);
+                (&l[s], &mut r[0])
+            } else {
+                let (l, r) = self.buffers.split_at_mut(s);
+                (&r[0], &mut l[d])
+            };
+            b.data.copy_from(doff, &a.data, so, n)
+        };
+        copied.map_err(|e| oom(e, span, "a copy"))
+    }
+
+    /// The buffer and offset of a pointer, without checks.
+    fn pointer_parts(&self, v: &Value, span: Span) -> R<(usize, u64)> {
+        match v {
+            Value::Ref { buf, off } => Ok((*buf, *off)),
+            Value::Owned { buf } => Ok((*buf, 0)),
+            _ => Err(fail(codes::UNSUPPORTED, "expected a pointer", span, "not a pointer")),
+        }
     }
 
     /// Runs `f` on the program's arguments; its error becomes E0912 (or E0903) at `span`.
@@ -1751,6 +1851,17 @@ impl Machine<'_, '_> {
     }
 
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
+        // A variable that lives in the frame (the most frequent load): no place to resolve.
+        if p.path.is_empty() && p.checks.is_empty() {
+            if let Some(v) = f.locals.get(p.root).filter(|v| !matches!(v, Value::Boxed { .. })) {
+                return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value"));
+            }
+        }
+        self.load_place(p, f, who)
+    }
+
+    #[inline(never)]
+    fn load_place(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         match self.locate(p, f, who)? {
             // A whole array or tuple in memory (behind a pointer, or a local moved into a buffer).
             Loc::Buf(buf, off)
@@ -2085,9 +2196,19 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| {
-            let what = format!("the race detector's record of `{}`", self.buffers[buf].name);
-            oom(e, span, &what)
+        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| match e {
+            race::Fail::Oom(e) => oom(e, span, &format!("the race detector's record of `{}`", self.buffers[buf].name)),
+            race::Fail::Full(limit) => fail(
+                codes::RUN_OUT_OF_BOUNDS,
+                format!(
+                    "{OUT_OF_MEMORY}: the race detector tells apart at most {limit} (block epoch, warp epoch, \
+                     position) contexts in one launch of this block size"
+                ),
+                span,
+                "this access",
+            )
+            .with_note("run with `--no-race-check`, or launch fewer blocks at a time")
+            .into(),
         })?;
         if let Some(c) = found {
             let other = Acc { block: c.block, thread: c.thread, epoch: 0, wepoch: 0, span: c.span };
@@ -2188,11 +2309,6 @@ fn convert_like(old: &Value, v: Value) -> Value {
 /// Arithmetic with Rust semantics (wrapping integers, IEEE floats); `Nat` adopts the other side.
 fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
     use Value::*;
-    let (a, b) = match (&a, &b) {
-        (Nat(_), x) if x.scalar().is_some() => (a.cast(x.scalar()?), b),
-        (x, Nat(_)) if x.scalar().is_some() => (a.clone(), b.cast(x.scalar()?)),
-        _ => (a, b),
-    };
     macro_rules! int {
         ($x:expr, $y:expr, $ctor:ident) => {
             match op {
@@ -2234,6 +2350,21 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
             }
         };
     }
+    // Both sides of one type (the most frequent case): no conversion and no copy.
+    match (&a, &b) {
+        (I32(x), I32(y)) => return Some(int!(*x, *y, I32)),
+        (U32(x), U32(y)) => return Some(int!(*x, *y, U32)),
+        (I64(x), I64(y)) => return Some(int!(*x, *y, I64)),
+        (U64(x), U64(y)) => return Some(int!(*x, *y, U64)),
+        (F32(x), F32(y)) => return Some(float!(*x, *y, F32)),
+        (F64(x), F64(y)) => return Some(float!(*x, *y, F64)),
+        _ => {}
+    }
+    let (a, b) = match (&a, &b) {
+        (Nat(_), x) if x.scalar().is_some() => (a.cast(x.scalar()?), b),
+        (x, Nat(_)) if x.scalar().is_some() => (a.clone(), b.cast(x.scalar()?)),
+        _ => (a, b),
+    };
     Some(match (a, b) {
         (I32(x), I32(y)) => int!(x, y, I32),
         (I64(x), I64(y)) => int!(x, y, I64),

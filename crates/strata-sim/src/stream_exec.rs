@@ -157,11 +157,11 @@ impl Machine<'_, '_> {
                 return Err(self.stream_race(b, c, span, format!("{} by {now}", rw(write)), false));
             }
         }
-        self.copy_elems(src, soff as usize, dst, doff as usize, n as usize).map_err(|e| oom(e, span, "a copy"))
+        self.copy_range(src, soff as usize, dst, doff as usize, n as usize).map_err(|e| oom(e, span, "a copy"))
     }
 
     /// Copies `n` elements between buffers (or within one).
-    pub(crate) fn copy_elems(&mut self, src: usize, so: usize, dst: usize, doff: usize, n: usize) -> Result<(), Oom> {
+    pub(crate) fn copy_range(&mut self, src: usize, so: usize, dst: usize, doff: usize, n: usize) -> Result<(), Oom> {
         if src == dst {
             let part = self.buffers[src].data.slice(so, so + n)?;
             self.buffers[dst].data.copy_from(doff, &part, 0, n)

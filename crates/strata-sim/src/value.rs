@@ -4,7 +4,11 @@ use crate::arr::Arr;
 use std::fmt;
 use strata_ir::ir::ScalarTy;
 
+// A fixed layout (a 64-bit tag, then the payload) lets values be copied as whole words: with
+// the default layout the interpreter's moves of `Value`s read back bytes just written in other
+// sizes, and stalled on it.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(u64)]
 pub enum Value {
     Bool(bool),
     I32(i32),
@@ -74,6 +78,9 @@ impl Value {
 
     /// Converts a number to scalar type `t` with Rust's `as` semantics.
     pub fn cast(&self, t: ScalarTy) -> Value {
+        if self.scalar() == Some(t) {
+            return self.clone(); // nothing to convert
+        }
         let (i, f): (i128, f64) = match *self {
             Value::Bool(b) => (i128::from(b), f64::from(u8::from(b))),
             Value::I32(v) => (v.into(), v.into()),
