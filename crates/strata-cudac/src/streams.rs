@@ -139,6 +139,8 @@ impl Lx {
 
     /// `&v` of a variable: its local and type.
     fn address_of_var(&self, n: Node, src: &Src) -> Option<(LocalId, CTy)> {
+        // `cudaMallocHost((void **)&p, …)`: the cast changes nothing here.
+        let n = if n.kind() == "cast_expression" { n.child_by_field_name("value")? } else { n };
         if n.kind() != "pointer_expression" || self.text(n.child_by_field_name("operator")?, src) != "&" {
             return None;
         }

@@ -1463,6 +1463,13 @@ impl Machine<'_, '_> {
     /// side is a pointer that must hold `n` elements (source first), a host side `n` accesses by
     /// host code, the source's element `k` read before the destination's is written.
     fn copy_elems(&mut self, dst: &Value, dst_gpu: bool, src: &Value, src_gpu: bool, n: u64, span: Span) -> R<()> {
+        // A buffer of structs holds each element's fields one after another (`stride` values):
+        // `n` elements are `n * stride` values.
+        let stride = match src {
+            Value::Ref { buf, .. } | Value::Owned { buf } => self.buffers.get(*buf).map_or(1, |b| b.stride.max(1)),
+            _ => 1,
+        };
+        let n = n.saturating_mul(stride);
         for (v, gpu) in [(src, src_gpu), (dst, dst_gpu)] {
             if gpu {
                 let (buf, off) = self.pointer(v, span)?;

@@ -297,7 +297,8 @@ impl Machine<'_, '_> {
             Builtin::CopyAsync => {
                 let (dst, doff) = self.pointer(&arg(0), span)?;
                 let (src, soff) = self.pointer(&arg(1), span)?;
-                let n = arg(2).as_u64().unwrap_or(u64::MAX);
+                // `n` elements of a buffer of structs are `n * stride` values (one per field).
+                let n = arg(2).as_u64().unwrap_or(u64::MAX).saturating_mul(self.buffers[src].stride.max(1));
                 let s = self.stream_of(&arg(3), span)?;
                 for (buf, off, what) in [(src, soff, "source"), (dst, doff, "destination")] {
                     let b = &self.buffers[buf];
