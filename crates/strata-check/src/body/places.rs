@@ -454,6 +454,7 @@ impl FnCx<'_> {
                 }
                 let reborrow = self.in_call_arg && matches!(info.ty, Ty::Ref { .. });
                 if !reborrow {
+                    self.check_owning_move(root, &info.ty, e.span);
                     self.vars[root].moved = Some(e.span);
                 }
             } else if !matches!(info.ty, Ty::ViewArray(..)) {
@@ -482,6 +483,42 @@ impl FnCx<'_> {
             self.val_loans = loans;
         }
         info.ty
+    }
+
+    /// GPU code that moves an owning pointer (`T @ gpu.global`, a by-value parameter or shared
+    /// memory declared by `let`) out of a variable of an enclosing resource: every sub-resource
+    /// running the move gets the same memory, and what it writes through its copy is narrowed
+    /// only from the new variable's owner (a thread's own variable needs no selection), so all
+    /// threads would write one element. References are followed by their loans instead (I1);
+    /// an owning pointer has none, so the move itself is refused (I2).
+    fn check_owning_move(&mut self, root: usize, ty: &Ty, span: Span) {
+        fn owns_memory(t: &Ty) -> bool {
+            match t {
+                Ty::At(..) => true,
+                Ty::Tuple(ts) => ts.iter().any(owns_memory),
+                Ty::Array(t, _) | Ty::ViewArray(t, _) => owns_memory(t),
+                _ => false,
+            }
+        }
+        if !self.on_gpu() || self.in_unsafe() || !owns_memory(ty) {
+            return;
+        }
+        let coarser = match self.vars[root].owner {
+            Owner::Chain(k) => k < self.chain().len(),
+            Owner::Exec(_) => true,
+        };
+        if coarser {
+            let name = self.vars[root].name.clone();
+            let here = self.current.to_string();
+            self.error(
+                codes::NARROWING_VIOLATED,
+                span,
+                "narrowing violated",
+                format!(
+                    "`{name}` owns memory of an enclosing resource: moving it here gives every `{here}` the same memory; borrow the part it needs instead"
+                ),
+            );
+        }
     }
 
     pub(super) fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
