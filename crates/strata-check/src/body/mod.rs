@@ -252,6 +252,12 @@ pub struct FnCx<'p> {
     /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
     /// may differ: later barriers at a coarser level are not reached by all.
     divergent_return: Option<(Span, Uni)>,
+    /// How far the values a function returns may differ between its threads: its `return`
+    /// values and its body's tail (a `gpu.block`/`gpu.warp` function's result is one value for
+    /// the block or warp, see `check`).
+    result_uni: Uni,
+    /// The same for the values of its `return`s.
+    returned_uni: Uni,
     /// Set while typing the arguments of `println`/`print`, which read and move nothing.
     reading_only: bool,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
@@ -315,6 +321,8 @@ impl<'p> FnCx<'p> {
             binding_alias: false,
             view_depth: 0,
             divergent_return: None,
+            result_uni: Uni::Uniform,
+            returned_uni: Uni::Uniform,
             in_call_arg: false,
             reading_only: false,
             summaries,
@@ -413,6 +421,7 @@ impl<'p> FnCx<'p> {
             if !returns && !self.compatible(&ret, &ty) {
                 self.mismatch(tail_span, &ret, &ty);
             }
+            self.check_result_uniform(returns, tail_span);
         }
         let summary = self.summary(f);
         let shared = self.shared_use();
@@ -631,8 +640,10 @@ impl<'p> FnCx<'p> {
                 }
                 ast::Stmt::Expr { expr, semi } => {
                     let exp = if last && !semi { expected } else { None };
-                    let t = self.expr(expr, exp);
+                    let (t, uni) = self.expr_uni(expr, exp);
                     if last && !semi {
+                        // The outermost block is the last to set it: the function's tail.
+                        self.result_uni = uni.max(self.context_uni());
                         let depth = self.scopes.len() - 1;
                         let loans = self.val_loans.clone();
                         self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
@@ -975,7 +986,8 @@ impl<'p> FnCx<'p> {
                     self.divergent_return = Some((e.span, uni));
                 }
                 let ret = self.sig.ret.clone();
-                let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                let (t, value_uni) = v.as_ref().map_or((Ty::UNIT, Uni::Uniform), |v| self.expr_uni(v, Some(&ret)));
+                self.returned_uni = self.returned_uni.max(value_uni).max(uni);
                 if let Some(v) = v {
                     let loans = std::mem::take(&mut self.val_loans);
                     self.check_loans_outlive(v, &loans, 0, "is returned from the function");
