@@ -621,6 +621,20 @@ impl FnCx<'_> {
         }
     }
 
+    /// The variable an assignment's left side names (`h` in `h[0].1 = …`, `*r = …`).
+    fn written_var(&self, lhs: &ast::Expr) -> Option<usize> {
+        match &lhs.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => self.lookup(&segs[0].name),
+            ExprKind::Index(x, _)
+            | ExprKind::Field(x, _)
+            | ExprKind::Select(x, _)
+            | ExprKind::View(x, _)
+            | ExprKind::Deref(x)
+            | ExprKind::Paren(x) => self.written_var(x),
+            _ => None,
+        }
+    }
+
     pub(super) fn assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, op: Option<BinOp>, span: Span) {
         let mut stored_at = None;
         if let ExprKind::Path(segs) = &lhs.kind {
@@ -698,6 +712,23 @@ impl FnCx<'_> {
             }
             self.vars[info.place.root].moved = None;
         } else {
+            // Writing a part of a moved value writes memory its new owner holds (or has freed:
+            // a heap cell moved into a function is released there), as reading it would.
+            // (The variable written, not the place its references resolve to: writing through a
+            // copy `c` of a moved reference is followed by its loans instead.)
+            if let Some((at, name)) =
+                self.written_var(lhs).and_then(|id| self.vars[id].moved.map(|at| (at, self.vars[id].name.clone())))
+            {
+                self.report(
+                    Diagnostic::error(
+                        codes::USE_AFTER_MOVE,
+                        format!("assignment to part of moved value `{name}`"),
+                        lhs.span,
+                        "value assigned here after move",
+                    )
+                    .with_label(at, "value moved here"),
+                );
+            }
             for t in info.targets() {
                 self.check_mutable(t, lhs.span, "write", "");
             }
