@@ -557,7 +557,7 @@ impl FnCx<'_> {
     pub(super) fn bind_generic(&mut self, g: &ast::GenericArg, name: &str, kind: Kind, s: &mut Subst) {
         match (g, kind) {
             (ast::GenericArg::Nat(n), Kind::Nat) => {
-                if let Some(v) = self.lower_nat(n) {
+                if let Some(v) = self.lower_nat(n).filter(|v| self.fits_u64(v, n.span, "a size argument")) {
                     s.nats.insert(name.to_string(), v);
                 }
             }

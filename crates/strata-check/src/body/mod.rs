@@ -1330,8 +1330,27 @@ impl<'p> FnCx<'p> {
     // --------------------------------------------------------------------------------------------
     // Control flow
 
+    /// A size written as a constant is a 64-bit value at run time: one of 2^64 or more would wrap
+    /// (a loop bound, a generic argument), while the checker reasons with its exact value (I6).
+    fn fits_u64(&mut self, n: &Nat, span: Span, what: &str) -> bool {
+        if crate::target::concrete(n) != Some(u64::MAX) || n.eval(&|_| None).is_ok() {
+            return true;
+        }
+        self.error(
+            codes::SIZE_NOT_PROVEN,
+            span,
+            format!("{what} must be less than 2^64"),
+            format!("`{n}` does not fit in 64 bits"),
+        );
+        false
+    }
+
     fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
         let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
+        let fits_a = self.fits_u64(&a, start.span, "a loop bound");
+        if !(fits_a && self.fits_u64(&b, end.span, "a loop bound")) {
+            return;
+        }
         if self.is_size_name(&var.name) {
             self.error(
                 codes::DUPLICATE_DEFINITION,
