@@ -355,7 +355,9 @@ impl FnCx<'_> {
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
             if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
                 let s = s.clone();
+                self.callee_shared_memory(name, &s, span, false);
                 self.apply_summary(&sig, &s, &arg_loans, &subst, span);
+                self.callee_shared_memory(name, &s, span, true);
             }
         }
         if name == "ballot" && self.on_gpu() && !self.in_unsafe() {

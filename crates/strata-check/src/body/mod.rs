@@ -266,6 +266,9 @@ pub struct FnCx<'p> {
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
     fresh: u32,
+    /// For each call site of a `gpu.block` function that leaves its own shared memory in use at
+    /// its end: the variable standing for that memory in this body (see `callee_shared_memory`).
+    site_shared: HashMap<Span, usize>,
     /// The GPU whose limits the program must respect ([`crate::target`]).
     profile: &'p crate::target::TargetProfile,
     /// The shared memory of the functions checked before this one.
@@ -327,6 +330,7 @@ impl<'p> FnCx<'p> {
             reading_only: false,
             summaries,
             fresh: 0,
+            site_shared: HashMap::new(),
             profile: crate::target::TargetProfile::default_profile(),
             shared_uses: None,
             shared: limits::SharedCollect::default(),
