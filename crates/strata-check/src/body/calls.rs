@@ -178,6 +178,7 @@ impl FnCx<'_> {
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         let mut arg_loans = Vec::new();
+        let mut arg_unis = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
         let reads_only = name == "println" || name == "print";
         let moved_before: Vec<Option<Span>> =
@@ -192,9 +193,10 @@ impl FnCx<'_> {
             if direct_borrow && Some(i) != stream_arg {
                 self.issuing_on = stream_keys.clone().map(|k| (k, Some(strip_parens(a).span)));
             }
-            let t = self.expr(a, expected.as_ref());
+            let (t, uni) = self.expr_uni(a, expected.as_ref());
             self.issuing_on = None;
             self.in_call_arg = false;
+            arg_unis.push(uni);
             arg_loans.push(std::mem::take(&mut self.val_loans));
             arg_tys.push(t.clone());
             if let (Some(p), true) = (params.get(i), matches!(t, Ty::IntLit | Ty::FloatLit)) {
@@ -212,6 +214,9 @@ impl FnCx<'_> {
         }
         self.binding_alias = binding_alias;
         self.reading_only = reading_only;
+        if exec_ok {
+            self.check_whole_resource_args(&sig, args, &arg_unis, &path);
+        }
         // An argument that was an error has no type to infer a generic from: that it cannot be
         // inferred is only a consequence.
         let arguments_typed = self.diags.len() == errors_before_args && !arg_tys.iter().any(Ty::is_error);
@@ -404,7 +409,9 @@ impl FnCx<'_> {
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
             if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
                 let s = s.clone();
+                self.callee_shared_memory(name, &s, span, false);
                 self.apply_summary(&sig, &s, &arg_loans, &subst, span);
+                self.callee_shared_memory(name, &s, span, true);
             }
         }
         if !self.on_gpu() {
@@ -657,7 +664,7 @@ impl FnCx<'_> {
     pub(super) fn bind_generic(&mut self, g: &ast::GenericArg, name: &str, kind: Kind, s: &mut Subst) {
         match (g, kind) {
             (ast::GenericArg::Nat(n), Kind::Nat) => {
-                if let Some(v) = self.lower_nat(n) {
+                if let Some(v) = self.lower_nat(n).filter(|v| self.fits_u64(v, n.span, "a size argument")) {
                     s.nats.insert(name.to_string(), v);
                 }
             }
@@ -702,6 +709,37 @@ impl FnCx<'_> {
     }
 
     /// Who may call whom: CPU functions from the CPU, thread functions from one GPU thread, …
+    /// A `gpu.block` (`gpu.warp`) function takes each parameter as one value for its whole block
+    /// (warp), and may synchronise under a condition on it: an argument that differs between the
+    /// threads (lanes) of the calling block (warp), such as a flag set in one arm of a `split`,
+    /// would make the callee's threads disagree on it (I4).
+    fn check_whole_resource_args(&mut self, sig: &FnSig, args: &[ast::Expr], unis: &[Uni], path: &str) {
+        let need = match sig.root {
+            Root::Block { .. } => Uni::Block,
+            Root::Warp => Uni::Warp,
+            _ => return,
+        };
+        if !self.on_gpu() || self.in_unsafe() {
+            return;
+        }
+        for (a, u) in args.iter().zip(unis) {
+            if *u > need {
+                let noun = need.noun();
+                self.report(
+                    Diagnostic::error(
+                        codes::BARRIER_NOT_ALLOWED,
+                        "barrier not allowed here",
+                        a.span,
+                        format!("this argument may differ between the threads of the {noun}"),
+                    )
+                    .with_note(format!(
+                        "`{path}` is executed by a whole {noun} and takes each argument as one value for all of its threads (it may synchronise on a condition on it); pass a value that is the same for every thread of the {noun}"
+                    )),
+                );
+            }
+        }
+    }
+
     /// Returns the block shape to compare once the arguments are typed, for a `gpu.block` callee
     /// whose block size mentions sizes not bound yet.
     pub(super) fn check_call_exec(

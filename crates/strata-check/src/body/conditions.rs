@@ -25,6 +25,13 @@ impl FnCx<'_> {
                 Some(id) => self.vars[id].nat.clone(),
                 None => self.prog.consts.get(&segs[0].name).map(|v| Nat::lit(*v)),
             },
+            // `a - b` where the facts in force prove `b <= a`: it cannot wrap (`i < n - 1` inside
+            // `for i in 0..n`, where `n >= 1`).
+            ExprKind::Binary(BinOp::Sub, a, b) => {
+                let (a, b) = (self.size_of_expr(a)?, self.size_of_expr(b)?);
+                (self.facts.le(&b, &a) == Truth::Proven).then(|| a.sub(&b).ok()).flatten()
+            }
+            ExprKind::Paren(x) => self.size_of_expr(x),
             ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) => {
                 let ExprKind::Lit(ast::Lit::Int(k, None)) = b.kind else { return None };
                 let k = u64::try_from(k).ok().filter(|k| *k >= 1)?;
@@ -36,6 +43,32 @@ impl FnCx<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A sum of exact sizes (and their multiples by non-zero literals) whose value the facts in
+    /// force prove at most `bound`, an exact size: then no partial sum exceeds a value that fits
+    /// in 64 bits, so none wraps (`i + 1 < n` inside `for i in 0..n`).
+    fn bounded_size(&self, e: &ast::Expr, bound: &Nat) -> Option<Nat> {
+        fn sum(cx: &FnCx<'_>, e: &ast::Expr) -> Option<Nat> {
+            match &e.kind {
+                ExprKind::Binary(BinOp::Add, a, b) => sum(cx, a)?.add(&sum(cx, b)?).ok(),
+                ExprKind::Binary(BinOp::Mul, a, b) => {
+                    let lit = |x: &ast::Expr| match x.kind {
+                        ExprKind::Lit(ast::Lit::Int(k, None)) => u64::try_from(k).ok().filter(|k| *k >= 1),
+                        _ => None,
+                    };
+                    match (lit(a), lit(b)) {
+                        (Some(k), _) => sum(cx, b)?.mul(&Nat::lit(k)).ok(),
+                        (_, Some(k)) => sum(cx, a)?.mul(&Nat::lit(k)).ok(),
+                        _ => None,
+                    }
+                }
+                ExprKind::Paren(x) => sum(cx, x),
+                _ => cx.size_of_expr(e),
+            }
+        }
+        let s = sum(self, e)?;
+        (self.facts.le(&s, bound) == Truth::Proven).then_some(s)
     }
 
     /// `a op b` if `e` compares two sizes.
@@ -50,7 +83,15 @@ impl FnCx<'_> {
             BinOp::Ge => CmpOp::Ge,
             _ => return None,
         };
-        let (a, b) = (self.size_of_expr(a)?, self.size_of_expr(b)?);
+        let (a, b) = match (self.size_of_expr(a), self.size_of_expr(b)) {
+            (Some(x), Some(y)) => (x, y),
+            (None, Some(y)) => (self.bounded_size(a, &y)?, y),
+            (Some(x), None) => {
+                let y = self.bounded_size(b, &x)?;
+                (x, y)
+            }
+            (None, None) => return None,
+        };
         // A size that is not 0 is at least 1 (facts have no `!=`).
         Some(match op {
             CmpOp::Ne if b == Nat::lit(0) => (a, CmpOp::Ge, Nat::lit(1)),

@@ -257,6 +257,12 @@ pub struct FnCx<'p> {
     /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
     /// may differ: later barriers at a coarser level are not reached by all.
     divergent_return: Option<(Span, Uni)>,
+    /// How far the values a function returns may differ between its threads: its `return`
+    /// values and its body's tail (a `gpu.block`/`gpu.warp` function's result is one value for
+    /// the block or warp, see `check`).
+    result_uni: Uni,
+    /// The same for the values of its `return`s.
+    returned_uni: Uni,
     /// Set while typing the arguments of `println`/`print`, which read and move nothing.
     reading_only: bool,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
@@ -265,6 +271,9 @@ pub struct FnCx<'p> {
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
     fresh: u32,
+    /// For each call site of a `gpu.block` function that leaves its own shared memory in use at
+    /// its end: the variable standing for that memory in this body (see `callee_shared_memory`).
+    site_shared: HashMap<Span, usize>,
     /// The GPU whose limits the program must respect ([`crate::target`]).
     profile: &'p crate::target::TargetProfile,
     /// The shared memory of the functions checked before this one.
@@ -328,10 +337,13 @@ impl<'p> FnCx<'p> {
             binding_alias: false,
             view_depth: 0,
             divergent_return: None,
+            result_uni: Uni::Uniform,
+            returned_uni: Uni::Uniform,
             in_call_arg: false,
             reading_only: false,
             summaries,
             fresh: 0,
+            site_shared: HashMap::new(),
             profile: crate::target::TargetProfile::default_profile(),
             shared_uses: None,
             shared: limits::SharedCollect::default(),
@@ -432,6 +444,7 @@ impl<'p> FnCx<'p> {
             if !returns && level == Level::Cpu {
                 self.check_no_pending(body.span.end());
             }
+            self.check_result_uniform(returns, tail_span);
         }
         let summary = self.summary(f);
         let shared = self.shared_use();
@@ -650,8 +663,10 @@ impl<'p> FnCx<'p> {
                 }
                 ast::Stmt::Expr { expr, semi } => {
                     let exp = if last && !semi { expected } else { None };
-                    let t = self.expr(expr, exp);
+                    let (t, uni) = self.expr_uni(expr, exp);
                     if last && !semi {
+                        // The outermost block is the last to set it: the function's tail.
+                        self.result_uni = uni.max(self.context_uni());
                         let depth = self.scopes.len() - 1;
                         let loans = self.val_loans.clone();
                         self.check_loans_outlive(expr, &loans, depth, "escapes the block that frees it");
@@ -1008,7 +1023,8 @@ impl<'p> FnCx<'p> {
                     self.divergent_return = Some((e.span, uni));
                 }
                 let ret = self.sig.ret.clone();
-                let t = v.as_ref().map_or(Ty::UNIT, |v| self.expr(v, Some(&ret)));
+                let (t, value_uni) = v.as_ref().map_or((Ty::UNIT, Uni::Uniform), |v| self.expr_uni(v, Some(&ret)));
+                self.returned_uni = self.returned_uni.max(value_uni).max(uni);
                 if !self.on_gpu() {
                     self.check_no_pending(e.span);
                 }
@@ -1354,8 +1370,27 @@ impl<'p> FnCx<'p> {
     // --------------------------------------------------------------------------------------------
     // Control flow
 
+    /// A size written as a constant is a 64-bit value at run time: one of 2^64 or more would wrap
+    /// (a loop bound, a generic argument), while the checker reasons with its exact value (I6).
+    fn fits_u64(&mut self, n: &Nat, span: Span, what: &str) -> bool {
+        if crate::target::concrete(n) != Some(u64::MAX) || n.eval(&|_| None).is_ok() {
+            return true;
+        }
+        self.error(
+            codes::SIZE_NOT_PROVEN,
+            span,
+            format!("{what} must be less than 2^64"),
+            format!("`{n}` does not fit in 64 bits"),
+        );
+        false
+    }
+
     fn for_loop(&mut self, var: &ast::Ident, start: &ast::Nat, end: &ast::Nat, body: &ast::Block) {
         let (Some(a), Some(b)) = (self.lower_nat(start), self.lower_nat(end)) else { return };
+        let fits_a = self.fits_u64(&a, start.span, "a loop bound");
+        if !(fits_a && self.fits_u64(&b, end.span, "a loop bound")) {
+            return;
+        }
         if self.is_size_name(&var.name) {
             self.error(
                 codes::DUPLICATE_DEFINITION,

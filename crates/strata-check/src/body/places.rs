@@ -463,6 +463,7 @@ impl FnCx<'_> {
                 }
                 let reborrow = self.in_call_arg && matches!(info.ty, Ty::Ref { .. });
                 if !reborrow {
+                    self.check_owning_move(root, &info.ty, e.span);
                     self.vars[root].moved = Some(e.span);
                     self.check_pending(&info.place, PendingUse::Move, e.span, None);
                 }
@@ -492,6 +493,42 @@ impl FnCx<'_> {
             self.val_loans = loans;
         }
         info.ty
+    }
+
+    /// GPU code that moves an owning pointer (`T @ gpu.global`, a by-value parameter or shared
+    /// memory declared by `let`) out of a variable of an enclosing resource: every sub-resource
+    /// running the move gets the same memory, and what it writes through its copy is narrowed
+    /// only from the new variable's owner (a thread's own variable needs no selection), so all
+    /// threads would write one element. References are followed by their loans instead (I1);
+    /// an owning pointer has none, so the move itself is refused (I2).
+    fn check_owning_move(&mut self, root: usize, ty: &Ty, span: Span) {
+        fn owns_memory(t: &Ty) -> bool {
+            match t {
+                Ty::At(..) => true,
+                Ty::Tuple(ts) => ts.iter().any(owns_memory),
+                Ty::Array(t, _) | Ty::ViewArray(t, _) => owns_memory(t),
+                _ => false,
+            }
+        }
+        if !self.on_gpu() || self.in_unsafe() || !owns_memory(ty) {
+            return;
+        }
+        let coarser = match self.vars[root].owner {
+            Owner::Chain(k) => k < self.chain().len(),
+            Owner::Exec(_) => true,
+        };
+        if coarser {
+            let name = self.vars[root].name.clone();
+            let here = self.current.to_string();
+            self.error(
+                codes::NARROWING_VIOLATED,
+                span,
+                "narrowing violated",
+                format!(
+                    "`{name}` owns memory of an enclosing resource: moving it here gives every `{here}` the same memory; borrow the part it needs instead"
+                ),
+            );
+        }
     }
 
     pub(super) fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
@@ -594,6 +631,20 @@ impl FnCx<'_> {
         }
     }
 
+    /// The variable an assignment's left side names (`h` in `h[0].1 = …`, `*r = …`).
+    fn written_var(&self, lhs: &ast::Expr) -> Option<usize> {
+        match &lhs.kind {
+            ExprKind::Path(segs) if segs.len() == 1 => self.lookup(&segs[0].name),
+            ExprKind::Index(x, _)
+            | ExprKind::Field(x, _)
+            | ExprKind::Select(x, _)
+            | ExprKind::View(x, _)
+            | ExprKind::Deref(x)
+            | ExprKind::Paren(x) => self.written_var(x),
+            _ => None,
+        }
+    }
+
     pub(super) fn assign(&mut self, lhs: &ast::Expr, rhs: &ast::Expr, op: Option<BinOp>, span: Span) {
         let mut stored_at = None;
         if let ExprKind::Path(segs) = &lhs.kind {
@@ -671,6 +722,23 @@ impl FnCx<'_> {
             }
             self.vars[info.place.root].moved = None;
         } else {
+            // Writing a part of a moved value writes memory its new owner holds (or has freed:
+            // a heap cell moved into a function is released there), as reading it would.
+            // (The variable written, not the place its references resolve to: writing through a
+            // copy `c` of a moved reference is followed by its loans instead.)
+            if let Some((at, name)) =
+                self.written_var(lhs).and_then(|id| self.vars[id].moved.map(|at| (at, self.vars[id].name.clone())))
+            {
+                self.report(
+                    Diagnostic::error(
+                        codes::USE_AFTER_MOVE,
+                        format!("assignment to part of moved value `{name}`"),
+                        lhs.span,
+                        "value assigned here after move",
+                    )
+                    .with_label(at, "value moved here"),
+                );
+            }
             for t in info.targets() {
                 self.check_mutable(t, lhs.span, "write", "");
             }

@@ -18,8 +18,13 @@ use crate::place::{place_nat_vars, rename_access_nat};
 #[derive(Clone, Debug)]
 pub struct Summary {
     /// The records left at the end of the body on memory behind reference parameters (root: the
-    /// parameter's index; first step: the dereference).
-    exit: Vec<Access>,
+    /// parameter's index; first step: the dereference). None where the body has no top-level
+    /// barrier (or has a `return`, `unsafe`, a parameter holding references): the call is then a
+    /// use of everything its arguments reach.
+    exit: Option<Vec<Access>>,
+    /// The body leaves shared memory it declares itself (`let s: T @ gpu.shared;`, also in the
+    /// functions it calls) in use at its end: accessed after its last barrier.
+    own_shared: bool,
 }
 
 /// Summaries of the functions checked so far, by name.
@@ -33,6 +38,15 @@ impl FnCx<'_> {
         if !matches!(self.sig.root, Root::Block { .. } | Root::Warp) {
             return None;
         }
+        let params = self.sig.params.len();
+        let own_shared = self
+            .accesses
+            .iter()
+            .any(|a| a.place.root >= params && matches!(self.vars[a.place.root].ty, Ty::At(_, Mem::GpuShared)));
+        Some(Summary { exit: self.exit_records(f), own_shared })
+    }
+
+    fn exit_records(&self, f: &ast::FnDecl) -> Option<Vec<Access>> {
         let body = f.body.as_ref()?;
         let synced = body.stmts.iter().any(|s| match s {
             ast::Stmt::Expr { expr: ast::Expr { kind: ExprKind::Sync(target), .. }, .. } => match target {
@@ -58,7 +72,66 @@ impl FnCx<'_> {
             .filter(|a| a.place.root < params && a.place.steps.first() == Some(&PStep::Deref))
             .cloned()
             .collect();
-        Some(Summary { exit })
+        Some(exit)
+    }
+
+    /// A callee that leaves its own shared memory in use at its end, called again from the same
+    /// place (in a loop: one buffer per call site, as for memory declared in a loop body), would
+    /// write that memory while the previous call's threads may still read it. The memory is a
+    /// variable of this body, one per call site: the call's first accesses to it conflict with
+    /// the previous call's last ones unless a barrier of the calling block released them; the
+    /// call leaves a write of it. (Its exact accesses are the callee's; any two overlap.)
+    pub(super) fn callee_shared_memory(&mut self, callee: &str, s: &Summary, span: Span, after: bool) {
+        if !s.own_shared || self.in_unsafe() {
+            return;
+        }
+        let id = match self.site_shared.get(&span) {
+            Some(id) => *id,
+            None => {
+                let id = self.vars.len();
+                self.vars.push(Var {
+                    name: format!("the shared memory of `{callee}`"),
+                    ty: Ty::At(Box::new(Ty::UNIT), Mem::GpuShared),
+                    owner: Owner::Chain(self.chain().len()),
+                    level: self.level(),
+                    mutable: true,
+                    moved: None,
+                    loans: Vec::new(),
+                    nat: None,
+                    span,
+                    depth: self.scopes.len(),
+                    varies: Uni::Uniform,
+                    tracked: false,
+                });
+                self.site_shared.insert(span, id);
+                id
+            }
+        };
+        if !after {
+            if let Some(prev) = self.accesses.iter().find(|a| a.place.root == id).map(|a| a.span) {
+                self.report(
+                    Diagnostic::error(
+                        codes::CONFLICTING_ACCESS,
+                        "conflicting memory access",
+                        span,
+                        format!("`{callee}` writes the shared memory it declares while an earlier call may still use it"),
+                    )
+                    .with_label(prev, "the earlier call (in a previous iteration) accesses it after its last barrier")
+                    .with_note(format!(
+                        "every call of `{callee}` from here uses one buffer: put a `sync` between the calls, or end `{callee}` with a barrier"
+                    )),
+                );
+            }
+            return;
+        }
+        self.accesses.push(Access {
+            place: Place { root: id, steps: Vec::new() },
+            write: true,
+            span,
+            truncated: false,
+            reported: false,
+            instance: None,
+        });
     }
 
     /// After a call of a summarised function by the resource running this code: the barrier it
@@ -72,6 +145,7 @@ impl FnCx<'_> {
         subst: &Subst,
         span: Span,
     ) {
+        let Some(exit) = &s.exit else { return };
         if self.in_unsafe() {
             return;
         }
@@ -87,7 +161,7 @@ impl FnCx<'_> {
             callee.generics.iter().filter(|(_, k)| *k == Kind::Nat).map(|(g, _)| g.as_str()).collect();
         self.fresh += 1;
         let tag = self.fresh;
-        for rec in &s.exit {
+        for rec in exit {
             let Some(loans) = arg_loans.get(rec.place.root) else { continue };
             let mut rec = rec.clone();
             // The callee's sizes: its generics become the call's arguments, anything else (a loop

@@ -186,6 +186,36 @@ impl FnCx<'_> {
         }
     }
 
+    /// The result of a `gpu.block` (`gpu.warp`) function is one value for its whole block (warp):
+    /// the caller may synchronise under a condition on it. A result that may differ between the
+    /// threads (a flag set in one arm of a `split`, a value read through `[[t]]`) is refused (I4).
+    pub(super) fn check_result_uniform(&mut self, last_is_return: bool, tail_span: Span) {
+        let need = match self.sig.root {
+            Root::Block { .. } => Uni::Block,
+            Root::Warp => Uni::Warp,
+            _ => return,
+        };
+        if self.sig.ret == Ty::UNIT || self.in_unsafe() {
+            return;
+        }
+        let tail = if last_is_return { Uni::Uniform } else { self.result_uni };
+        let returned = self.divergent_return.map_or(Uni::Uniform, |(_, u)| u);
+        if tail.max(self.returned_uni).max(returned) > need {
+            let noun = need.noun();
+            self.report(
+                Diagnostic::error(
+                    codes::BARRIER_NOT_ALLOWED,
+                    "barrier not allowed here",
+                    tail_span,
+                    format!("the result may differ between the threads of the {noun}"),
+                )
+                .with_note(format!(
+                    "a `gpu.{noun}` function's result is one value for the whole {noun} (its caller may synchronise on a condition on it); return a value that is the same for every thread of the {noun}, e.g. one read from shared memory after a barrier"
+                )),
+            );
+        }
+    }
+
     /// A warp collective needs every lane of one warp: a lane of a `sched` over a warp, with no
     /// `split` or lane-dependent condition between the warp and the call.
     pub(super) fn check_collective(&mut self, path: &str, span: Span) {
