@@ -378,9 +378,6 @@ impl<'a> Lowering<'a> {
     }
 }
 
-/// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
-/// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
-/// passes whole buffers).
 /// How many scalars a value of type `t` holds (an array of arrays of scalars), for a copy.
 fn scalar_count(t: &cty::Ty) -> Option<Nat> {
     match t {
@@ -390,6 +387,9 @@ fn scalar_count(t: &cty::Ty) -> Option<Nat> {
     }
 }
 
+/// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
+/// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
+/// passes whole buffers), or it takes or returns an array by value.
 fn always_inlined(sig: &FnSig) -> bool {
     fn has_view(t: &cty::Ty) -> bool {
         match t {
@@ -399,10 +399,22 @@ fn always_inlined(sig: &FnSig) -> bool {
             _ => false,
         }
     }
+    fn has_array(t: &cty::Ty) -> bool {
+        match t {
+            cty::Ty::Array(..) | cty::Ty::ViewArray(..) => true,
+            cty::Ty::Tuple(ts) => ts.iter().any(has_array),
+            _ => false,
+        }
+    }
     !sig.builtin
         && match sig.root {
             Root::Block { .. } | Root::Warp => true,
             Root::Grid { .. } => false,
+            // Arrays passed or returned by value: C passes a pointer, which would let the callee
+            // write the caller's array, return a pointer to its own (gone) stack, or leak the
+            // returned buffer. Such calls are inlined: parameters and value are the caller's
+            // own locals, copied like any `let`.
+            _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
             Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
         }
 }
