@@ -1017,6 +1017,15 @@ impl<'p> Emitter<'p> {
         })
     }
 
+    /// The number of scalars a copy moves: its explicit count (a part of an array, whose pointer's
+    /// type says only its first scalar), else all of the referent's type `t`.
+    fn copy_len(&self, cx: &Cx, t: &Ty, count: Option<&Expr>) -> Result<String, E> {
+        match count {
+            Some(Expr::Nat(n)) => self.iexpr(cx, n),
+            _ => self.flat_len(cx, t),
+        }
+    }
+
     /// The number of scalars of an array value (`[x; n]`, `[a, b, …]`), for allocations whose
     /// type has no length ([`Program::runtime_lengths`]).
     fn value_len(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
@@ -1324,7 +1333,7 @@ impl<'p> Emitter<'p> {
             }
             Builtin::GlobalAllocCopy => {
                 let t = self.referent(cx, &args[0]);
-                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.copy_len(cx, &t, args.get(1))?);
                 let f = if self.cuda { "strata_cuda_alloc_copy" } else { "strata_alloc_copy" };
                 format!("(({ct} *){f}({}, {len}, sizeof({ct}), {at}))", arg(0)?)
             }
@@ -1335,7 +1344,7 @@ impl<'p> Emitter<'p> {
                     (0, 1, "cudaMemcpyHostToDevice")
                 };
                 let t = self.referent(cx, &args[dst]);
-                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.copy_len(cx, &t, args.get(2))?);
                 format!(
                     "strata_cuda_check(cudaMemcpy({}, {}, ({len}) * sizeof({ct}), {kind}), {at})",
                     arg(dst)?,
@@ -1400,7 +1409,7 @@ impl<'p> Emitter<'p> {
             Builtin::CopyToHost | Builtin::CopyToGpu => {
                 let (dst, src) = if b == Builtin::CopyToHost { (1, 0) } else { (0, 1) };
                 let t = self.referent(cx, &args[dst]);
-                let (ct, len) = (c_type(leaf(&t), span)?, self.flat_len(cx, &t)?);
+                let (ct, len) = (c_type(leaf(&t), span)?, self.copy_len(cx, &t, args.get(2))?);
                 format!("memcpy({}, {}, ({len}) * sizeof({ct}))", arg(dst)?, arg(src)?)
             }
             // A block's threads run one after another on one OS thread, so atomics on the block's

@@ -210,7 +210,12 @@ pub struct Place {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Builtin {
     HeapNew,
+    /// `GlobalAllocCopy(src)`: a new GPU buffer holding a copy of what `src` points to. An
+    /// optional last argument (`Expr::Nat`) says how many scalars it copies, where the pointer
+    /// is to a part of an array (a row, a view) whose length its type does not say.
     GlobalAllocCopy,
+    /// `CopyToHost(src, dst)` / `CopyToGpu(dst, src)`: copies between host and GPU memory; an
+    /// optional third argument (`Expr::Nat`) is the number of scalars, as for `GlobalAllocCopy`.
     CopyToHost,
     CopyToGpu,
     /// `copy_elems(dst, src, n)`: copies exactly `n` elements (argument 2, an `Expr::Nat`) from

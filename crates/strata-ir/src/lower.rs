@@ -378,9 +378,6 @@ impl<'a> Lowering<'a> {
     }
 }
 
-/// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
-/// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
-/// passes whole buffers).
 /// How many scalars a value of type `t` holds (an array of arrays of scalars), for a copy.
 fn scalar_count(t: &cty::Ty) -> Option<Nat> {
     match t {
@@ -390,6 +387,9 @@ fn scalar_count(t: &cty::Ty) -> Option<Nat> {
     }
 }
 
+/// Whether every call of the function is inlined: it is executed by a block or a warp, or it has
+/// a view-array parameter, which the IR cannot pass as a pointer (kernels excepted: a launch
+/// passes whole buffers), or it takes or returns an array by value.
 fn always_inlined(sig: &FnSig) -> bool {
     fn has_view(t: &cty::Ty) -> bool {
         match t {
@@ -399,10 +399,22 @@ fn always_inlined(sig: &FnSig) -> bool {
             _ => false,
         }
     }
+    fn has_array(t: &cty::Ty) -> bool {
+        match t {
+            cty::Ty::Array(..) | cty::Ty::ViewArray(..) => true,
+            cty::Ty::Tuple(ts) => ts.iter().any(has_array),
+            _ => false,
+        }
+    }
     !sig.builtin
         && match sig.root {
             Root::Block { .. } | Root::Warp => true,
             Root::Grid { .. } => false,
+            // Arrays passed or returned by value: C passes a pointer, which would let the callee
+            // write the caller's array, return a pointer to its own (gone) stack, or leak the
+            // returned buffer. Such calls are inlined: parameters and value are the caller's
+            // own locals, copied like any `let`.
+            _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
             Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
         }
 }
@@ -1134,7 +1146,12 @@ impl<'a> FnLower<'_, 'a> {
                         return;
                     }
                 }
-                if let Some(place) = self.place(lhs) {
+                let Some(st) = self.pstate(lhs) else { return };
+                if st.arr.is_some() {
+                    // A part of an array assigned (`h[0] = h[1];`): element by element.
+                    let value = self.hoisting(out, |s| s.expr(rhs));
+                    self.store_part(st, value, lhs.span, out);
+                } else if let Some(place) = self.finish(st, lhs.span) {
                     // As in Rust, the right-hand side is evaluated before the assigned place.
                     let value = self.hoisting(out, |s| s.expr(rhs));
                     out.push(Stmt::Store { place, value });
@@ -1588,7 +1605,15 @@ impl<'a> FnLower<'_, 'a> {
                 return Expr::Builtin(b, all, span);
             }
         }
-        let lowered: Vec<Expr> = self.operands(args.iter());
+        let mut lowered: Vec<Expr> = self.operands(args.iter());
+        if let Some(b @ (Builtin::GlobalAllocCopy | Builtin::CopyToHost | Builtin::CopyToGpu)) = builtin {
+            // A copy of or into a part of an array (a row, a view) says how many scalars it copies.
+            let n = args.iter().take(2).find_map(|a| self.part_len(a));
+            if let Some(n) = n {
+                lowered.truncate(if b == Builtin::GlobalAllocCopy { 1 } else { 2 });
+                lowered.push(Expr::Nat(n));
+            }
+        }
         if let Some(b) = builtin {
             return Expr::Builtin(b, lowered, span);
         }
@@ -1820,8 +1845,13 @@ impl<'a> FnLower<'_, 'a> {
             | ExprKind::Index(..)
             | ExprKind::Select(..)
             | ExprKind::View(..)
-            | ExprKind::Deref(_) => match self.place(e) {
-                Some(p) => Expr::Load(p),
+            | ExprKind::Deref(_) => match self.pstate(e) {
+                // A part of an array (a row, a view) as a value: a copy, made element by element.
+                Some(st) if st.arr.is_some() => self.part_value(st, e.span),
+                Some(st) => match self.finish(st, e.span) {
+                    Some(p) => Expr::Load(p),
+                    None => Expr::Lit(Lit::Unit),
+                },
                 None => Expr::Lit(Lit::Unit),
             },
             ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.expr(x),
@@ -1954,6 +1984,98 @@ impl<'a> FnLower<'_, 'a> {
         });
         self.l.errors.truncate(errors);
         result
+    }
+
+    /// The dimensions (outermost first) and the type of the part of an array `st` denotes.
+    fn part_ty(st: &PState) -> Option<(Vec<IExpr>, Ty)> {
+        let arr = st.arr.as_ref()?;
+        let dims = arr.dims[arr.fixed.len()..].to_vec();
+        let ty = dims.iter().rev().fold(arr.leaf.clone(), |t, n| Ty::Array { elem: Box::new(t), len: n.clone() });
+        Some((dims, ty))
+    }
+
+    /// Loops over every element of a part of an array with dimensions `dims`: `body` gets the
+    /// element's index (one counter per dimension) and returns the statements for it.
+    fn each_elem(
+        &mut self,
+        dims: &[IExpr],
+        span: Span,
+        body: impl FnOnce(&mut Self, &[IExpr]) -> Vec<Stmt>,
+    ) -> Vec<Stmt> {
+        let level = self.local_level();
+        let counters: Vec<LocalId> = dims.iter().map(|_| self.new_local("elem_i", Ty::Nat, level)).collect();
+        let idx: Vec<IExpr> = counters.iter().map(|c| IExpr::Counter(*c)).collect();
+        let mut stmts = body(self, &idx);
+        for (c, n) in counters.iter().zip(dims).rev() {
+            stmts = vec![Stmt::For { counter: *c, lo: IExpr::Const(0), hi: n.clone(), body: stmts, span }];
+        }
+        stmts
+    }
+
+    /// A part of an array (a row `h[1]`, a view) used as a value: a place denotes it only by a
+    /// pointer to its first scalar, so it is copied, element by element through its indices
+    /// (views compose as for any access), into a fresh local of its array type, run before the
+    /// expression that uses it.
+    fn part_value(&mut self, st: PState, span: Span) -> Expr {
+        let Some((dims, ty)) = Self::part_ty(&st) else { return Expr::Lit(Lit::Unit) };
+        let temp = self.new_local("part_value", ty.clone(), self.local_level());
+        self.value_temps.push(temp);
+        let copy = self.each_elem(&dims, span, |s, idx| {
+            let mut src = st.clone();
+            for i in idx {
+                s.push_index(&mut src, i.clone());
+            }
+            let Some(src) = s.finish(src, span) else { return Vec::new() };
+            let dst = Place { root: temp, path: vec![PathStep::Elem(offset(idx, &dims))], checks: vec![], span };
+            vec![Stmt::Store { place: dst, value: Expr::Load(src) }]
+        });
+        // Zeros first: the element stores need an array to store into on every device.
+        self.pre.push(Stmt::Let { local: temp, init: zero_value(&ty), span });
+        self.pre.extend(copy);
+        Expr::Load(Place::local(temp, span))
+    }
+
+    /// `part = value` for a part of an array (a row, a view): the value, kept in a local, is
+    /// stored element by element.
+    fn store_part(&mut self, st: PState, value: Expr, span: Span, out: &mut Vec<Stmt>) {
+        let Some((dims, ty)) = Self::part_ty(&st) else { return };
+        let src = match value {
+            Expr::Load(p) if p.path.is_empty() && self.value_temps.contains(&p.root) => p.root,
+            v => {
+                let temp = self.new_local("assigned_value", ty, self.local_level());
+                out.push(Stmt::Let { local: temp, init: Some(v), span });
+                temp
+            }
+        };
+        let copy = self.each_elem(&dims, span, |s, idx| {
+            let mut dst = st.clone();
+            for i in idx {
+                s.push_index(&mut dst, i.clone());
+            }
+            let Some(dst) = s.finish(dst, span) else { return Vec::new() };
+            let from = Place { root: src, path: vec![PathStep::Elem(offset(idx, &dims))], checks: vec![], span };
+            vec![Stmt::Store { place: dst, value: Expr::Load(from) }]
+        });
+        out.extend(copy);
+    }
+
+    /// The number of scalars a pointer argument `a` (a borrow of a place, or a reference bound
+    /// to one) refers to, where that is a part of an array (a row, a view): its pointer, to the
+    /// part's first scalar, does not say how long the part is. `None` for whole arrays.
+    fn part_len(&mut self, a: &ast::Expr) -> Option<IExpr> {
+        let errors = self.l.errors.len();
+        let st = match &a.kind {
+            ExprKind::Paren(x) => return self.part_len(x),
+            ExprKind::Borrow { place, .. } => self.borrowed(place),
+            ExprKind::Path(segs) if segs.len() == 1 => match self.lookup(&segs[0].name) {
+                Some(Binding::Ref(st)) => Some((*st).clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.l.errors.truncate(errors);
+        let (dims, _) = Self::part_ty(&st?)?;
+        Some(dims.into_iter().fold(IExpr::Const(1), IExpr::mul))
     }
 
     fn place(&mut self, e: &ast::Expr) -> Option<Place> {
@@ -2354,6 +2476,20 @@ fn poly(e: &IExpr) -> Option<std::collections::BTreeMap<Vec<String>, i128>> {
             out
         }
         atom => P::from([(vec![format!("{atom:?}")], 1)]),
+    })
+}
+
+/// A value of type `t` that is all zeros (`false`, `0`, `0.0`), for a local that is filled element
+/// by element; `None` for types that have no such value (references, atomics).
+fn zero_value(t: &Ty) -> Option<Expr> {
+    Some(match t {
+        Ty::Scalar(ScalarTy::Bool) => Expr::Lit(Lit::Bool(false)),
+        Ty::Scalar(s @ (ScalarTy::F32 | ScalarTy::F64)) => Expr::Lit(Lit::Float(0.0, *s)),
+        Ty::Scalar(ScalarTy::Unit) => Expr::Lit(Lit::Unit),
+        Ty::Scalar(s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => Expr::Lit(Lit::Int(0, *s)),
+        Ty::Array { elem, len } => Expr::ArrayRepeat(Box::new(zero_value(elem)?), len.clone()),
+        Ty::Tuple(ts) => Expr::Tuple(ts.iter().map(zero_value).collect::<Option<_>>()?),
+        _ => return None,
     })
 }
 

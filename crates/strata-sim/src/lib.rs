@@ -1233,8 +1233,15 @@ impl Machine<'_, '_> {
                 let name = format!("GPU copy of {}", self.buffers[src].name);
                 let stride = self.buffers[src].stride;
                 let from = &self.buffers[src].data;
+                // An explicit count (a row, a view): that many scalars, else the rest of the buffer.
+                let end = match vs.get(1).and_then(Value::as_u64) {
+                    Some(n) => (off as usize)
+                        .saturating_add((n as usize).saturating_mul(stride.max(1) as usize))
+                        .min(from.len()),
+                    None => from.len(),
+                };
                 let data = from
-                    .slice(off as usize, from.len())
+                    .slice(off as usize, end)
                     .map_err(|e| oom(e, span, &format!("a GPU copy of `{}`", self.buffers[src].name)))?;
                 let buf = self.alloc(data, Space::Global, name);
                 if off % stride == 0 {
@@ -1249,7 +1256,11 @@ impl Machine<'_, '_> {
                 let (src, so) = self.pointer(&src_v, span)?;
                 let (dst, doff) = self.pointer(&dst_v, span)?;
                 let (so, doff) = (so as usize, doff as usize);
-                let n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
+                let mut n = (self.buffers[src].data.len() - so).min(self.buffers[dst].data.len() - doff);
+                // An explicit count (a row, a view) copies only that part.
+                if let Some(c) = vs.get(2).and_then(Value::as_u64) {
+                    n = n.min((c as usize).saturating_mul(self.buffers[src].stride.max(1) as usize));
+                }
                 self.copy_range(src, so, dst, doff, n).map_err(|e| oom(e, span, "a copy"))?;
                 Value::Unit
             }
