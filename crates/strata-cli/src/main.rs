@@ -932,31 +932,7 @@ fn run_file(
     if let Err(code) = require_main(&program, id, &sources, format) {
         return code;
     }
-    // The limit counts the program's run only, not checking or compiling it.
-    let opts =
-        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let result = match device {
-        Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
-        Device::Cpu => {
-            let run = strata_cpu::RunOptions {
-                time_limit,
-                main_span: main_name_span(&program, &sources),
-                args: opts.args.clone(),
-            };
-            strata_cpu::run(&program, id, &mut out, &run)
-        }
-    };
-    match result {
-        Ok(_) => 0,
-        Err(d) => {
-            use std::io::Write;
-            let _ = out.flush();
-            report(&[*d], &sources, format);
-            EXIT_PROGRAM_ERRORS
-        }
-    }
+    run_lowered(&program, id, &sources, device, opts, time_limit, format)
 }
 
 /// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim` or `cpu`
@@ -1012,19 +988,33 @@ fn run_cuda_c(
         }
     };
     program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
+    run_lowered(&program, id, &sources, device, opts, time_limit, format)
+}
+
+/// Runs a lowered program on `device` and reports its run-time error, if any: the exit status.
+fn run_lowered(
+    program: &strata_ir::ir::Program,
+    id: strata_diag::FileId,
+    sources: &SourceMap,
+    device: Device,
+    opts: &strata_sim::Options,
+    time_limit: Option<std::time::Duration>,
+    format: Format,
+) -> u8 {
+    // The limit counts the program's run only, not checking or compiling it.
     let opts =
         &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match device {
-        Device::Sim => strata_sim::run(&program, opts, &mut out).map(|_| ()),
+        Device::Sim => strata_sim::run(program, opts, &mut out).map(|_| ()),
         Device::Cpu => {
             let run = strata_cpu::RunOptions {
                 time_limit,
-                main_span: main_name_span(&program, &sources),
+                main_span: main_name_span(program, sources),
                 args: opts.args.clone(),
             };
-            strata_cpu::run(&program, id, &mut out, &run)
+            strata_cpu::run(program, id, &mut out, &run)
         }
     };
     match result {
@@ -1032,7 +1022,7 @@ fn run_cuda_c(
         Err(d) => {
             use std::io::Write;
             let _ = out.flush();
-            report(&[*d], &sources, format);
+            report(&[*d], sources, format);
             EXIT_PROGRAM_ERRORS
         }
     }
