@@ -148,7 +148,7 @@ fn the_cpu_device_checks_copies_and_frees_against_the_allocations() {
         (
             "memcpy_kinds",
             "-1 -1 1 -1 -1 -1 err 0\n0\n",
-            "41:5: error[E0903]: out of bounds: the pointer is past the end of its buffer (or freed)",
+            "41:5: error[E0903]: out of bounds: the copy writes past the end of its destination buffer",
         ),
         ("free_interior", "", "8:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
         ("double_free", "", "4:5: error[E0906]: free of a pointer that is not the start of a live allocation"),
