@@ -1054,23 +1054,26 @@ impl Machine<'_, '_> {
     /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
     /// that this function, which recurses for every node, keeps a small frame.
     fn eval(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
-        Ok(match e {
-            Expr::Lit(l) => match l {
+        // Every arm returns on its own: a value merged from all arms into one temporary was
+        // copied out in pieces of 1, 4, 2 and 1 bytes, and the caller's whole-word loads of it
+        // stalled (store forwarding).
+        match e {
+            Expr::Lit(l) => Ok(match l {
                 Lit::Bool(b) => Value::Bool(*b),
                 Lit::Unit => Value::Unit,
                 Lit::Str(text) => Value::Str(text.clone()),
                 Lit::Int(v, t) => Value::U64(*v as u64).cast(*t),
                 Lit::Float(v, t) => Value::F64(*v).cast(*t),
-            },
-            Expr::Nat(i) => Value::Nat(self.iexpr(i, f, who)?),
-            Expr::Load(p) => self.load(p, f, who)?,
+            }),
+            Expr::Nat(i) => Ok(Value::Nat(self.iexpr(i, f, who)?)),
+            Expr::Load(p) => self.load(p, f, who),
             Expr::Ref(p) => match self.locate(p, f, who)? {
-                Loc::Buf(buf, off) => Value::Ref { buf, off },
-                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who)?,
+                Loc::Buf(buf, off) => Ok(Value::Ref { buf, off }),
+                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who),
             },
             Expr::Unary(op, x) => {
                 let v = self.eval(x, f, who)?;
-                match (op, v) {
+                Ok(match (op, v) {
                     (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
                     (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
                     (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
@@ -1080,7 +1083,7 @@ impl Machine<'_, '_> {
                     (UnOp::Not, Value::U64(x)) => Value::U64(!x),
                     (UnOp::Not, Value::I32(x)) => Value::I32(!x),
                     (_, v) => v,
-                }
+                })
             }
             Expr::Binary(op, a, b) => {
                 let a = self.eval(a, f, who)?;
@@ -1092,11 +1095,11 @@ impl Machine<'_, '_> {
                         Span::DUMMY,
                         "division by zero or overflow",
                     )
-                })?
+                })
             }
-            Expr::Cast(x, t) => self.eval(x, f, who)?.cast(*t),
-            _ => return self.eval_rest(e, f, who),
-        })
+            Expr::Cast(x, t) => Ok(self.eval(x, f, who)?.cast(*t)),
+            _ => self.eval_rest(e, f, who),
+        }
     }
 
     #[inline(never)]
