@@ -1058,13 +1058,16 @@ impl Machine<'_, '_> {
         // copied out in pieces of 1, 4, 2 and 1 bytes, and the caller's whole-word loads of it
         // stalled (store forwarding).
         match e {
-            Expr::Lit(l) => Ok(match l {
-                Lit::Bool(b) => Value::Bool(*b),
-                Lit::Unit => Value::Unit,
-                Lit::Str(text) => Value::Str(text.clone()),
-                Lit::Int(v, t) => Value::U64(*v as u64).cast(*t),
-                Lit::Float(v, t) => Value::F64(*v).cast(*t),
-            }),
+            // The frequent integer types without `cast` (the same truncation as `as`).
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Ok(Value::U32(*v as u32)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Ok(Value::I32(*v as i32)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Ok(Value::U64(*v as u64)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Ok(Value::I64(*v as i64)),
+            Expr::Lit(Lit::Int(v, t)) => Ok(Value::U64(*v as u64).cast(*t)),
+            Expr::Lit(Lit::Bool(b)) => Ok(Value::Bool(*b)),
+            Expr::Lit(Lit::Unit) => Ok(Value::Unit),
+            Expr::Lit(Lit::Str(text)) => Ok(Value::Str(text.clone())),
+            Expr::Lit(Lit::Float(v, t)) => Ok(Value::F64(*v).cast(*t)),
             Expr::Nat(i) => Ok(Value::Nat(self.iexpr(i, f, who)?)),
             Expr::Load(p) => self.load(p, f, who),
             Expr::Ref(p) => match self.locate(p, f, who)? {
@@ -1863,8 +1866,15 @@ impl Machine<'_, '_> {
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         // A variable that lives in the frame (the most frequent load): no place to resolve.
         if p.path.is_empty() && p.checks.is_empty() {
-            if let Some(v) = f.locals.get(p.root).filter(|v| !matches!(v, Value::Boxed { .. })) {
-                return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value"));
+            // Scalars rebuilt here rather than by the out-of-line `try_clone`.
+            match f.locals.get(p.root) {
+                Some(Value::U32(x)) => return Ok(Value::U32(*x)),
+                Some(Value::I32(x)) => return Ok(Value::I32(*x)),
+                Some(Value::U64(x)) => return Ok(Value::U64(*x)),
+                Some(Value::I64(x)) => return Ok(Value::I64(*x)),
+                Some(Value::Nat(x)) => return Ok(Value::Nat(*x)),
+                Some(Value::Boxed { .. }) | None => {}
+                Some(v) => return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value")),
             }
         }
         self.load_place(p, f, who)
