@@ -1089,6 +1089,12 @@ impl Machine<'_, '_> {
                 })
             }
             Expr::Binary(op, a, b) => {
+                // Operands that need no recursion (a literal, a scalar variable): read in place.
+                if let (Some(x), Some(y)) = (leaf(a, f), leaf(b, f)) {
+                    if let Some(v) = binary(*op, x, y) {
+                        return Ok(v);
+                    }
+                }
                 let a = self.eval(a, f, who)?;
                 let b = self.eval(b, f, who)?;
                 binary(*op, a, b).ok_or_else(|| {
@@ -2316,6 +2322,26 @@ fn coords(c: [u64; 3]) -> String {
 thread_local! {
     /// How many dimensions the current launch's grid or blocks use (for printing coordinates).
     static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
+}
+
+/// The value of an integer literal or of a scalar variable in the frame (the same value `eval`
+/// gives), without a call; `None` for every other expression.
+#[inline(always)]
+fn leaf(e: &Expr, f: &Frame) -> Option<Value> {
+    match e {
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Some(Value::U32(*v as u32)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Some(Value::I32(*v as i32)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Some(Value::U64(*v as u64)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Some(Value::I64(*v as i64)),
+        Expr::Load(p) if p.path.is_empty() && p.checks.is_empty() => match f.locals.get(p.root) {
+            Some(Value::U32(x)) => Some(Value::U32(*x)),
+            Some(Value::I32(x)) => Some(Value::I32(*x)),
+            Some(Value::U64(x)) => Some(Value::U64(*x)),
+            Some(Value::I64(x)) => Some(Value::I64(*x)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
