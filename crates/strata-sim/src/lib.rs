@@ -472,6 +472,13 @@ impl Machine<'_, '_> {
             }
             Stmt::Store { place, value } => {
                 let v = self.eval(value, f, who)?;
+                // A variable in the frame (what `store` does for it, without locating it).
+                if place.path.is_empty() && place.checks.is_empty() {
+                    if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
+                        *slot = convert_like(slot, v);
+                        return Ok(Flow::Normal);
+                    }
+                }
                 self.store(place, v, f, who)?;
             }
             Stmt::Eval(e) => {
@@ -1095,8 +1102,14 @@ impl Machine<'_, '_> {
                         return Ok(v);
                     }
                 }
-                let a = self.eval(a, f, who)?;
-                let b = self.eval(b, f, who)?;
+                let a = match leaf(a, f) {
+                    Some(x) => x,
+                    None => self.eval(a, f, who)?,
+                };
+                let b = match leaf(b, f) {
+                    Some(y) => y,
+                    None => self.eval(b, f, who)?,
+                };
                 binary(*op, a, b).ok_or_else(|| {
                     fail(
                         codes::RUN_ARITHMETIC,
