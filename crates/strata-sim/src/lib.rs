@@ -821,7 +821,7 @@ impl Machine<'_, '_> {
             // Whether all threads of each warp stopped at the same place (by warp, with the
             // index of its first thread).
             let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
-            let any_warp_barrier = stops.iter().flatten().any(|s| s.1);
+            let any_warp_barrier = stops.iter().flatten().any(|s| s.warp);
             // Only warp barriers and threads stopped at different places need it.
             let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
             if mixed || any_warp_barrier {
@@ -833,7 +833,7 @@ impl Machine<'_, '_> {
             if mixed {
                 let ready: std::collections::BTreeSet<u32> = warps
                     .iter()
-                    .filter(|(_, (first, uniform))| *uniform && matches!(stops[*first], Some((_, true, _, _))))
+                    .filter(|(_, (first, uniform))| *uniform && matches!(&stops[*first], Some(s) if s.warp))
                     .map(|(w, _)| *w)
                     .collect();
                 if !ready.is_empty() {
@@ -853,7 +853,8 @@ impl Machine<'_, '_> {
                 }
             }
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
-            let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
+            let Stop { pc: op, warp, span, instance } =
+                stops[first].clone().unwrap_or(Stop { pc: 0, instance: Vec::new(), span: Span::DUMMY, warp: false });
             // The dynamic barrier: the same barrier in the same iteration of the loops around it.
             let at_first = stops[first].clone();
             let differs = |s: &Option<Stop>| !same_stop(s, &at_first);
@@ -879,7 +880,7 @@ impl Machine<'_, '_> {
                     format!("thread {} of block {} waits here", coords(waiting.thread), coords(waiting.block)),
                 );
                 match other {
-                    Some((w, Some((op2, _, s2, inst2)))) => {
+                    Some((w, Some(Stop { pc: op2, span: s2, instance: inst2, .. }))) => {
                         let what = if op2 == op {
                             format!("at this barrier in another loop iteration (counters {inst2:?}, not {instance:?})")
                         } else {
@@ -991,7 +992,7 @@ impl Machine<'_, '_> {
                 }
                 Op::Barrier(warp, span, loops) => {
                     let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
-                    return Ok(Some((*pc, *warp, *span, instance)));
+                    return Ok(Some(Stop { pc: *pc, instance, span: *span, warp: *warp }));
                 }
             }
         }
@@ -2066,7 +2067,7 @@ impl Machine<'_, '_> {
         let mut accesses =
             vec![Access { span, block: waiting.block, thread: waiting.thread, kind: AccessKind::Barrier }];
         match other {
-            Some((w, Some((_, _, s2, _)))) => {
+            Some((w, Some(Stop { span: s2, .. }))) => {
                 accesses.push(Access { span: *s2, block: w.block, thread: w.thread, kind: AccessKind::Barrier });
             }
             Some((w, None)) => {
@@ -2448,9 +2449,17 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
     })
 }
 
-/// Where a thread stopped: the barrier op, whether it is a warp barrier, its span, and the values
-/// of the loop counters around it.
-type Stop = (usize, bool, Span, Vec<u64>);
+/// Where a thread stopped: the barrier op, the values of the loop counters around it, its span,
+/// and whether it is a warp barrier. A struct with a fixed layout: as a tuple, its reordered
+/// fields were copied at odd offsets, and reading them back stalled.
+#[derive(Clone)]
+#[repr(C)]
+struct Stop {
+    pc: usize,
+    instance: Vec<u64>,
+    span: Span,
+    warp: bool,
+}
 
 /// A thread region as a linear program, so a thread can stop at a barrier and resume.
 enum Op<'a> {
@@ -2518,7 +2527,11 @@ fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
         (None, None) => true,
         // Element by element: the loop counters are few (often none), and a `memcmp` call per
         // thread and barrier dominated barrier-heavy CUDA-C kernels.
-        (Some(x), Some(y)) => x.0 == y.0 && x.3.len() == y.3.len() && x.3.iter().zip(&y.3).all(|(a, b)| a == b),
+        (Some(x), Some(y)) => {
+            x.pc == y.pc
+                && x.instance.len() == y.instance.len()
+                && x.instance.iter().zip(&y.instance).all(|(a, b)| a == b)
+        }
         _ => false,
     }
 }
