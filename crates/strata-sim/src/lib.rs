@@ -1192,6 +1192,13 @@ impl Machine<'_, '_> {
     }
 
     fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        // Literal text (the pieces of a `printf` around its conversions) printed from the
+        // program without copying it into a `Value` and a list of arguments first.
+        if let (Builtin::Print | Builtin::PrintInline, [Expr::Lit(Lit::Str(text))]) = (b, args) {
+            let end = if b == Builtin::Print { "\n" } else { "" };
+            let _ = write!(self.out, "{text}{end}");
+            return Ok(Value::Unit);
+        }
         let mut vs = Vec::new();
         for a in args {
             // An argument that does not fit in memory (`CpuHeap::new([0; N])`) is this call's
@@ -1394,11 +1401,12 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::PrintFormatted => {
-                let spec = match arg(0) {
-                    Value::Str(s) => s,
-                    _ => String::new(),
+                // Borrowed, not copied: a `printf` in a host loop is one of these per iteration.
+                let spec = match vs.first() {
+                    Some(Value::Str(s)) => s.as_str(),
+                    _ => "",
                 };
-                let text = cfmt::format(&spec, &arg(1)).ok_or_else(|| {
+                let text = cfmt::format(spec, vs.get(1).unwrap_or(&Value::Unit)).ok_or_else(|| {
                     fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
                 })?;
                 let _ = self.out.write_all(&text);
