@@ -472,6 +472,13 @@ impl Machine<'_, '_> {
             }
             Stmt::Store { place, value } => {
                 let v = self.eval(value, f, who)?;
+                // A variable in the frame (what `store` does for it, without locating it).
+                if place.path.is_empty() && place.checks.is_empty() {
+                    if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
+                        *slot = convert_like(slot, v);
+                        return Ok(Flow::Normal);
+                    }
+                }
                 self.store(place, v, f, who)?;
             }
             Stmt::Eval(e) => {
@@ -814,7 +821,7 @@ impl Machine<'_, '_> {
             // Whether all threads of each warp stopped at the same place (by warp, with the
             // index of its first thread).
             let mixed = stops.iter().any(|s| !same_stop(s, &stops[0]));
-            let any_warp_barrier = stops.iter().flatten().any(|s| s.1);
+            let any_warp_barrier = stops.iter().flatten().any(|s| s.warp);
             // Only warp barriers and threads stopped at different places need it.
             let mut warps: HashMap<u32, (usize, bool)> = HashMap::new();
             if mixed || any_warp_barrier {
@@ -826,7 +833,7 @@ impl Machine<'_, '_> {
             if mixed {
                 let ready: std::collections::BTreeSet<u32> = warps
                     .iter()
-                    .filter(|(_, (first, uniform))| *uniform && matches!(stops[*first], Some((_, true, _, _))))
+                    .filter(|(_, (first, uniform))| *uniform && matches!(&stops[*first], Some(s) if s.warp))
                     .map(|(w, _)| *w)
                     .collect();
                 if !ready.is_empty() {
@@ -846,7 +853,8 @@ impl Machine<'_, '_> {
                 }
             }
             let first = stops.iter().position(|s| s.is_some()).unwrap_or(0);
-            let (op, warp, span, instance) = stops[first].clone().unwrap_or((0, false, Span::DUMMY, Vec::new()));
+            let Stop { pc: op, warp, span, instance } =
+                stops[first].clone().unwrap_or(Stop { pc: 0, instance: Vec::new(), span: Span::DUMMY, warp: false });
             // The dynamic barrier: the same barrier in the same iteration of the loops around it.
             let at_first = stops[first].clone();
             let differs = |s: &Option<Stop>| !same_stop(s, &at_first);
@@ -872,7 +880,7 @@ impl Machine<'_, '_> {
                     format!("thread {} of block {} waits here", coords(waiting.thread), coords(waiting.block)),
                 );
                 match other {
-                    Some((w, Some((op2, _, s2, inst2)))) => {
+                    Some((w, Some(Stop { pc: op2, span: s2, instance: inst2, .. }))) => {
                         let what = if op2 == op {
                             format!("at this barrier in another loop iteration (counters {inst2:?}, not {instance:?})")
                         } else {
@@ -984,7 +992,7 @@ impl Machine<'_, '_> {
                 }
                 Op::Barrier(warp, span, loops) => {
                     let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
-                    return Ok(Some((*pc, *warp, *span, instance)));
+                    return Ok(Some(Stop { pc: *pc, instance, span: *span, warp: *warp }));
                 }
             }
         }
@@ -1054,23 +1062,29 @@ impl Machine<'_, '_> {
     /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
     /// that this function, which recurses for every node, keeps a small frame.
     fn eval(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<Value> {
-        Ok(match e {
-            Expr::Lit(l) => match l {
-                Lit::Bool(b) => Value::Bool(*b),
-                Lit::Unit => Value::Unit,
-                Lit::Str(text) => Value::Str(text.clone()),
-                Lit::Int(v, t) => Value::U64(*v as u64).cast(*t),
-                Lit::Float(v, t) => Value::F64(*v).cast(*t),
-            },
-            Expr::Nat(i) => Value::Nat(self.iexpr(i, f, who)?),
-            Expr::Load(p) => self.load(p, f, who)?,
+        // Every arm returns on its own: a value merged from all arms into one temporary was
+        // copied out in pieces of 1, 4, 2 and 1 bytes, and the caller's whole-word loads of it
+        // stalled (store forwarding).
+        match e {
+            // The frequent integer types without `cast` (the same truncation as `as`).
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Ok(Value::U32(*v as u32)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Ok(Value::I32(*v as i32)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Ok(Value::U64(*v as u64)),
+            Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Ok(Value::I64(*v as i64)),
+            Expr::Lit(Lit::Int(v, t)) => Ok(Value::U64(*v as u64).cast(*t)),
+            Expr::Lit(Lit::Bool(b)) => Ok(Value::Bool(*b)),
+            Expr::Lit(Lit::Unit) => Ok(Value::Unit),
+            Expr::Lit(Lit::Str(text)) => Ok(Value::Str(text.clone())),
+            Expr::Lit(Lit::Float(v, t)) => Ok(Value::F64(*v).cast(*t)),
+            Expr::Nat(i) => Ok(Value::Nat(self.iexpr(i, f, who)?)),
+            Expr::Load(p) => self.load(p, f, who),
             Expr::Ref(p) => match self.locate(p, f, who)? {
-                Loc::Buf(buf, off) => Value::Ref { buf, off },
-                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who)?,
+                Loc::Buf(buf, off) => Ok(Value::Ref { buf, off }),
+                Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who),
             },
             Expr::Unary(op, x) => {
                 let v = self.eval(x, f, who)?;
-                match (op, v) {
+                Ok(match (op, v) {
                     (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
                     (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
                     (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
@@ -1080,11 +1094,23 @@ impl Machine<'_, '_> {
                     (UnOp::Not, Value::U64(x)) => Value::U64(!x),
                     (UnOp::Not, Value::I32(x)) => Value::I32(!x),
                     (_, v) => v,
-                }
+                })
             }
             Expr::Binary(op, a, b) => {
-                let a = self.eval(a, f, who)?;
-                let b = self.eval(b, f, who)?;
+                // Operands that need no recursion (a literal, a scalar variable): read in place.
+                if let (Some(x), Some(y)) = (leaf(a, f), leaf(b, f)) {
+                    if let Some(v) = binary(*op, x, y) {
+                        return Ok(v);
+                    }
+                }
+                let a = match leaf(a, f) {
+                    Some(x) => x,
+                    None => self.eval(a, f, who)?,
+                };
+                let b = match leaf(b, f) {
+                    Some(y) => y,
+                    None => self.eval(b, f, who)?,
+                };
                 binary(*op, a, b).ok_or_else(|| {
                     fail(
                         codes::RUN_ARITHMETIC,
@@ -1092,11 +1118,11 @@ impl Machine<'_, '_> {
                         Span::DUMMY,
                         "division by zero or overflow",
                     )
-                })?
+                })
             }
-            Expr::Cast(x, t) => self.eval(x, f, who)?.cast(*t),
-            _ => return self.eval_rest(e, f, who),
-        })
+            Expr::Cast(x, t) => Ok(self.eval(x, f, who)?.cast(*t)),
+            _ => self.eval_rest(e, f, who),
+        }
     }
 
     #[inline(never)]
@@ -1166,6 +1192,13 @@ impl Machine<'_, '_> {
     }
 
     fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
+        // Literal text (the pieces of a `printf` around its conversions) printed from the
+        // program without copying it into a `Value` and a list of arguments first.
+        if let (Builtin::Print | Builtin::PrintInline, [Expr::Lit(Lit::Str(text))]) = (b, args) {
+            let end = if b == Builtin::Print { "\n" } else { "" };
+            let _ = write!(self.out, "{text}{end}");
+            return Ok(Value::Unit);
+        }
         let mut vs = Vec::new();
         for a in args {
             // An argument that does not fit in memory (`CpuHeap::new([0; N])`) is this call's
@@ -1379,11 +1412,12 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::PrintFormatted => {
-                let spec = match arg(0) {
-                    Value::Str(s) => s,
-                    _ => String::new(),
+                // Borrowed, not copied: a `printf` in a host loop is one of these per iteration.
+                let spec = match vs.first() {
+                    Some(Value::Str(s)) => s.as_str(),
+                    _ => "",
                 };
-                let text = cfmt::format(&spec, &arg(1)).ok_or_else(|| {
+                let text = cfmt::format(spec, vs.get(1).unwrap_or(&Value::Unit)).ok_or_else(|| {
                     fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
                 })?;
                 let _ = self.out.write_all(&text);
@@ -1871,8 +1905,15 @@ impl Machine<'_, '_> {
     fn load(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Value> {
         // A variable that lives in the frame (the most frequent load): no place to resolve.
         if p.path.is_empty() && p.checks.is_empty() {
-            if let Some(v) = f.locals.get(p.root).filter(|v| !matches!(v, Value::Boxed { .. })) {
-                return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value"));
+            // Scalars rebuilt here rather than by the out-of-line `try_clone`.
+            match f.locals.get(p.root) {
+                Some(Value::U32(x)) => return Ok(Value::U32(*x)),
+                Some(Value::I32(x)) => return Ok(Value::I32(*x)),
+                Some(Value::U64(x)) => return Ok(Value::U64(*x)),
+                Some(Value::I64(x)) => return Ok(Value::I64(*x)),
+                Some(Value::Nat(x)) => return Ok(Value::Nat(*x)),
+                Some(Value::Boxed { .. }) | None => {}
+                Some(v) => return v.try_clone().map_err(|e| oom(e, p.span, "a copy of this value")),
             }
         }
         self.load_place(p, f, who)
@@ -2045,7 +2086,7 @@ impl Machine<'_, '_> {
         let mut accesses =
             vec![Access { span, block: waiting.block, thread: waiting.thread, kind: AccessKind::Barrier }];
         match other {
-            Some((w, Some((_, _, s2, _)))) => {
+            Some((w, Some(Stop { span: s2, .. }))) => {
                 accesses.push(Access { span: *s2, block: w.block, thread: w.thread, kind: AccessKind::Barrier });
             }
             Some((w, None)) => {
@@ -2316,6 +2357,26 @@ thread_local! {
     static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
 }
 
+/// The value of an integer literal or of a scalar variable in the frame (the same value `eval`
+/// gives), without a call; `None` for every other expression.
+#[inline(always)]
+fn leaf(e: &Expr, f: &Frame) -> Option<Value> {
+    match e {
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Some(Value::U32(*v as u32)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Some(Value::I32(*v as i32)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Some(Value::U64(*v as u64)),
+        Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Some(Value::I64(*v as i64)),
+        Expr::Load(p) if p.path.is_empty() && p.checks.is_empty() => match f.locals.get(p.root) {
+            Some(Value::U32(x)) => Some(Value::U32(*x)),
+            Some(Value::I32(x)) => Some(Value::I32(*x)),
+            Some(Value::U64(x)) => Some(Value::U64(*x)),
+            Some(Value::I64(x)) => Some(Value::I64(*x)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
 fn convert_like(old: &Value, v: Value) -> Value {
     match (old.scalar(), &v) {
@@ -2407,9 +2468,17 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
     })
 }
 
-/// Where a thread stopped: the barrier op, whether it is a warp barrier, its span, and the values
-/// of the loop counters around it.
-type Stop = (usize, bool, Span, Vec<u64>);
+/// Where a thread stopped: the barrier op, the values of the loop counters around it, its span,
+/// and whether it is a warp barrier. A struct with a fixed layout: as a tuple, its reordered
+/// fields were copied at odd offsets, and reading them back stalled.
+#[derive(Clone)]
+#[repr(C)]
+struct Stop {
+    pc: usize,
+    instance: Vec<u64>,
+    span: Span,
+    warp: bool,
+}
 
 /// A thread region as a linear program, so a thread can stop at a barrier and resume.
 enum Op<'a> {
@@ -2477,7 +2546,11 @@ fn same_stop(a: &Option<Stop>, b: &Option<Stop>) -> bool {
         (None, None) => true,
         // Element by element: the loop counters are few (often none), and a `memcmp` call per
         // thread and barrier dominated barrier-heavy CUDA-C kernels.
-        (Some(x), Some(y)) => x.0 == y.0 && x.3.len() == y.3.len() && x.3.iter().zip(&y.3).all(|(a, b)| a == b),
+        (Some(x), Some(y)) => {
+            x.pc == y.pc
+                && x.instance.len() == y.instance.len()
+                && x.instance.iter().zip(&y.instance).all(|(a, b)| a == b)
+        }
         _ => false,
     }
 }
