@@ -6,14 +6,7 @@ use super::*;
 impl Lx {
     /// `dim3 a, b(16, 16), c = dim3(4), d = n;` — `n` is an integer or another `dim3`.
     pub(crate) fn dim3_declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let (d, init) = if d.kind() == "init_declarator" {
-                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
-            } else {
-                (d, None)
-            };
+        for (d, init) in self.declarators(n, src)? {
             if d.kind() != "identifier" {
                 return Err(self.unsupported(d, src, "this `dim3` declaration"));
             }

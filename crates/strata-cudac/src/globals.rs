@@ -79,14 +79,7 @@ impl Lx {
     }
 
     fn global_declarators(&mut self, n: Node, elem: Elem, device: bool, src: &Src) -> R<()> {
-        let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let (d, init) = if d.kind() == "init_declarator" {
-                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
-            } else {
-                (d, None)
-            };
+        for (d, init) in self.declarators(n, src)? {
             let (name_node, len) = match d.kind() {
                 "identifier" => (d, None),
                 "array_declarator" => {

@@ -238,6 +238,22 @@ impl Lx {
         n.child_by_field_name(field).ok_or_else(|| self.unsupported(n, src, format!("`{}` without {field}", n.kind())))
     }
 
+    /// The declarators of a declaration (`int a, b = 2, *p;`), each with its initialiser.
+    fn declarators<'t>(&self, n: Node<'t>, src: &Src) -> R<Vec<(Node<'t>, Option<Node<'t>>)>> {
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        decls
+            .into_iter()
+            .map(|d| {
+                if d.kind() == "init_declarator" {
+                    Ok((self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?)))
+                } else {
+                    Ok((d, None))
+                }
+            })
+            .collect()
+    }
+
     fn new_local(&mut self, name: &str, ty: Ty, level: Level) -> LocalId {
         self.f.locals.push(ir::Local { name: name.to_string(), ty, level });
         self.f.locals.len() - 1

@@ -161,14 +161,7 @@ impl Lx {
             return self.struct_declaration(n, id, src, out);
         }
         let t = self.scalar_type(ty_node, src)?;
-        let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let (d, init) = if d.kind() == "init_declarator" {
-                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
-            } else {
-                (d, None)
-            };
+        for (d, init) in self.declarators(n, src)? {
             let span = self.span(d, src);
             if shared && d.kind() == "identifier" {
                 if init.is_some() || ext {

@@ -31,14 +31,7 @@ impl Lx {
         if self.f.gpu {
             return Err(self.unsupported(n, src, format!("`{what}` in GPU code")));
         }
-        let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let (d, init) = if d.kind() == "init_declarator" {
-                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
-            } else {
-                (d, None)
-            };
+        for (d, init) in self.declarators(n, src)? {
             let span = self.span(d, src);
             if d.kind() == "array_declarator" {
                 // `cudaStream_t s[K];`: K handles on the host heap, the default stream (or an

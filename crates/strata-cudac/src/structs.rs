@@ -119,14 +119,7 @@ impl Lx {
 
     /// `P a, b = {1, 2.0f}, c = b;`
     pub(crate) fn struct_declaration(&mut self, n: Node, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
-            let (d, init) = if d.kind() == "init_declarator" {
-                (self.child(d, "declarator", src)?, Some(self.child(d, "value", src)?))
-            } else {
-                (d, None)
-            };
+        for (d, init) in self.declarators(n, src)? {
             match d.kind() {
                 "identifier" => {}
                 "pointer_declarator" => {

@@ -1562,21 +1562,7 @@ impl Machine<'_, '_> {
             (_, Some((_, e))) | (Some((_, e)), None) => return Err(e),
             (None, None) => {}
         }
-        let (so, doff, n) = (so as usize, doff as usize, n as usize);
-        let copied = if s == d {
-            let part = self.buffers[s].data.slice(so, so + n);
-            part.and_then(|part| self.buffers[d].data.copy_from(doff, &part, 0, n))
-        } else {
-            let (a, b) = if s < d {
-                let (l, r) = self.buffers.split_at_mut(d);
-                (&l[s], &mut r[0])
-            } else {
-                let (l, r) = self.buffers.split_at_mut(s);
-                (&r[0], &mut l[d])
-            };
-            b.data.copy_from(doff, &a.data, so, n)
-        };
-        copied.map_err(|e| oom(e, span, "a copy"))
+        self.copy_range(s, so as usize, d, doff as usize, n as usize).map_err(|e| oom(e, span, "a copy"))
     }
 
     /// The buffer and offset of a pointer, without checks.
