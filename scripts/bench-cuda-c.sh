@@ -58,4 +58,4 @@ rss() {
 small=$(rss 1024)
 N=$((1 << 22))
 big=$(rss $N)
-awk "BEGIN{printf \"sim memory: %.1f bytes per element of device memory (host copy, device buffer and race record; %d elements)\\n\", ($big - $small) * 1024 / $N, $N}"
+awk "BEGIN{printf \"sim memory: %.1f bytes per element of device memory (device buffer and race record; the host copy is freed once the device buffer is made; %d elements)\\n\", ($big - $small) * 1024 / $N, $N}"

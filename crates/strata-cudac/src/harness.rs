@@ -9,7 +9,8 @@
 //! * a scalar parameter takes the value given by `--arg NAME=VALUE`, else a default: integers the
 //!   buffer length (the `n` of the usual `if (i < n)` guard), floating-point numbers `1.0`;
 //! * the kernel is launched once with the given grid and block (1-D to 3-D) and dynamic shared
-//!   memory, then every buffer is freed;
+//!   memory, then every buffer is freed (a host copy as soon as its device buffer is made, unless
+//!   it is printed);
 //! * with [`KernelLaunch::print_buffers`] (`strata run` of such a file), every buffer is copied
 //!   back and printed before it is freed, `name: v0 v1 …` on one line each, so that devices can
 //!   be compared on what the kernel computed.
@@ -202,9 +203,15 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                 let copy = Expr::Builtin(Builtin::GlobalAllocCopy, vec![load(host)], span);
                 body.push(Stmt::Let { local: dev, init: Some(copy), span });
                 args.push(load(dev));
-                shown.push((name.clone(), host, dev));
                 frees.push(Stmt::Free { local: dev, gpu: true, span });
-                frees.push(Stmt::Free { local: host, gpu: false, span });
+                if launch.print_buffers {
+                    shown.push((name.clone(), host, dev));
+                    frees.push(Stmt::Free { local: host, gpu: false, span });
+                } else {
+                    // Nothing reads the host copy again: freeing it now keeps a large launch's
+                    // peak memory to the device buffer and sim's own state.
+                    body.push(Stmt::Free { local: host, gpu: false, span });
+                }
             }
             _ => {
                 return Err(HarnessError::Usage(format!("parameter `{name}` has a type kernel-only mode cannot fill")))
