@@ -132,7 +132,8 @@ fn unsupported_constructs_never_run() {
     // Each snippet is refused before anything runs (no output), with E0801 at a `.cu` position.
     let cases = [
         ("int w = 3; printf(\"%*d\\n\", w, 1);", "a `printf` `*` width or precision that is not a constant"),
-        ("int a[2][2];", "multi-dimensional arrays"),
+        ("int a[2][2]; int *p = a + 1;", "pointer arithmetic on a multi-dimensional array"),
+        ("int a[2][2]; a[1] = 0;", "a row of a multi-dimensional array where an element is expected"),
         ("#if FN(1)\n#endif", "this `#if` expression"),
         ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),

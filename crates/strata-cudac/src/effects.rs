@@ -30,7 +30,7 @@ impl Lx {
         let step = self.ptr_step(local, t, int(1, ScalarTy::I64), minus, span);
         if prefix {
             self.f.pre.push(step);
-            return Ok(Some(PtrE { root: local, off: None, elem: t }));
+            return Ok(Some(PtrE::at(local, t)));
         }
         // The old pointer, as a reference to its first element (the variable may own its buffer).
         let mem = match &self.f.locals[local].ty {
@@ -39,10 +39,10 @@ impl Lx {
         };
         let level = self.level();
         let old = self.new_local("p++ value", self.elem_ptr(t, mem, false), level);
-        let here = PtrE { root: local, off: Some(int(0, ScalarTy::I64)), elem: t };
+        let here = PtrE { off: Some(int(0, ScalarTy::I64)), ..PtrE::at(local, t) };
         self.f.pre.push(Stmt::Let { local: old, init: Some(self.ptr_value(here, span)), span });
         self.f.pre.push(step);
-        Ok(Some(PtrE { root: old, off: None, elem: t }))
+        Ok(Some(PtrE::at(old, t)))
     }
 
     /// `x++` and friends of a number, as a value.

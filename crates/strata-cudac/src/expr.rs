@@ -29,6 +29,9 @@ impl Lx {
             }
             "pointer_expression" if self.text(self.child(n, "operator", src)?, src) == "*" => {
                 let arg = self.child(n, "argument", src)?;
+                if self.shape(arg, src).len() > 1 {
+                    return Err(self.unsupported(n, src, "`*` on a multi-dimensional array (`*a` is a row)"));
+                }
                 let Some(p) = self.ptr_expr(arg, src)? else {
                     return Err(self.unsupported(arg, src, "dereferencing anything but a pointer"));
                 };
@@ -243,6 +246,12 @@ impl Lx {
                     _ => Err(self.unsupported(n, src, format!("the operator `{op}`"))),
                 }
             }
+            "subscript_expression" if !self.shape(n, src).is_empty() => {
+                // A row of a multi-dimensional array: a pointer to its first element.
+                let Some(p) = self.row_pointer(n, src)? else { return Err(self.unsupported(n, src, "this row")) };
+                let t = p.elem;
+                Ok((self.ptr_value(p, self.span(n, src)), CTy::Ptr(t)))
+            }
             "subscript_expression" | "pointer_expression" => {
                 let (p, t) = self.place(n, src)?;
                 Ok((Expr::Load(p), CTy::S(t)))
@@ -388,6 +397,21 @@ impl Lx {
                     }
                     return Ok(size_of(self.scalar_type(t, src)?));
                 }
+                if let Some(bytes) = self.array_size_of(v, src) {
+                    return Ok(bytes);
+                }
+                if v.kind() == "subscript_expression" {
+                    // `sizeof a[0]`: an element of an array or pointer.
+                    let mut root = v;
+                    while root.kind() == "subscript_expression" {
+                        root = self.strip_parens(self.child(root, "argument", src)?);
+                    }
+                    return match self.lookup(self.text(root, src)) {
+                        Some(Var { ty: CTy::Ptr(Elem::S(t)), .. }) => Ok(size_of(t)),
+                        Some(Var { ty: CTy::Ptr(Elem::Struct(id)), .. }) => Ok(self.structs[id].size()),
+                        _ => Err(bad()),
+                    };
+                }
                 if v.kind() != "identifier" {
                     return Err(bad());
                 }
@@ -398,8 +422,8 @@ impl Lx {
                 match self.lookup(name) {
                     Some(Var { ty: CTy::S(t) | CTy::SharedScalar(t), .. }) => Ok(size_of(t)),
                     Some(Var { ty: CTy::Struct(id), .. }) => Ok(self.structs[id].size()),
-                    // A pointer's size, or an array's? The subset does not keep arrays' lengths.
-                    _ => Err(self.unsupported(n, src, "`sizeof` of a pointer or array variable")),
+                    // A pointer (8 bytes), or an `extern __shared__` array (no size)?
+                    _ => Err(self.unsupported(n, src, "`sizeof` of a pointer variable")),
                 }
             }
             "sizeof_expression" => {

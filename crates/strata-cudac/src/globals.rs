@@ -20,8 +20,8 @@ use super::*;
 pub(crate) struct GlobalDef {
     pub(crate) name: String,
     pub(crate) elem: Elem,
-    /// `false`: a scalar (one element).
-    pub(crate) array: bool,
+    /// An array's lengths, outermost first ([`arrays`]); empty for a scalar.
+    pub(crate) dims: Vec<u64>,
     /// `__device__` or `__constant__`: in device memory.
     pub(crate) device: bool,
     /// The local holding its buffer in the prologue (and in `main`, whose first locals those are).
@@ -80,17 +80,15 @@ impl Lx {
 
     fn global_declarators(&mut self, n: Node, elem: Elem, device: bool, src: &Src) -> R<()> {
         for (d, init) in self.declarators(n, src)? {
-            let (name_node, len) = match d.kind() {
-                "identifier" => (d, None),
+            // `dims`: the lengths of an array (outermost first), empty for a scalar.
+            let (name_node, dims) = match d.kind() {
+                "identifier" => (d, Vec::new()),
                 "array_declarator" => {
-                    let inner = self.child(d, "declarator", src)?;
-                    let Some(size) = d.child_by_field_name("size") else {
+                    let (inner, dims) = self.array_declarator(d, src)?;
+                    let Some(dims) = dims.into_iter().collect::<Option<Vec<u64>>>() else {
                         return Err(self.unsupported(d, src, "a global array without a size"));
                     };
-                    if inner.kind() != "identifier" {
-                        return Err(self.unsupported(inner, src, "multi-dimensional global arrays"));
-                    }
-                    (inner, Some(self.constant(size, src)?))
+                    (inner, dims)
                 }
                 _ => return Err(self.unsupported(d, src, "this global variable (pointers?)")),
             };
@@ -98,25 +96,20 @@ impl Lx {
             if self.globals.iter().any(|g| g.name == name) {
                 return Err(self.unsupported(name_node, src, format!("a second definition of `{name}`")));
             }
-            let count = len.unwrap_or(1);
+            let count = self.flat_length(&dims.iter().map(|x| Some(*x)).collect::<Vec<_>>(), d, src)?;
             let span = self.span(d, src);
             let values = match (init, elem) {
                 (None, _) => Expr::ArrayRepeat(Box::new(self.elem_zero(elem)), IExpr::Const(count)),
                 (Some(v), Elem::S(t)) => {
-                    let parts: Vec<Node> = if v.kind() == "initializer_list" {
-                        let mut c = v.walk();
-                        v.named_children(&mut c).filter(|x| x.kind() != "comment").collect()
+                    let mut xs = if dims.is_empty() {
+                        if v.kind() == "initializer_list" {
+                            return Err(self.unsupported(v, src, "this initialiser of a global variable"));
+                        }
+                        let (e, et) = self.rvalue(v, src)?;
+                        vec![self.convert(e, et, CTy::S(t), v, src)?]
                     } else {
-                        vec![v]
+                        self.array_init(v, &dims, t, src)?
                     };
-                    if len.is_none() != (v.kind() != "initializer_list") || parts.len() as u64 > count {
-                        return Err(self.unsupported(v, src, "this initialiser of a global variable"));
-                    }
-                    let mut xs = Vec::new();
-                    for p in &parts {
-                        let (e, et) = self.rvalue(*p, src)?;
-                        xs.push(self.convert(e, et, CTy::S(t), *p, src)?);
-                    }
                     xs.resize(count as usize, zero(t));
                     Expr::ArrayList(xs)
                 }
@@ -124,7 +117,7 @@ impl Lx {
                     return Err(self.unsupported(v, src, "initialised struct global variables"));
                 }
             };
-            if let (Elem::Struct(_), None) = (elem, len) {
+            if let (Elem::Struct(_), true) = (elem, dims.is_empty()) {
                 return Err(self.unsupported(d, src, "struct global variables other than arrays"));
             }
             let mem = if device { Mem::GpuGlobal } else { Mem::Cpu };
@@ -132,7 +125,7 @@ impl Lx {
             let host = Expr::Builtin(Builtin::HeapNew, vec![values], span);
             let init = if device { Expr::Builtin(Builtin::GlobalAllocCopy, vec![host], span) } else { host };
             self.prologue.body.push(Stmt::Let { local, init: Some(init), span });
-            self.globals.push(GlobalDef { name, elem, array: len.is_some(), device, local });
+            self.globals.push(GlobalDef { name, elem, dims, device, local });
         }
         Ok(())
     }
@@ -163,8 +156,8 @@ impl Lx {
 
     /// The C type a global is used as in a function body.
     fn global_cty(g: &GlobalDef) -> CTy {
-        match (g.array, g.elem) {
-            (false, Elem::S(t)) => CTy::SharedScalar(t),
+        match (g.dims.is_empty(), g.elem) {
+            (true, Elem::S(t)) => CTy::SharedScalar(t),
             _ => CTy::Ptr(g.elem),
         }
     }
@@ -173,6 +166,9 @@ impl Lx {
     pub(crate) fn bind_globals_in_main(&mut self) {
         for g in self.globals.clone() {
             self.bind(&g.name, Var { local: g.local, ty: Self::global_cty(&g) });
+            if !g.dims.is_empty() {
+                self.f.arrays.insert(g.local, (g.elem, g.dims.clone()));
+            }
             self.f.global_locals.push(Some(g.local));
         }
     }
@@ -192,6 +188,9 @@ impl Lx {
             let l = self.new_local(&g.name, self.elem_ptr(g.elem, mem, false), level);
             if self.f.scopes.first().is_some_and(|s| !s.contains_key(&g.name)) {
                 self.bind(&g.name, Var { local: l, ty: Self::global_cty(&g) });
+                if !g.dims.is_empty() {
+                    self.f.arrays.insert(l, (g.elem, g.dims.clone()));
+                }
             }
             self.f.global_locals.push(Some(l));
             params.push(l);

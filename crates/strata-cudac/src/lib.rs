@@ -18,6 +18,7 @@
 //!   [`SMEM_PARAM`].
 //! * Object-like `#define`s are parsed as C expressions (with spans in the `#define` line).
 
+mod arrays;
 mod cond;
 mod control;
 mod device;
@@ -185,6 +186,9 @@ struct FnState {
     ptr_diff: Option<(usize, Expr)>,
     /// The local holding each global in this function (`None`: not on this side).
     global_locals: Vec<Option<LocalId>>,
+    /// The element type and lengths (outermost first) of each pointer local that is a declared
+    /// array ([`arrays`]).
+    arrays: HashMap<LocalId, (Elem, Vec<u64>)>,
 }
 
 struct Lx {

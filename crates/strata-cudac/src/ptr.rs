@@ -12,11 +12,22 @@
 
 use super::*;
 
-/// A pointer expression: `root` (a pointer variable) plus `off` elements (an `I64`), of `elem`.
+/// A pointer expression: `root` (a pointer variable) plus `off` elements (an `I64`), of `elem`;
+/// `checks` are the row-index checks of a multi-dimensional array access that led here
+/// ([`arrays`]), made by an access through it (not by forming the pointer: `&a[i][M]` is C's
+/// one-past-the-row pointer).
 pub(crate) struct PtrE {
     pub(crate) root: LocalId,
     pub(crate) off: Option<Expr>,
     pub(crate) elem: Elem,
+    pub(crate) checks: Vec<(IExpr, IExpr)>,
+}
+
+impl PtrE {
+    /// Where the pointer variable `root` points.
+    pub(crate) fn at(root: LocalId, elem: Elem) -> PtrE {
+        PtrE { root, off: None, elem, checks: Vec::new() }
+    }
 }
 
 impl Lx {
@@ -24,7 +35,7 @@ impl Lx {
     pub(crate) fn ptr_expr(&mut self, n: Node, src: &Src) -> R<Option<PtrE>> {
         Ok(match n.kind() {
             "identifier" => match self.lookup(self.text(n, src)) {
-                Some(Var { local, ty: CTy::Ptr(t) }) => Some(PtrE { root: local, off: None, elem: t }),
+                Some(Var { local, ty: CTy::Ptr(t) }) => Some(PtrE::at(local, t)),
                 _ => None,
             },
             "parenthesized_expression" => match n.named_child(0) {
@@ -32,6 +43,8 @@ impl Lx {
                 None => None,
             },
             "update_expression" => self.update_pointer(n, src)?,
+            // A row of a multi-dimensional array (`a[i]` of `a[N][M]`) decays to a pointer.
+            "subscript_expression" => self.row_pointer(n, src)?,
             "cast_expression" => {
                 let td = self.child(n, "type", src)?;
                 let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };
@@ -56,6 +69,10 @@ impl Lx {
                     return Ok(None);
                 }
                 let (left, right) = (self.child(n, "left", src)?, self.child(n, "right", src)?);
+                if self.shape(left, src).len() > 1 || self.shape(right, src).len() > 1 {
+                    // `a + 1` of `a[N][M]` is a pointer to a row, not to an element.
+                    return Err(self.unsupported(n, src, "pointer arithmetic on a multi-dimensional array"));
+                }
                 if let Some(p) = self.ptr_expr(left, src)? {
                     if let Some(q) = self.ptr_expr(right, src)? {
                         if op == "+" || p.elem != q.elem {
@@ -92,7 +109,7 @@ impl Lx {
                 if arg.kind() == "identifier" {
                     match self.lookup(self.text(arg, src)) {
                         Some(Var { local, ty: CTy::SharedScalar(t) }) => {
-                            return Ok(Some(PtrE { root: local, off: None, elem: Elem::S(t) }));
+                            return Ok(Some(PtrE::at(local, Elem::S(t))));
                         }
                         Some(Var { local, ty: CTy::S(t) }) => {
                             // `&x` of a local: the IR's reference to the local, which `sim` then
@@ -107,7 +124,7 @@ impl Lx {
                                 init: Some(Expr::Ref(Place::local(local, span))),
                                 span,
                             });
-                            return Ok(Some(PtrE { root: p, off: None, elem: Elem::S(t) }));
+                            return Ok(Some(PtrE::at(p, Elem::S(t))));
                         }
                         _ => {}
                     }
@@ -126,24 +143,17 @@ impl Lx {
         })
     }
 
-    /// `base[i]`: the pointer expression `base` and the index `i` (an `I64`).
+    /// `base[i]` as an element: the pointer expression `base` and the index `i` (an `I64`). A row
+    /// of a multi-dimensional array is not an element ([`Lx::row_pointer`] makes it a pointer).
     pub(crate) fn subscript(&mut self, n: Node, src: &Src) -> R<(PtrE, Expr)> {
-        let base = self.child(n, "argument", src)?;
-        let idx_list = self.child(n, "indices", src)?;
-        let mut c = idx_list.walk();
-        let idx: Vec<Node> = idx_list.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
-        if idx.len() != 1 {
-            return Err(self.unsupported(idx_list, src, "this subscript"));
+        if !self.shape(n, src).is_empty() {
+            return Err(self.unsupported(n, src, "a row of a multi-dimensional array where an element is expected"));
         }
-        let Some(p) = self.ptr_expr(base, src)? else {
-            return Err(self.unsupported(base, src, "indexing anything but a pointer or array"));
-        };
-        let i = self.offset(idx[0], src)?;
-        Ok((p, i))
+        self.subscript_parts(n, src)
     }
 
     /// An integer offset or index, as an `I64`.
-    fn offset(&mut self, n: Node, src: &Src) -> R<Expr> {
+    pub(crate) fn offset(&mut self, n: Node, src: &Src) -> R<Expr> {
         let (e, t) = self.rvalue(n, src)?;
         match t {
             CTy::S(s) if !matches!(s, ScalarTy::F32 | ScalarTy::F64 | ScalarTy::Bool) => Ok(cast(e, s, ScalarTy::I64)),
@@ -152,7 +162,7 @@ impl Lx {
     }
 
     /// `p + i` (`p - i` when `minus`).
-    fn advance(&self, p: PtrE, i: Expr, minus: bool) -> PtrE {
+    pub(crate) fn advance(&self, p: PtrE, i: Expr, minus: bool) -> PtrE {
         let base = p.off.unwrap_or(int(0, ScalarTy::I64));
         let op = if minus { BinOp::Sub } else { BinOp::Add };
         PtrE { off: Some(Expr::Binary(op, Box::new(base), Box::new(i))), ..p }
@@ -165,20 +175,20 @@ impl Lx {
             (Some(o), None) | (None, Some(o)) => IExpr::Value(Box::new(o)),
             (Some(o), Some(i)) => IExpr::Value(Box::new(Expr::Binary(BinOp::Add, Box::new(o), Box::new(i)))),
         };
-        Place { root: p.root, path: vec![PathStep::Deref, PathStep::Elem(at)], checks: Vec::new(), span }
+        Place { root: p.root, path: vec![PathStep::Deref, PathStep::Elem(at)], checks: p.checks, span }
     }
 
     /// The value of `p`: the variable's pointer, or a reference to the element at its offset.
     pub(crate) fn ptr_value(&self, p: PtrE, span: Span) -> Expr {
         match p.off {
             None => Expr::Load(Place::local(p.root, span)),
-            Some(_) => Expr::Ref(self.ptr_place(p, None, span)),
+            Some(_) => Expr::Ref(self.ptr_place(PtrE { checks: Vec::new(), ..p }, None, span)),
         }
     }
 
     /// `p += i`, `p -= i`, `p++`, `p--` for a pointer variable `p`.
     pub(crate) fn ptr_step(&mut self, local: LocalId, t: Elem, i: Expr, minus: bool, span: Span) -> Stmt {
-        let p = self.advance(PtrE { root: local, off: None, elem: t }, i, minus);
+        let p = self.advance(PtrE::at(local, t), i, minus);
         Stmt::Let { local, init: Some(self.ptr_value(p, span)), span }
     }
 

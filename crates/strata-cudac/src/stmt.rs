@@ -199,20 +199,21 @@ impl Lx {
                     if let (Some(v), true) = (init, shared) {
                         return Err(self.unsupported(v, src, "initialisers of `__shared__` arrays"));
                     }
-                    let inner = self.child(d, "declarator", src)?;
-                    if inner.kind() != "identifier" {
-                        return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
-                    }
-                    let name = self.text(inner, src);
-                    let size = d.child_by_field_name("size");
                     if shared {
-                        let len = match (size, ext) {
-                            (None, true) => IExpr::Param(SMEM_PARAM.to_string()) / IExpr::Const(size_of(t)),
-                            (Some(s), false) => IExpr::Const(self.constant(s, src)?),
+                        let (inner, dims) = self.array_declarator(d, src)?;
+                        let name = self.text(inner, src);
+                        let len = match (&dims[..], ext) {
+                            ([None], true) => IExpr::Param(SMEM_PARAM.to_string()) / IExpr::Const(size_of(t)),
+                            (_, false) if dims.iter().all(Option::is_some) => {
+                                IExpr::Const(self.flat_length(&dims, d, src)?)
+                            }
                             _ => return Err(self.unsupported(d, src, "this `__shared__` array")),
                         };
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
                         self.f.shared.push((l, t, len));
+                        if !ext {
+                            self.f.arrays.insert(l, (Elem::S(t), dims.into_iter().flatten().collect()));
+                        }
                         self.bind(name, Var { local: l, ty: CTy::Ptr(Elem::S(t)) });
                     } else {
                         self.host_array(d, init, Elem::S(t), src, out)?;
@@ -256,33 +257,27 @@ impl Lx {
     /// thread's own `gpu.local` buffer. Both start as zeros where not initialised.
     pub(crate) fn host_array(&mut self, d: Node, init: Option<Node>, t: Elem, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let span = self.span(d, src);
-        let inner = self.child(d, "declarator", src)?;
-        if inner.kind() != "identifier" {
-            return Err(self.unsupported(inner, src, "multi-dimensional arrays"));
-        }
+        let (inner, mut dims) = self.array_declarator(d, src)?;
         let name = self.text(inner, src);
         let mut values = Vec::new();
         if let Some(v) = init {
             let Elem::S(st) = t else { return Err(self.unsupported(v, src, "initialisers of arrays of structs")) };
-            if v.kind() != "initializer_list" {
-                return Err(self.unsupported(v, src, "this array initialiser"));
-            }
-            let mut c = v.walk();
-            let parts: Vec<Node> = v.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
-            for p in parts {
-                if p.kind() == "initializer_pair" || p.kind() == "initializer_list" {
-                    return Err(self.unsupported(p, src, "designated or nested initialisers"));
-                }
-                let (e, et) = self.rvalue(p, src)?;
-                values.push(self.convert(e, et, CTy::S(st), p, src)?);
+            // `T a[] = {…}`: the outer length from the initialiser (rows, or elements).
+            let inner_dims: Vec<u64> = dims[1..].iter().flatten().copied().collect();
+            let known = dims[0].map_or(u64::MAX, |n| n);
+            let mut shape = vec![known];
+            shape.extend(&inner_dims);
+            values = self.array_init(v, &shape, st, src)?;
+            if dims[0].is_none() {
+                let row: u64 = inner_dims.iter().product();
+                dims[0] = Some((values.len() as u64).div_ceil(row.max(1)));
             }
         }
-        let n = match d.child_by_field_name("size") {
-            Some(s) => self.constant(s, src)?,
-            None if init.is_some() => values.len() as u64,
-            None => return Err(self.unsupported(d, src, "an array without a size")),
+        let Some(dims) = dims.into_iter().collect::<Option<Vec<u64>>>() else {
+            return Err(self.unsupported(d, src, "an array without a size"));
         };
-        if values.len() as u64 > n || n == 0 {
+        let n = self.flat_length(&dims.iter().map(|x| Some(*x)).collect::<Vec<_>>(), d, src)?;
+        if values.len() as u64 > n {
             return Err(self.unsupported(d, src, "an array of this size with this many initialisers"));
         }
         let data = if values.is_empty() {
@@ -299,12 +294,14 @@ impl Lx {
             out.push(Stmt::Let { local: arr, init: Some(data), span });
             let l = self.new_local(name, self.elem_ptr(t, Mem::GpuLocal, false), level);
             out.push(Stmt::Let { local: l, init: Some(Expr::Ref(Place::local(arr, span))), span });
+            self.f.arrays.insert(l, (t, dims));
             self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
             return Ok(());
         }
         let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, true), Level::Host);
         let init = Expr::Builtin(Builtin::HeapNew, vec![data], span);
         out.push(Stmt::Let { local: l, init: Some(init), span });
+        self.f.arrays.insert(l, (t, dims));
         self.bind(name, Var { local: l, ty: CTy::Ptr(t) });
         Ok(())
     }

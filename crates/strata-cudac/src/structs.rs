@@ -274,9 +274,7 @@ impl Lx {
         let in_memory = if arrow {
             let span = self.span(n, src);
             match self.ptr_expr(arg, src)? {
-                Some(PtrE { elem: Elem::Struct(id), root, off }) => {
-                    Some((self.ptr_place(PtrE { elem: Elem::Struct(id), root, off }, None, span), id))
-                }
+                Some(p @ PtrE { elem: Elem::Struct(id), .. }) => Some((self.ptr_place(p, None, span), id)),
                 _ => return Err(self.unsupported(n, src, "`->` on anything but a pointer to a struct")),
             }
         } else {

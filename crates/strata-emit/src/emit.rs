@@ -1064,9 +1064,10 @@ impl<'p> Emitter<'p> {
         let mut s = self.local(cx, p.root);
         let mut t = cx.f.locals[p.root].ty.clone();
         let mut pointer = false; // `s` points at scalars (after a dereference)
-        let mut check = None;
-        if let Some((i, b)) = p.checks.first() {
-            check = Some((self.iexpr(cx, i)?, self.iexpr(cx, b)?));
+                                 // Every run-time check of the place wraps its first index (`strata_chk` returns it).
+        let mut checks = Vec::new();
+        for (i, b) in &p.checks {
+            checks.push((self.iexpr(cx, i)?, self.iexpr(cx, b)?));
         }
         for step in &p.path {
             match step {
@@ -1083,7 +1084,7 @@ impl<'p> Emitter<'p> {
                 }
                 PathStep::Elem(e) => {
                     let mut off = self.index(cx, e)?;
-                    if let Some((i, b)) = check.take() {
+                    for (i, b) in checks.drain(..) {
                         off = format!("strata_chk({off}, {i}, {b}, {})", self.at(p.span));
                     }
                     if !pointer && !matches!(t, Ty::Array { .. }) {
