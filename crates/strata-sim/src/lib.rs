@@ -15,6 +15,7 @@ pub mod finding;
 pub mod mem;
 mod npy;
 mod race;
+mod scalar;
 mod stream_exec;
 mod streams;
 mod value;
@@ -29,7 +30,7 @@ use race::{Races, Seg};
 use std::collections::HashMap;
 use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
-use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -316,6 +317,8 @@ fn run_recording(
         finding: None,
         depth: 0,
         streams: streams::Streams::new(),
+        held: Vec::new(),
+        held_err: None,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -349,6 +352,9 @@ struct Machine<'p, 'o> {
     depth: u32,
     /// Streams, events and the asynchronous work in flight ([`streams`], [`stream_exec`]).
     streams: streams::Streams<stream_exec::Work>,
+    /// Values that are not scalars, and the error, beside an [`scalar::Sc`] being evaluated.
+    held: Vec<Value>,
+    held_err: Option<Box<Diagnostic>>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -438,9 +444,14 @@ impl Machine<'_, '_> {
     fn stmt_inner(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
             Stmt::Let { local, init, span } => {
-                let mut v = match init {
-                    Some(e) => self.eval(e, f, who)?,
-                    None => Value::Uninit,
+                let mut v = match (init, &self.program.functions[f.func].locals[*local].ty) {
+                    // A scalar variable: the value computed in registers and stored in place.
+                    (Some(e), ir::Ty::Scalar(t)) => match self.sc_let(*local, *t, e, f, who)? {
+                        None => return Ok(Flow::Normal),
+                        Some(v) => v,
+                    },
+                    (Some(e), _) => self.eval(e, f, who)?,
+                    (None, _) => Value::Uninit,
                 };
                 // A number takes the type of the variable it initialises (as a C assignment does).
                 if let ir::Ty::Scalar(t) = self.program.functions[f.func].locals[*local].ty {
@@ -471,8 +482,16 @@ impl Machine<'_, '_> {
                 f.locals[*local] = v;
             }
             Stmt::Store { place, value } => {
-                let v = self.eval(value, f, who)?;
+                let s = self.sc(value, f, who);
                 // A variable in the frame (what `store` does for it, without locating it).
+                if s.is_scalar() && place.path.is_empty() && place.checks.is_empty() {
+                    if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
+                        let v = Self::sc_like(slot, s);
+                        Self::put_scalar(slot, v);
+                        return Ok(Flow::Normal);
+                    }
+                }
+                let v = self.sc_value(s)?;
                 if place.path.is_empty() && place.checks.is_empty() {
                     if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
                         *slot = convert_like(slot, v);
@@ -1042,21 +1061,12 @@ impl Machine<'_, '_> {
                 };
                 result.ok_or_else(over)?
             }
-            IExpr::Value(v) => {
-                let v = self.eval(v, f, who)?;
-                match v.as_u64() {
-                    Some(x) => x,
-                    None => {
-                        return Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is negative"), Span::DUMMY, ""))
-                    }
-                }
-            }
+            IExpr::Value(v) => self.sc_index(v, f, who)?,
         })
     }
 
     fn eval_bool(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<bool> {
-        let v = self.eval(e, f, who)?;
-        Ok(v.as_bool().unwrap_or(false))
+        self.sc_bool(e, f, who)
     }
 
     /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
@@ -1082,45 +1092,11 @@ impl Machine<'_, '_> {
                 Loc::Buf(buf, off) => Ok(Value::Ref { buf, off }),
                 Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who),
             },
-            Expr::Unary(op, x) => {
-                let v = self.eval(x, f, who)?;
-                Ok(match (op, v) {
-                    (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
-                    (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
-                    (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
-                    (UnOp::Neg, Value::F32(x)) => Value::F32(-x),
-                    (UnOp::Neg, Value::F64(x)) => Value::F64(-x),
-                    (UnOp::Not, Value::U32(x)) => Value::U32(!x),
-                    (UnOp::Not, Value::U64(x)) => Value::U64(!x),
-                    (UnOp::Not, Value::I32(x)) => Value::I32(!x),
-                    (_, v) => v,
-                })
+            // Operators and casts: computed in registers (`scalar.rs`).
+            Expr::Unary(..) | Expr::Binary(..) | Expr::Cast(..) => {
+                let s = self.sc(e, f, who);
+                self.sc_value(s)
             }
-            Expr::Binary(op, a, b) => {
-                // Operands that need no recursion (a literal, a scalar variable): read in place.
-                if let (Some(x), Some(y)) = (leaf(a, f), leaf(b, f)) {
-                    if let Some(v) = binary(*op, x, y) {
-                        return Ok(v);
-                    }
-                }
-                let a = match leaf(a, f) {
-                    Some(x) => x,
-                    None => self.eval(a, f, who)?,
-                };
-                let b = match leaf(b, f) {
-                    Some(y) => y,
-                    None => self.eval(b, f, who)?,
-                };
-                binary(*op, a, b).ok_or_else(|| {
-                    fail(
-                        codes::RUN_ARITHMETIC,
-                        format!("arithmetic error in `{}`", op.symbol()),
-                        Span::DUMMY,
-                        "division by zero or overflow",
-                    )
-                })
-            }
-            Expr::Cast(x, t) => Ok(self.eval(x, f, who)?.cast(*t)),
             _ => self.eval_rest(e, f, who),
         }
     }
@@ -2341,26 +2317,6 @@ fn coords(c: [u64; 3]) -> String {
 thread_local! {
     /// How many dimensions the current launch's grid or blocks use (for printing coordinates).
     static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
-}
-
-/// The value of an integer literal or of a scalar variable in the frame (the same value `eval`
-/// gives), without a call; `None` for every other expression.
-#[inline(always)]
-fn leaf(e: &Expr, f: &Frame) -> Option<Value> {
-    match e {
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Some(Value::U32(*v as u32)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Some(Value::I32(*v as i32)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Some(Value::U64(*v as u64)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Some(Value::I64(*v as i64)),
-        Expr::Load(p) if p.path.is_empty() && p.checks.is_empty() => match f.locals.get(p.root) {
-            Some(Value::U32(x)) => Some(Value::U32(*x)),
-            Some(Value::I32(x)) => Some(Value::I32(*x)),
-            Some(Value::U64(x)) => Some(Value::U64(*x)),
-            Some(Value::I64(x)) => Some(Value::I64(*x)),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
