@@ -377,8 +377,20 @@ impl Machine<'_, '_> {
         splitmix64(&mut self.rng)
     }
 
+    /// Counts a step; past the limit, or every 4096 steps with a time limit, looks further.
+    #[inline(always)]
     fn step(&mut self, span: Span) -> R<()> {
         self.stats.thread_steps += 1;
+        if self.stats.thread_steps > self.opts.max_steps
+            || (self.stats.thread_steps & 4095 == 0 && self.opts.deadline.is_some())
+        {
+            return self.step_limits(span);
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn step_limits(&mut self, span: Span) -> R<()> {
         if self.stats.thread_steps > self.opts.max_steps {
             return Err(fail(
                 codes::RUN_STEP_LIMIT,
@@ -785,6 +797,8 @@ impl Machine<'_, '_> {
             + f.locals.len() * std::mem::size_of::<Value>();
         let _state_charge = mem::Hold::charge(members.len() as u64 * per_thread as u64).map_err(threads)?;
         let ops = compile(body);
+        // Each op's position, read beside the ops (a thread looks at it before every op).
+        let spans: Vec<Option<Span>> = ops.iter().map(op_span).collect();
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
         let func = &self.program.functions[f.func];
@@ -821,12 +835,12 @@ impl Machine<'_, '_> {
                 // The thread runs in the block's frame with its own locals swapped in (the size
                 // parameters are the block's: no copy of them per thread).
                 std::mem::swap(&mut f.locals, locals);
-                let r = self.run_thread(&ops, pc, f, *w);
+                let r = self.run_thread(&ops, &spans, pc, f, *w, &mut stops[i]);
                 std::mem::swap(&mut f.locals, locals);
                 if let Err(d) = &r {
                     self.note_thread(d.primary.span, *w, AccessKind::Executes);
                 }
-                stops[i] = r?;
+                r?;
             }
             self.settle_uninit()?;
             // Where did everyone stop?
@@ -970,13 +984,24 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// Runs one thread from `pc` until a barrier (returned) or the end (`None`).
-    fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<Stop>> {
+    /// Runs one thread from `pc` until a barrier (where it stopped in `stop`) or the end
+    /// (`stop` left `None`). The stop is written in place: a `Stop` returned in a `Result` was
+    /// copied through memory and read back in other sizes (a stall per thread and barrier).
+    #[inline(always)]
+    fn run_thread(
+        &mut self,
+        ops: &[Op],
+        spans: &[Option<Span>],
+        pc: &mut usize,
+        f: &mut Frame,
+        who: Who,
+        stop: &mut Option<Stop>,
+    ) -> R<()> {
         let mut last = Span::DUMMY;
         while *pc < ops.len() {
             // Errors without a position (the step limit, arithmetic) get the loop or statement.
-            if let Some(sp) = op_span(&ops[*pc]) {
-                last = sp;
+            if let Some(Some(sp)) = spans.get(*pc) {
+                last = *sp;
             }
             self.step(last).map_err(|d| at_thread(d, last, who))?;
             match &ops[*pc] {
@@ -987,7 +1012,7 @@ impl Machine<'_, '_> {
                             l.returned.insert(who.thread_lin);
                         }
                         *pc = ops.len();
-                        return Ok(None);
+                        return Ok(());
                     }
                     *pc += 1;
                 }
@@ -1010,12 +1035,18 @@ impl Machine<'_, '_> {
                     *pc = *back;
                 }
                 Op::Barrier(warp, span, loops) => {
-                    let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
-                    return Ok(Some(Stop { pc: *pc, instance, span: *span, warp: *warp }));
+                    // Most barriers are in no `for` loop (CUDA-C's loops are `while`s).
+                    let instance = if loops.is_empty() {
+                        Vec::new()
+                    } else {
+                        loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect()
+                    };
+                    *stop = Some(Stop { pc: *pc, instance, span: *span, warp: *warp });
+                    return Ok(());
                 }
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     // --------------------------------------------------------------------------------------------

@@ -170,6 +170,18 @@ fn int_op(op: BinOp, k: K, x: u64, y: u64) -> Option<Sc> {
     }
 }
 
+/// The value of an integer literal of a common type or of a scalar variable in the frame (what
+/// [`Machine::sc`] gives for it), without a call; `None` for every other expression.
+#[inline(always)]
+fn leaf(e: &Expr, f: &Frame) -> Option<Sc> {
+    match e {
+        Expr::Lit(Lit::Int(v, ScalarTy::U32)) => Some(Sc::new(K::U32, u64::from(*v as u32))),
+        Expr::Lit(Lit::Int(v, ScalarTy::I32)) => Some(Sc::new(K::I32, *v as i32 as i64 as u64)),
+        Expr::Load(p) if p.path.is_empty() && p.checks.is_empty() => f.locals.get(p.root).and_then(Sc::of),
+        _ => None,
+    }
+}
+
 impl Machine<'_, '_> {
     /// An error, set aside for the caller.
     #[cold]
@@ -245,11 +257,18 @@ impl Machine<'_, '_> {
                 self.sc_of(r)
             }
             Expr::Binary(op, a, b) => {
-                let x = self.sc(a, f, who);
+                // Operands that are literals or scalar variables (most of them): without a call.
+                let x = match leaf(a, f) {
+                    Some(x) => x,
+                    None => self.sc(a, f, who),
+                };
                 if x.k == K::Err {
                     return x;
                 }
-                let y = self.sc(b, f, who);
+                let y = match leaf(b, f) {
+                    Some(y) => y,
+                    None => self.sc(b, f, who),
+                };
                 if y.k == K::Err {
                     if x.k == K::Held {
                         self.held.pop();
