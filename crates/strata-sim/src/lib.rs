@@ -1780,6 +1780,17 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
                 },
+                // A pointer variable (the most frequent): read in place, not copied out first.
+                (Loc::Local(root, path), PathStep::Deref)
+                    if path.is_empty()
+                        && matches!(f.locals.get(root), Some(Value::Ref { .. } | Value::Owned { .. })) =>
+                {
+                    match f.locals.get(root) {
+                        Some(Value::Ref { buf, off }) => Loc::Buf(*buf, *off),
+                        Some(Value::Owned { buf }) => Loc::Buf(*buf, 0),
+                        _ => Loc::Local(root, path),
+                    }
+                }
                 (Loc::Local(root, path), PathStep::Deref) => match self
                     .local_value(f, root, &path)
                     .unwrap_or(Value::Uninit)
