@@ -153,9 +153,11 @@ struct Launch {
     /// Threads of the current block (linear numbers) that executed a `return`: they run no
     /// further code of the kernel.
     returned: std::collections::BTreeSet<u32>,
-    /// Each thread's thread-level locals (by linear number) as its last region left them: a
-    /// thread's variables live for the whole kernel, from one region to the next.
-    thread_locals: HashMap<u32, Vec<Value>>,
+    /// Each thread's locals (by linear number) as its last region left them, the block-level
+    /// ones blanked: a thread's variables live for the whole kernel, from one region to the
+    /// next. Empty for a thread that ran no region yet; emptied, not freed, between blocks, so
+    /// that the next block's threads reuse the space.
+    thread_locals: Vec<Vec<Value>>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -695,7 +697,7 @@ impl Machine<'_, '_> {
             epoch: 0,
             warp_epochs: HashMap::new(),
             returned: Default::default(),
-            thread_locals: HashMap::new(),
+            thread_locals: Vec::new(),
         });
         self.races.begin(b[0].saturating_mul(b[1]).saturating_mul(b[2]));
         let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
@@ -735,7 +737,9 @@ impl Machine<'_, '_> {
                 l.epoch = 0;
                 l.warp_epochs.clear();
                 l.returned.clear();
-                l.thread_locals.clear();
+                for v in &mut l.thread_locals {
+                    v.clear();
+                }
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -802,35 +806,44 @@ impl Machine<'_, '_> {
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
         let func = &self.program.functions[f.func];
-        let thread_level: Vec<usize> =
-            (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
-        let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
-        let mut saved = saved;
-        let mut slot_of = vec![None; f.locals.len()];
-        for (k, i) in thread_level.iter().enumerate() {
-            slot_of[*i] = Some(k);
+        let mut saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
+        // An entry per thread up to the last member (24 bytes each, less than `members` took).
+        let upto = members.last().map_or(0, |w| w.thread_lin as usize + 1);
+        if saved.len() < upto {
+            saved.resize_with(upto, Vec::new);
         }
+        let block_level: Vec<usize> =
+            (0..func.locals.len()).filter(|i| local_level(func, *i) != Level::Thread).collect();
         let mut states: Vec<(Who, usize, Vec<Value>)> = Vec::with_capacity(members.len());
         for w in &members {
             // A thread's own copy of the frame, with its thread-level locals as it left them.
-            let mine = saved.remove(&w.thread_lin);
-            let mut locals = Vec::with_capacity(f.locals.len());
-            for (i, v) in f.locals.iter().enumerate() {
-                let own = mine.as_ref().zip(slot_of[i]).and_then(|(m, k)| m.get(k));
-                let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
-                locals.push(own.unwrap_or(v).try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+            let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
+            let mut locals = std::mem::take(&mut saved[w.thread_lin as usize]);
+            if locals.len() == f.locals.len() {
+                // Its thread-level locals are in place: the block-level ones come from the frame.
+                for i in &block_level {
+                    locals[*i] = f.locals[*i].try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?;
+                }
+            } else {
+                locals.clear();
+                for v in &f.locals {
+                    locals.push(v.try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+                }
             }
             states.push((*w, 0usize, locals));
         }
+        let mut order: Vec<usize> = Vec::with_capacity(states.len());
+        let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
         loop {
-            let mut order: Vec<usize> = (0..states.len()).collect();
+            order.clear();
+            order.extend(0..states.len());
             if self.opts.random_seed.is_some() {
                 let mut o: Vec<u64> = order.iter().map(|x| *x as u64).collect();
                 self.shuffle(&mut o);
                 order = o.into_iter().map(|x| x as usize).collect();
             }
-            let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
-            for i in order {
+            stops.iter_mut().for_each(|s| *s = None);
+            for &i in &order {
                 let (w, pc, locals) = &mut states[i];
                 // The thread runs in the block's frame with its own locals swapped in (the size
                 // parameters are the block's: no copy of them per thread).
@@ -973,10 +986,10 @@ impl Machine<'_, '_> {
         // Block-level locals written inside the region are not visible outside (lowering makes
         // a block-level local that thread code writes thread-level); thread-level locals live on.
         for (w, _, mut locals) in states {
-            saved.insert(
-                w.thread_lin,
-                thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect(),
-            );
+            for i in &block_level {
+                locals[*i] = Value::Uninit;
+            }
+            saved[w.thread_lin as usize] = locals;
         }
         if let Some(l) = self.launch.as_mut() {
             l.thread_locals = saved;
