@@ -822,12 +822,13 @@ impl Machine<'_, '_> {
             if locals.len() == f.locals.len() {
                 // Its thread-level locals are in place: the block-level ones come from the frame.
                 for i in &block_level {
-                    locals[*i] = f.locals[*i].try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?;
+                    copy_into(&mut locals[*i], &f.locals[*i]).map_err(|e| oom(e, Span::DUMMY, &what()))?;
                 }
             } else {
                 locals.clear();
-                for v in &f.locals {
-                    locals.push(v.try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+                locals.resize_with(f.locals.len(), || Value::Uninit);
+                for (slot, v) in locals.iter_mut().zip(&f.locals) {
+                    copy_into(slot, v).map_err(|e| oom(e, Span::DUMMY, &what()))?;
                 }
             }
             states.push((*w, 0usize, locals));
@@ -2372,6 +2373,34 @@ fn coords(c: [u64; 3]) -> String {
 thread_local! {
     /// How many dimensions the current launch's grid or blocks use (for printing coordinates).
     static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
+}
+
+/// Sets `slot`, which holds nothing that needs dropping (a number, a pointer, `Uninit`), to a
+/// copy of `v` ([`Value::try_clone`]). Values that own nothing (numbers, pointers) are written
+/// in place: a thread's copy of the frame is mostly those, and a copy returned through memory
+/// and read back in other sizes stalled.
+#[inline(always)]
+fn copy_into(slot: &mut Value, v: &Value) -> Result<(), Oom> {
+    let plain = match *v {
+        Value::Bool(x) => Value::Bool(x),
+        Value::I32(x) => Value::I32(x),
+        Value::I64(x) => Value::I64(x),
+        Value::U32(x) => Value::U32(x),
+        Value::U64(x) => Value::U64(x),
+        Value::F32(x) => Value::F32(x),
+        Value::F64(x) => Value::F64(x),
+        Value::Nat(x) => Value::Nat(x),
+        Value::Ref { buf, off } => Value::Ref { buf, off },
+        Value::Owned { buf } => Value::Owned { buf },
+        Value::Boxed { buf } => Value::Boxed { buf },
+        Value::Uninit => Value::Uninit,
+        _ => {
+            *slot = v.try_clone()?;
+            return Ok(());
+        }
+    };
+    Machine::put_scalar(slot, plain);
+    Ok(())
 }
 
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).

@@ -340,11 +340,13 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// The statements' writes of a scalar into a frame variable, without dropping the old value
-    /// out of line when it is a scalar.
+    /// Writes `v` into a frame variable, without dropping the old value out of line when it
+    /// owns nothing (a number, a pointer).
     #[inline(always)]
     pub(crate) fn put_scalar(slot: &mut Value, v: Value) {
-        if Sc::of(slot).is_some() || matches!(slot, Value::Uninit | Value::Unit) {
+        let owns_nothing =
+            matches!(slot, Value::Uninit | Value::Unit | Value::Ref { .. } | Value::Owned { .. } | Value::Boxed { .. });
+        if owns_nothing || Sc::of(slot).is_some() {
             std::mem::forget(std::mem::replace(slot, v));
         } else {
             *slot = v;
