@@ -1049,13 +1049,14 @@ impl Machine<'_, '_> {
                     *pc = *back;
                 }
                 Op::Barrier(warp, span, loops) => {
-                    // Most barriers are in no `for` loop (CUDA-C's loops are `while`s).
-                    let instance = if loops.is_empty() {
-                        Vec::new()
+                    // Most barriers are in no `for` loop (CUDA-C's loops are `while`s): their stop
+                    // is written directly (an empty list made apart was copied in and stalled).
+                    if loops.is_empty() {
+                        *stop = Some(Stop { pc: *pc, instance: Vec::new(), span: *span, warp: *warp });
                     } else {
-                        loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect()
-                    };
-                    *stop = Some(Stop { pc: *pc, instance, span: *span, warp: *warp });
+                        let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
+                        *stop = Some(Stop { pc: *pc, instance, span: *span, warp: *warp });
+                    }
                     return Ok(());
                 }
             }
