@@ -15,6 +15,7 @@ pub mod finding;
 pub mod mem;
 mod npy;
 mod race;
+mod scalar;
 mod stream_exec;
 mod streams;
 mod value;
@@ -29,7 +30,7 @@ use race::{Races, Seg};
 use std::collections::HashMap;
 use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
-use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt, UnOp};
+use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -152,9 +153,11 @@ struct Launch {
     /// Threads of the current block (linear numbers) that executed a `return`: they run no
     /// further code of the kernel.
     returned: std::collections::BTreeSet<u32>,
-    /// Each thread's thread-level locals (by linear number) as its last region left them: a
-    /// thread's variables live for the whole kernel, from one region to the next.
-    thread_locals: HashMap<u32, Vec<Value>>,
+    /// Each thread's locals (by linear number) as its last region left them, the block-level
+    /// ones blanked: a thread's variables live for the whole kernel, from one region to the
+    /// next. Empty for a thread that ran no region yet; emptied, not freed, between blocks, so
+    /// that the next block's threads reuse the space.
+    thread_locals: Vec<Vec<Value>>,
 }
 
 /// A function activation: its locals (per thread for thread-level locals) and size parameters.
@@ -316,6 +319,8 @@ fn run_recording(
         finding: None,
         depth: 0,
         streams: streams::Streams::new(),
+        held: Vec::new(),
+        held_err: None,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -349,6 +354,9 @@ struct Machine<'p, 'o> {
     depth: u32,
     /// Streams, events and the asynchronous work in flight ([`streams`], [`stream_exec`]).
     streams: streams::Streams<stream_exec::Work>,
+    /// Values that are not scalars, and the error, beside an [`scalar::Sc`] being evaluated.
+    held: Vec<Value>,
+    held_err: Option<Box<Diagnostic>>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -371,8 +379,20 @@ impl Machine<'_, '_> {
         splitmix64(&mut self.rng)
     }
 
+    /// Counts a step; past the limit, or every 4096 steps with a time limit, looks further.
+    #[inline(always)]
     fn step(&mut self, span: Span) -> R<()> {
         self.stats.thread_steps += 1;
+        if self.stats.thread_steps > self.opts.max_steps
+            || (self.stats.thread_steps & 4095 == 0 && self.opts.deadline.is_some())
+        {
+            return self.step_limits(span);
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn step_limits(&mut self, span: Span) -> R<()> {
         if self.stats.thread_steps > self.opts.max_steps {
             return Err(fail(
                 codes::RUN_STEP_LIMIT,
@@ -438,9 +458,14 @@ impl Machine<'_, '_> {
     fn stmt_inner(&mut self, s: &Stmt, f: &mut Frame, who: Who, _threads: Option<()>) -> R<Flow> {
         match s {
             Stmt::Let { local, init, span } => {
-                let mut v = match init {
-                    Some(e) => self.eval(e, f, who)?,
-                    None => Value::Uninit,
+                let mut v = match (init, &self.program.functions[f.func].locals[*local].ty) {
+                    // A scalar variable: the value computed in registers and stored in place.
+                    (Some(e), ir::Ty::Scalar(t)) => match self.sc_let(*local, *t, e, f, who)? {
+                        None => return Ok(Flow::Normal),
+                        Some(v) => v,
+                    },
+                    (Some(e), _) => self.eval(e, f, who)?,
+                    (None, _) => Value::Uninit,
                 };
                 // A number takes the type of the variable it initialises (as a C assignment does).
                 if let ir::Ty::Scalar(t) = self.program.functions[f.func].locals[*local].ty {
@@ -471,8 +496,16 @@ impl Machine<'_, '_> {
                 f.locals[*local] = v;
             }
             Stmt::Store { place, value } => {
-                let v = self.eval(value, f, who)?;
+                let s = self.sc(value, f, who);
                 // A variable in the frame (what `store` does for it, without locating it).
+                if s.is_scalar() && place.path.is_empty() && place.checks.is_empty() {
+                    if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
+                        let v = Self::sc_like(slot, s);
+                        Self::put_scalar(slot, v);
+                        return Ok(Flow::Normal);
+                    }
+                }
+                let v = self.sc_value(s)?;
                 if place.path.is_empty() && place.checks.is_empty() {
                     if let Some(slot) = f.locals.get_mut(place.root).filter(|x| !matches!(x, Value::Boxed { .. })) {
                         *slot = convert_like(slot, v);
@@ -664,7 +697,7 @@ impl Machine<'_, '_> {
             epoch: 0,
             warp_epochs: HashMap::new(),
             returned: Default::default(),
-            thread_locals: HashMap::new(),
+            thread_locals: Vec::new(),
         });
         self.races.begin(b[0].saturating_mul(b[1]).saturating_mul(b[2]));
         let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
@@ -704,7 +737,9 @@ impl Machine<'_, '_> {
                 l.epoch = 0;
                 l.warp_epochs.clear();
                 l.returned.clear();
-                l.thread_locals.clear();
+                for v in &mut l.thread_locals {
+                    v.clear();
+                }
             }
             let who = Who { gpu: true, block: bidx, thread: [0; 3], block_lin: lin as u32, thread_lin: 0 };
             self.seq(&func.body, &mut frame, who)?;
@@ -766,48 +801,60 @@ impl Machine<'_, '_> {
             + f.locals.len() * std::mem::size_of::<Value>();
         let _state_charge = mem::Hold::charge(members.len() as u64 * per_thread as u64).map_err(threads)?;
         let ops = compile(body);
+        // Each op's position, read beside the ops (a thread looks at it before every op).
+        let spans: Vec<Option<Span>> = ops.iter().map(op_span).collect();
         // Each thread: its own copy of the frame with its thread-level locals, and a program
         // counter.
         let func = &self.program.functions[f.func];
-        let thread_level: Vec<usize> =
-            (0..func.locals.len()).filter(|i| local_level(func, *i) == Level::Thread).collect();
-        let saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
-        let mut saved = saved;
-        let mut slot_of = vec![None; f.locals.len()];
-        for (k, i) in thread_level.iter().enumerate() {
-            slot_of[*i] = Some(k);
+        let mut saved = self.launch.as_mut().map(|l| std::mem::take(&mut l.thread_locals)).unwrap_or_default();
+        // An entry per thread up to the last member (24 bytes each, less than `members` took).
+        let upto = members.last().map_or(0, |w| w.thread_lin as usize + 1);
+        if saved.len() < upto {
+            saved.resize_with(upto, Vec::new);
         }
+        let block_level: Vec<usize> =
+            (0..func.locals.len()).filter(|i| local_level(func, *i) != Level::Thread).collect();
         let mut states: Vec<(Who, usize, Vec<Value>)> = Vec::with_capacity(members.len());
         for w in &members {
             // A thread's own copy of the frame, with its thread-level locals as it left them.
-            let mine = saved.remove(&w.thread_lin);
-            let mut locals = Vec::with_capacity(f.locals.len());
-            for (i, v) in f.locals.iter().enumerate() {
-                let own = mine.as_ref().zip(slot_of[i]).and_then(|(m, k)| m.get(k));
-                let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
-                locals.push(own.unwrap_or(v).try_clone().map_err(|e| oom(e, Span::DUMMY, &what()))?);
+            let what = || format!("the variables of thread {} of block {}", coords(w.thread), coords(w.block));
+            let mut locals = std::mem::take(&mut saved[w.thread_lin as usize]);
+            if locals.len() == f.locals.len() {
+                // Its thread-level locals are in place: the block-level ones come from the frame.
+                for i in &block_level {
+                    copy_into(&mut locals[*i], &f.locals[*i]).map_err(|e| oom(e, Span::DUMMY, &what()))?;
+                }
+            } else {
+                locals.clear();
+                locals.resize_with(f.locals.len(), || Value::Uninit);
+                for (slot, v) in locals.iter_mut().zip(&f.locals) {
+                    copy_into(slot, v).map_err(|e| oom(e, Span::DUMMY, &what()))?;
+                }
             }
             states.push((*w, 0usize, locals));
         }
+        let mut order: Vec<usize> = Vec::with_capacity(states.len());
+        let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
         loop {
-            let mut order: Vec<usize> = (0..states.len()).collect();
+            order.clear();
+            order.extend(0..states.len());
             if self.opts.random_seed.is_some() {
                 let mut o: Vec<u64> = order.iter().map(|x| *x as u64).collect();
                 self.shuffle(&mut o);
                 order = o.into_iter().map(|x| x as usize).collect();
             }
-            let mut stops: Vec<Option<Stop>> = vec![None; states.len()];
-            for i in order {
+            stops.iter_mut().for_each(|s| *s = None);
+            for &i in &order {
                 let (w, pc, locals) = &mut states[i];
                 // The thread runs in the block's frame with its own locals swapped in (the size
                 // parameters are the block's: no copy of them per thread).
                 std::mem::swap(&mut f.locals, locals);
-                let r = self.run_thread(&ops, pc, f, *w);
+                let r = self.run_thread(&ops, &spans, pc, f, *w, &mut stops[i]);
                 std::mem::swap(&mut f.locals, locals);
                 if let Err(d) = &r {
                     self.note_thread(d.primary.span, *w, AccessKind::Executes);
                 }
-                stops[i] = r?;
+                r?;
             }
             self.settle_uninit()?;
             // Where did everyone stop?
@@ -940,10 +987,10 @@ impl Machine<'_, '_> {
         // Block-level locals written inside the region are not visible outside (lowering makes
         // a block-level local that thread code writes thread-level); thread-level locals live on.
         for (w, _, mut locals) in states {
-            saved.insert(
-                w.thread_lin,
-                thread_level.iter().map(|i| std::mem::replace(&mut locals[*i], Value::Uninit)).collect(),
-            );
+            for i in &block_level {
+                locals[*i] = Value::Uninit;
+            }
+            saved[w.thread_lin as usize] = locals;
         }
         if let Some(l) = self.launch.as_mut() {
             l.thread_locals = saved;
@@ -951,13 +998,24 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// Runs one thread from `pc` until a barrier (returned) or the end (`None`).
-    fn run_thread(&mut self, ops: &[Op], pc: &mut usize, f: &mut Frame, who: Who) -> R<Option<Stop>> {
+    /// Runs one thread from `pc` until a barrier (where it stopped in `stop`) or the end
+    /// (`stop` left `None`). The stop is written in place: a `Stop` returned in a `Result` was
+    /// copied through memory and read back in other sizes (a stall per thread and barrier).
+    #[inline(always)]
+    fn run_thread(
+        &mut self,
+        ops: &[Op],
+        spans: &[Option<Span>],
+        pc: &mut usize,
+        f: &mut Frame,
+        who: Who,
+        stop: &mut Option<Stop>,
+    ) -> R<()> {
         let mut last = Span::DUMMY;
         while *pc < ops.len() {
             // Errors without a position (the step limit, arithmetic) get the loop or statement.
-            if let Some(sp) = op_span(&ops[*pc]) {
-                last = sp;
+            if let Some(Some(sp)) = spans.get(*pc) {
+                last = *sp;
             }
             self.step(last).map_err(|d| at_thread(d, last, who))?;
             match &ops[*pc] {
@@ -968,7 +1026,7 @@ impl Machine<'_, '_> {
                             l.returned.insert(who.thread_lin);
                         }
                         *pc = ops.len();
-                        return Ok(None);
+                        return Ok(());
                     }
                     *pc += 1;
                 }
@@ -991,12 +1049,19 @@ impl Machine<'_, '_> {
                     *pc = *back;
                 }
                 Op::Barrier(warp, span, loops) => {
-                    let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
-                    return Ok(Some(Stop { pc: *pc, instance, span: *span, warp: *warp }));
+                    // Most barriers are in no `for` loop (CUDA-C's loops are `while`s): their stop
+                    // is written directly (an empty list made apart was copied in and stalled).
+                    if loops.is_empty() {
+                        *stop = Some(Stop { pc: *pc, instance: Vec::new(), span: *span, warp: *warp });
+                    } else {
+                        let instance = loops.iter().map(|c| f.locals[*c].as_u64().unwrap_or(0)).collect();
+                        *stop = Some(Stop { pc: *pc, instance, span: *span, warp: *warp });
+                    }
+                    return Ok(());
                 }
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     // --------------------------------------------------------------------------------------------
@@ -1042,21 +1107,12 @@ impl Machine<'_, '_> {
                 };
                 result.ok_or_else(over)?
             }
-            IExpr::Value(v) => {
-                let v = self.eval(v, f, who)?;
-                match v.as_u64() {
-                    Some(x) => x,
-                    None => {
-                        return Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is negative"), Span::DUMMY, ""))
-                    }
-                }
-            }
+            IExpr::Value(v) => self.sc_index(v, f, who)?,
         })
     }
 
     fn eval_bool(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<bool> {
-        let v = self.eval(e, f, who)?;
-        Ok(v.as_bool().unwrap_or(false))
+        self.sc_bool(e, f, who)
     }
 
     /// The value of `e`. The frequent expressions are here; the rest in [`Self::eval_rest`], so
@@ -1082,45 +1138,11 @@ impl Machine<'_, '_> {
                 Loc::Buf(buf, off) => Ok(Value::Ref { buf, off }),
                 Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who),
             },
-            Expr::Unary(op, x) => {
-                let v = self.eval(x, f, who)?;
-                Ok(match (op, v) {
-                    (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
-                    (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
-                    (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
-                    (UnOp::Neg, Value::F32(x)) => Value::F32(-x),
-                    (UnOp::Neg, Value::F64(x)) => Value::F64(-x),
-                    (UnOp::Not, Value::U32(x)) => Value::U32(!x),
-                    (UnOp::Not, Value::U64(x)) => Value::U64(!x),
-                    (UnOp::Not, Value::I32(x)) => Value::I32(!x),
-                    (_, v) => v,
-                })
+            // Operators and casts: computed in registers (`scalar.rs`).
+            Expr::Unary(..) | Expr::Binary(..) | Expr::Cast(..) => {
+                let s = self.sc(e, f, who);
+                self.sc_value(s)
             }
-            Expr::Binary(op, a, b) => {
-                // Operands that need no recursion (a literal, a scalar variable): read in place.
-                if let (Some(x), Some(y)) = (leaf(a, f), leaf(b, f)) {
-                    if let Some(v) = binary(*op, x, y) {
-                        return Ok(v);
-                    }
-                }
-                let a = match leaf(a, f) {
-                    Some(x) => x,
-                    None => self.eval(a, f, who)?,
-                };
-                let b = match leaf(b, f) {
-                    Some(y) => y,
-                    None => self.eval(b, f, who)?,
-                };
-                binary(*op, a, b).ok_or_else(|| {
-                    fail(
-                        codes::RUN_ARITHMETIC,
-                        format!("arithmetic error in `{}`", op.symbol()),
-                        Span::DUMMY,
-                        "division by zero or overflow",
-                    )
-                })
-            }
-            Expr::Cast(x, t) => Ok(self.eval(x, f, who)?.cast(*t)),
             _ => self.eval_rest(e, f, who),
         }
     }
@@ -1773,6 +1795,17 @@ impl Machine<'_, '_> {
                         return Err(fail(codes::UNSUPPORTED, "dereferencing a value that is not a pointer", p.span, ""))
                     }
                 },
+                // A pointer variable (the most frequent): read in place, not copied out first.
+                (Loc::Local(root, path), PathStep::Deref)
+                    if path.is_empty()
+                        && matches!(f.locals.get(root), Some(Value::Ref { .. } | Value::Owned { .. })) =>
+                {
+                    match f.locals.get(root) {
+                        Some(Value::Ref { buf, off }) => Loc::Buf(*buf, *off),
+                        Some(Value::Owned { buf }) => Loc::Buf(*buf, 0),
+                        _ => Loc::Local(root, path),
+                    }
+                }
                 (Loc::Local(root, path), PathStep::Deref) => match self
                     .local_value(f, root, &path)
                     .unwrap_or(Value::Uninit)
@@ -2343,24 +2376,32 @@ thread_local! {
     static LAUNCH_DIMS: std::cell::Cell<u8> = const { std::cell::Cell::new(1) };
 }
 
-/// The value of an integer literal or of a scalar variable in the frame (the same value `eval`
-/// gives), without a call; `None` for every other expression.
+/// Sets `slot`, which holds nothing that needs dropping (a number, a pointer, `Uninit`), to a
+/// copy of `v` ([`Value::try_clone`]). Values that own nothing (numbers, pointers) are written
+/// in place: a thread's copy of the frame is mostly those, and a copy returned through memory
+/// and read back in other sizes stalled.
 #[inline(always)]
-fn leaf(e: &Expr, f: &Frame) -> Option<Value> {
-    match e {
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::U32)) => Some(Value::U32(*v as u32)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::I32)) => Some(Value::I32(*v as i32)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::U64)) => Some(Value::U64(*v as u64)),
-        Expr::Lit(Lit::Int(v, ir::ScalarTy::I64)) => Some(Value::I64(*v as i64)),
-        Expr::Load(p) if p.path.is_empty() && p.checks.is_empty() => match f.locals.get(p.root) {
-            Some(Value::U32(x)) => Some(Value::U32(*x)),
-            Some(Value::I32(x)) => Some(Value::I32(*x)),
-            Some(Value::U64(x)) => Some(Value::U64(*x)),
-            Some(Value::I64(x)) => Some(Value::I64(*x)),
-            _ => None,
-        },
-        _ => None,
-    }
+fn copy_into(slot: &mut Value, v: &Value) -> Result<(), Oom> {
+    let plain = match *v {
+        Value::Bool(x) => Value::Bool(x),
+        Value::I32(x) => Value::I32(x),
+        Value::I64(x) => Value::I64(x),
+        Value::U32(x) => Value::U32(x),
+        Value::U64(x) => Value::U64(x),
+        Value::F32(x) => Value::F32(x),
+        Value::F64(x) => Value::F64(x),
+        Value::Nat(x) => Value::Nat(x),
+        Value::Ref { buf, off } => Value::Ref { buf, off },
+        Value::Owned { buf } => Value::Owned { buf },
+        Value::Boxed { buf } => Value::Boxed { buf },
+        Value::Uninit => Value::Uninit,
+        _ => {
+            *slot = v.try_clone()?;
+            return Ok(());
+        }
+    };
+    Machine::put_scalar(slot, plain);
+    Ok(())
 }
 
 /// Stores keep the type of what they overwrite (a literal `1.0` stored into `f32` memory).
