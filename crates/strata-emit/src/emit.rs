@@ -892,6 +892,19 @@ impl<'p> Emitter<'p> {
         })
     }
 
+    /// A host size expression in checked 128-bit arithmetic (`strata_wide`); its other
+    /// operations (division, powers, leaves) are computed as sizes and widened.
+    fn wide_iexpr(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
+        let f = match e {
+            IExpr::Add(..) => "strata_wadd",
+            IExpr::Sub(..) => "strata_wsub",
+            IExpr::Mul(..) => "strata_wmul",
+            _ => return Ok(format!("((strata_wide){})", self.iexpr(cx, e)?)),
+        };
+        let Some((a, b)) = e.operands() else { return Err(unsupported(cx.span, "this size expression")) };
+        Ok(format!("{f}({}, {}, {})", self.wide_iexpr(cx, a)?, self.wide_iexpr(cx, b)?, self.at(cx.span)))
+    }
+
     fn iexpr(&self, cx: &Cx, e: &IExpr) -> Result<String, E> {
         if let Some(name) = self.coordinate(e) {
             // CUDA's built-ins are `unsigned`: widen them; the cpu device's are `uint64_t` already.
@@ -900,6 +913,12 @@ impl<'p> Emitter<'p> {
         // Host code computes the sizes everything else is bounded by, possibly from data:
         // checked, as `sim` checks every size.
         let host = matches!(cx.f.kind, FnKind::Host);
+        if host && e.has_sub() && matches!(e, IExpr::Add(..) | IExpr::Sub(..) | IExpr::Mul(..)) {
+            // A subtraction may cancel what a step before it took beyond 64 bits (the checker
+            // normalises `n * (m - k)` to `n*m - n*k`): exact 128-bit steps, and only the result
+            // must be a size, as on `sim`.
+            return Ok(format!("strata_nfit({}, {})", self.wide_iexpr(cx, e)?, self.at(cx.span)));
+        }
         match e {
             IExpr::Add(a, b) | IExpr::Mul(a, b) | IExpr::Pow(a, b) if host || !cx.env.fits_u64(e) => {
                 // GPU code: only where the ranges in scope do not rule out wrap-around (sizes

@@ -311,6 +311,28 @@ STRATA_INLINE uint64_t strata_nmul(uint64_t a, uint64_t b, strata_pos at) {
     if (__builtin_mul_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
     return r;
 }
+/* A host size expression with a subtraction, whose steps may leave 64 bits where the result
+   does not (`n*m - n*k`): checked 128-bit steps, then the result must be a 64-bit size. */
+typedef __int128 strata_wide;
+STRATA_INLINE strata_wide strata_wadd(strata_wide a, strata_wide b, strata_pos at) {
+    strata_wide r;
+    if (__builtin_add_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE strata_wide strata_wsub(strata_wide a, strata_wide b, strata_pos at) {
+    strata_wide r;
+    if (__builtin_sub_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE strata_wide strata_wmul(strata_wide a, strata_wide b, strata_pos at) {
+    strata_wide r;
+    if (__builtin_mul_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return r;
+}
+STRATA_INLINE uint64_t strata_nfit(strata_wide v, strata_pos at) {
+    if (v < 0 || v > (strata_wide)UINT64_MAX) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+    return (uint64_t)v;
+}
 STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {
     /* 0 and 1 to any power never overflow; any other base overflows within 64 steps. */
     if (b <= 1) return e == 0 ? 1 : b;

@@ -667,6 +667,16 @@ impl IExpr {
         }
     }
 
+    /// Whether a subtraction occurs anywhere in the expression: only then can a step leave the
+    /// natural numbers (or 64 bits) on the way to a result that fits, as the checker's
+    /// normalised `n*m - n*k` for `n * (m - k)` does.
+    pub fn has_sub(&self) -> bool {
+        match self {
+            IExpr::Sub(..) => true,
+            _ => self.operands().is_some_and(|(a, b)| a.has_sub() || b.has_sub()),
+        }
+    }
+
     /// `(a, op, b)` for the operations C writes infix (`+ - * / %`), if this is one.
     pub fn infix(&self) -> Option<(&IExpr, &'static str, &IExpr)> {
         match self {

@@ -174,6 +174,10 @@ fn fail(code: Code, message: impl Into<String>, span: Span, label: impl Into<Str
     Box::new(Diagnostic::error(code, message, span, label))
 }
 
+fn size_overflow() -> Fail {
+    fail(codes::RUN_OUT_OF_BOUNDS, "size arithmetic overflowed or went below zero", Span::DUMMY, "")
+}
+
 /// The headline of every out-of-memory error (the `cpu` device's words too).
 const OUT_OF_MEMORY: &str = "out of memory";
 
@@ -1067,16 +1071,47 @@ impl Machine<'_, '_> {
     // --------------------------------------------------------------------------------------------
     // Expressions
 
+    /// The value of a size or index expression. A size is a natural number below 2^64; the
+    /// steps to it are too, except that a subtraction may cancel what a step before it took
+    /// beyond 64 bits (the checker normalises `n * (m - k)` to `n*m - n*k`): then the expression
+    /// is evaluated again in 128 bits, and only the result must fit.
+    #[inline]
     fn iexpr(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<u64> {
+        match self.iexpr_u64(e, f, who) {
+            Err(err) if e.has_sub() => match self.iexpr_wide(e, f, who) {
+                Ok(v) => u64::try_from(v).map_err(|_| size_overflow()),
+                Err(_) => Err(err),
+            },
+            r => r,
+        }
+    }
+
+    /// [`Self::iexpr`] in 128-bit signed arithmetic (a step beyond it is an error).
+    fn iexpr_wide(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<i128> {
+        let Some((a, b)) = e.operands() else { return self.iexpr_u64(e, f, who).map(i128::from) };
+        let (x, y) = (self.iexpr_wide(a, f, who)?, self.iexpr_wide(b, f, who)?);
+        let result = match e {
+            IExpr::Add(..) => x.checked_add(y),
+            IExpr::Sub(..) => x.checked_sub(y),
+            IExpr::Mul(..) => x.checked_mul(y),
+            IExpr::Div(..) if x >= 0 && y > 0 => Some(x / y),
+            IExpr::Rem(..) if x >= 0 && y > 0 => Some(x % y),
+            IExpr::Pow(..) if y >= 0 => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+            _ => None,
+        };
+        result.ok_or_else(size_overflow)
+    }
+
+    fn iexpr_u64(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<u64> {
         let l = self.launch.as_ref();
         let dims = |i: ir::DimName| match i {
             ir::DimName::X => 0,
             ir::DimName::Y => 1,
             ir::DimName::Z => 2,
         };
-        let mut bin =
-            |me: &mut Self, a: &IExpr, b: &IExpr| -> R<(u64, u64)> { Ok((me.iexpr(a, f, who)?, me.iexpr(b, f, who)?)) };
-        let over = || fail(codes::RUN_OUT_OF_BOUNDS, "size arithmetic overflowed or went below zero", Span::DUMMY, "");
+        let mut bin = |me: &mut Self, a: &IExpr, b: &IExpr| -> R<(u64, u64)> {
+            Ok((me.iexpr_u64(a, f, who)?, me.iexpr_u64(b, f, who)?))
+        };
         Ok(match e {
             IExpr::Const(c) => *c,
             IExpr::Param(p) => match f.nats.get(p).copied().or_else(|| l.and_then(|l| l.nats.get(p).copied())) {
@@ -1105,7 +1140,7 @@ impl Machine<'_, '_> {
                     _ if x <= 1 => Some(if y == 0 { 1 } else { x }),
                     _ => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
                 };
-                result.ok_or_else(over)?
+                result.ok_or_else(size_overflow)?
             }
             IExpr::Value(v) => self.sc_index(v, f, who)?,
         })
