@@ -4,6 +4,7 @@
 #
 #   scripts/gpu-check.sh prepare [DIR]    # here: nvcc from scripts/setup-nvcc.sh, no GPU needed
 #   scripts/gpu-check.sh run [DIR] OUT    # on the GPU machine: runs what `prepare` built
+#   ONLY=REGEX scripts/gpu-check.sh run DIR OUT   # only the executables whose names match
 #
 # `prepare` builds, for one architecture ($ARCH, default sm_90), every program the cuda_compile
 # test compiles (examples, bench/*.strata and the corpus's run-pass programs, each with its
@@ -158,6 +159,12 @@ export -f sanitize_one
 
 run() {
     START=$(date +%s)
+    # ONLY=REGEX runs just the executables whose names match (a short recheck of a few programs).
+    MANIFEST=$DIR/manifest.tsv
+    if [[ -n ${ONLY:-} ]]; then
+        MANIFEST=$(mktemp)
+        awk -F'\t' -v re="$ONLY" '$2 ~ re' "$DIR/manifest.tsv" > "$MANIFEST"
+    fi
     local out=${3:?usage: scripts/gpu-check.sh run DIR OUT}
     local logs="$out/logs"
     mkdir -p "$logs"
@@ -170,13 +177,13 @@ run() {
         echo
     } > "$report"
     # 1. Output: every executable once, eight at a time (outputs do not depend on timing).
-    awk -F'\t' '$1 != "bench" && $1 != "cudac-buggy" { print }' "$DIR/manifest.tsv" |
+    awk -F'\t' '$1 != "bench" && $1 != "cudac-buggy" { print }' "$MANIFEST" |
         while IFS=$'\t' read -r kind name exe pargs expect; do
             printf '%s\0%s\0%s\0%s\0%s\0%s\0' "$kind" "$name" "$exe" "$pargs" "$expect" "$logs"
         done | xargs -0 -n 6 -P 8 bash -c 'run_one "$@"' _ | sort > "$out/outputs.tsv"
     # 2. Benchmarks one at a time, timed, each twice; the Strata program's output checked too.
     : > "$out/bench.tsv"
-    awk -F'\t' '$1 == "bench" { print }' "$DIR/manifest.tsv" |
+    awk -F'\t' '$1 == "bench" { print }' "$MANIFEST" |
         while IFS=$'\t' read -r kind name exe pargs expect; do
             for rep in 1 2; do
                 STRATA_TIME=1 run_one bench "$name.$rep" "$exe" "$pargs" "$expect" "$logs" >> "$out/outputs.tsv"
@@ -216,7 +223,7 @@ run() {
         # the check began, so that the report comes back from a machine lent for a limited time.
         export DEADLINE=$((START + ${BUDGET:-400}))
         for tool in racecheck memcheck synccheck initcheck; do
-            awk -F'\t' '$1 == "strata" || $1 == "cudac-buggy" { print }' "$DIR/manifest.tsv" |
+            awk -F'\t' '$1 == "strata" || $1 == "cudac-buggy" { print }' "$MANIFEST" |
                 while IFS=$'\t' read -r kind name exe pargs expect; do
                     printf '%s\0%s\0%s\0%s\0%s\0' "$tool" "$name" "$exe" "$pargs" "$logs"
                 done | xargs -0 -n 5 -P 8 bash -c 'sanitize_one "$@"' _
