@@ -545,7 +545,17 @@ impl Machine<'_, '_> {
                 let b = self.eval_bool(cond, f, who)?;
                 return self.seq(if b { then } else { els }, f, who);
             }
-            Stmt::Threads { set, body } => self.region(set, body, f, who)?,
+            Stmt::Threads { set, body } => {
+                self.region(set, body, f, who)?;
+                // Once every thread of the block has returned (a `return` under a block-uniform
+                // condition that the lowering put in a thread region), the block has left the
+                // kernel: its later block-level code (a barrier first of all) runs for nobody.
+                if let Some(l) = self.launch.as_ref() {
+                    if l.returned.len() as u64 == l.block.iter().product::<u64>() {
+                        return Ok(Flow::Return(Value::Unit));
+                    }
+                }
+            }
             Stmt::Sync { warp, span } => {
                 // Block-level code runs for the whole block; threads that returned never arrive.
                 if let Some(&gone) = self.launch.as_ref().and_then(|l| l.returned.iter().next()) {
