@@ -163,10 +163,7 @@ impl Lx {
         if shape.is_empty() {
             return None;
         }
-        let bytes = match elem {
-            Elem::S(t) => size_of(t),
-            Elem::Struct(id) => self.structs[id].size(),
-        };
+        let bytes = self.elem_size(elem);
         shape.iter().try_fold(bytes, |acc, d| acc.checked_mul(*d))
     }
 

@@ -241,6 +241,7 @@ impl Lx {
                     CTy::Dim3
                     | CTy::SharedScalar(_)
                     | CTy::Struct(_)
+                    | CTy::SharedStruct(_)
                     | CTy::Null
                     | CTy::Stream
                     | CTy::Event

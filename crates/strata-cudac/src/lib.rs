@@ -32,6 +32,7 @@ mod macros;
 mod math;
 mod parse;
 mod ptr;
+mod shared_structs;
 mod stmt;
 mod streams;
 mod structs;
@@ -137,6 +138,9 @@ struct Macro {
 enum Elem {
     S(ScalarTy),
     Struct(usize),
+    /// Structs in `__shared__` memory ([`shared_structs`]): one buffer per field, the pointer
+    /// variable (the root) the first field's and the others the locals after it. Never a value.
+    Split(usize),
 }
 
 /// A C type of the subset: a scalar, or a pointer to scalars or structs.
@@ -151,6 +155,9 @@ enum CTy {
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
+    /// A `__shared__` struct variable ([`shared_structs`]): one local per field, each pointing to
+    /// the one-element `__shared__` buffer holding that field, the first here.
+    SharedStruct(usize),
     /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
     Null,
     /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]), and arrays of them (of a

@@ -155,8 +155,8 @@ impl Lx {
             return self.handle_declaration(n, t == "cudaStream_t", src, out);
         }
         if let Some(id) = self.struct_type(ty_node, src) {
-            if shared || ext {
-                return Err(self.unsupported(n, src, "`__shared__` structs"));
+            if shared {
+                return self.shared_struct_declaration(n, id, ext, src);
             }
             return self.struct_declaration(n, id, src, out);
         }
@@ -338,14 +338,21 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 // `p = malloc(...)` / `p = q` for a pointer variable.
                 if left.kind() == "identifier" {
-                    if let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(left, src)) {
+                    if let Some(Var { local, ty: ty @ (CTy::Struct(id) | CTy::SharedStruct(id)) }) =
+                        self.lookup(self.text(left, src))
+                    {
                         if op != "=" {
                             return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
                         }
                         let values = self.struct_value(right, id, src)?;
+                        self.flush(out);
                         let span = self.span(n, src);
                         for (k, v) in values.into_iter().enumerate() {
-                            out.push(Stmt::Store { place: Place::local(local + k, span), value: v });
+                            let place = match ty {
+                                CTy::SharedStruct(_) => shared_scalar(local + k, span),
+                                _ => Place::local(local + k, span),
+                            };
+                            out.push(Stmt::Store { place, value: v });
                         }
                         return Ok(());
                     }
@@ -356,6 +363,7 @@ impl Lx {
                         return self.dim3_assign(local, n, right, src, out);
                     }
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
+                        self.no_split_pointer(t, left, src)?;
                         if op != "=" {
                             let s = self.ptr_compound(local, t, op, right, n, src)?;
                             out.push(s);
@@ -390,6 +398,7 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 if arg.kind() == "identifier" {
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(arg, src)) {
+                        self.no_split_pointer(t, arg, src)?;
                         let s = self.ptr_step(local, t, int(1, ScalarTy::I64), op == "--", self.span(n, src));
                         out.push(s);
                         return Ok(());
