@@ -30,7 +30,14 @@ impl Lx {
         let mut at = d;
         while at.kind() == "array_declarator" {
             dims.push(match at.child_by_field_name("size") {
-                Some(s) => Some(self.constant(s, src)?),
+                Some(s) => Some(self.constant(s, src).map_err(|_| {
+                    self.unsupported(
+                        s,
+                        src,
+                        "an array length that is not a constant (a literal, a `#define`, or a `const` integer \
+                         initialised by a constant)",
+                    )
+                })?),
                 None => None,
             });
             at = self.child(at, "declarator", src)?;

@@ -372,6 +372,11 @@ impl Lx {
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "identifier" => {
+                // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
+                // other variable hides a file-level `const` of its name.
+                if let Some(v) = self.lookup(self.text(n, src)) {
+                    return self.f.consts.get(&v.local).copied().ok_or_else(bad);
+                }
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
                 let msrc = Src { text: &m.text, base: m.base, at: src.at };
                 self.constant(macro_expr(&m).ok_or_else(bad)?, &msrc)

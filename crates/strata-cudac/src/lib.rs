@@ -196,6 +196,9 @@ struct FnState {
     /// The element type and lengths (outermost first) of each pointer local that is a declared
     /// array ([`arrays`]).
     arrays: HashMap<LocalId, (Elem, Vec<u64>)>,
+    /// The value of each local `const` integer with a constant initialiser (`const int n = 16;`),
+    /// a constant as C++ makes it: usable in array lengths ([`Lx::constant`]).
+    consts: HashMap<LocalId, u64>,
 }
 
 struct Lx {

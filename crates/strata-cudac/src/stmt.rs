@@ -126,11 +126,13 @@ impl Lx {
     pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let mut shared = false;
         let mut ext = false;
+        let (mut is_const, mut is_static) = (false, false);
         let mut c = n.walk();
         for ch in n.children(&mut c) {
             match (ch.kind(), self.text(ch, src)) {
                 ("type_qualifier", "__shared__") => shared = true,
-                ("type_qualifier", "const") => {}
+                ("type_qualifier", "const" | "constexpr") => is_const = true,
+                ("storage_class_specifier", "static") => is_static = true,
                 ("storage_class_specifier", "extern") => ext = true,
                 ("type_qualifier" | "storage_class_specifier" | "attribute_specifier", t) => {
                     return Err(self.unsupported(ch, src, format!("`{t}` declarations")));
@@ -143,6 +145,9 @@ impl Lx {
         }
         if ext && !shared {
             return Err(self.unsupported(n, src, "`extern` declarations"));
+        }
+        if is_static && (!is_const || shared || ext) {
+            return Err(self.unsupported(n, src, "`static` local variables other than constants"));
         }
         let ty_node = self.child(n, "type", src)?;
         if self.text(ty_node, src) == "dim3" && !shared && !ext {
@@ -183,6 +188,8 @@ impl Lx {
                         self.bind(name, Var { local: l, ty: CTy::S(t) });
                         continue;
                     }
+                    // `const int n = 16;`: also a constant where C++ needs one (array lengths).
+                    let value = init.filter(|_| is_const).map(|v| self.constant(v, src));
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;
@@ -190,10 +197,23 @@ impl Lx {
                         }
                         None => None,
                     };
+                    if is_const {
+                        match value {
+                            Some(Ok(v)) if !matches!(t, ScalarTy::F32 | ScalarTy::F64) => {
+                                self.f.consts.insert(l, const_of_type(v, t));
+                            }
+                            // A `static` one is initialised once: only a constant is the same thing.
+                            _ if is_static => {
+                                return Err(self.unsupported(d, src, "a `static` local without a constant initialiser"));
+                            }
+                            _ => {}
+                        }
+                    }
                     self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
+                _ if is_static => return Err(self.unsupported(d, src, "`static` local variables other than scalars")),
                 "pointer_declarator" if !shared => self.pointer_declaration(d, init, Elem::S(t), src, out)?,
                 "array_declarator" => {
                     if let (Some(v), true) = (init, shared) {
@@ -422,5 +442,15 @@ impl Lx {
             }
         }
         Ok(())
+    }
+}
+
+/// A constant converted to the integer type `t` of the variable it initialises, as C converts
+/// it (a negative `int` wraps to a value no array length accepts).
+fn const_of_type(v: u64, t: ScalarTy) -> u64 {
+    match t {
+        ScalarTy::I32 => i64::from(v as i32) as u64,
+        ScalarTy::U32 => u64::from(v as u32),
+        _ => v,
     }
 }
