@@ -328,7 +328,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let mut values = self.arguments(args, &ptys, src)?;
+        let mut values = self.arguments(name, args, &ptys, src)?;
         values.extend(self.global_args(true, self.span(n, src)));
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, stream, span: self.span(n, src) });
         Ok(())

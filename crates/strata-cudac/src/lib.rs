@@ -25,6 +25,7 @@ mod device;
 mod dim3;
 mod effects;
 mod expr;
+mod field_ptr;
 mod func;
 mod globals;
 mod host;

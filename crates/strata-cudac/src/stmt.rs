@@ -261,9 +261,15 @@ impl Lx {
         }
         let name = self.text(inner, src);
         let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
-        let init = match init {
-            Some(v) => Some(self.pointer_init(v, t, src)?),
-            None => None,
+        let init = match (init, t) {
+            // `T *q = &p->f;`: only if `q` is used at offset 0 only ([`field_ptr`]).
+            (Some(v), Elem::S(st)) if self.memory_field_address(v, src).is_some() => {
+                self.field_pointer_to_local(d, v, name, src)?;
+                let f = self.memory_field_address(v, src).ok_or_else(|| self.unsupported(v, src, "this pointer"))?;
+                Some(self.field_pointer(f, st, src)?)
+            }
+            (Some(v), _) => Some(self.pointer_init(v, t, src)?),
+            (None, _) => None,
         };
         self.flush(out);
         out.push(Stmt::Let { local: l, init, span });
