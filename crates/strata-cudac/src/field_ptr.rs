@@ -67,7 +67,8 @@ impl Lx {
     /// `n` written as `&F` with `F` a field of a struct in memory: `F`'s node.
     pub(crate) fn memory_field_address<'t>(&self, n: Node<'t>, src: &Src) -> Option<Node<'t>> {
         let n = self.strip_parens(n);
-        if n.kind() != "pointer_expression" || n.child_by_field_name("operator").map(|o| self.text(o, src)) != Some("&") {
+        if n.kind() != "pointer_expression" || n.child_by_field_name("operator").map(|o| self.text(o, src)) != Some("&")
+        {
             return None;
         }
         let f = self.strip_parens(n.child_by_field_name("argument")?);
@@ -224,7 +225,8 @@ impl Lx {
                 a = p;
             }
             !a.parent().is_some_and(|p| {
-                p.kind() == "pointer_expression" && p.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&")
+                p.kind() == "pointer_expression"
+                    && p.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&")
             })
         };
         match parent.kind() {

@@ -274,7 +274,9 @@ impl Lx {
                 }
             }
             Elem::Struct(_) if byte == 0 => self.elem_zero(et),
-            Elem::Struct(_) | Elem::Split(_) => return Err(self.unsupported(v, src, "`cudaMemset` of structs to other than 0")),
+            Elem::Struct(_) | Elem::Split(_) => {
+                return Err(self.unsupported(v, src, "`cudaMemset` of structs to other than 0"))
+            }
         })
     }
 

@@ -150,6 +150,10 @@ impl Lx {
             return Err(self.unsupported(n, src, "`static` local variables other than constants"));
         }
         let ty_node = self.child(n, "type", src)?;
+        let scalar = self.scalar_type(ty_node, src).is_ok();
+        if is_static && !scalar {
+            return Err(self.unsupported(n, src, "`static` local variables other than scalar constants"));
+        }
         if self.text(ty_node, src) == "dim3" && !shared && !ext {
             return self.dim3_declaration(n, src, out);
         }
@@ -203,8 +207,12 @@ impl Lx {
                                 self.f.consts.insert(l, const_of_type(v, t));
                             }
                             // A `static` one is initialised once: only a constant is the same thing.
-                            _ if is_static => {
-                                return Err(self.unsupported(d, src, "a `static` local without a constant initialiser"));
+                            _ if is_static && !init.as_ref().is_some_and(literal_only) => {
+                                return Err(self.unsupported(
+                                    d,
+                                    src,
+                                    "a `static` local without a constant initialiser",
+                                ));
                             }
                             _ => {}
                         }
@@ -458,5 +466,15 @@ fn const_of_type(v: u64, t: ScalarTy) -> u64 {
         ScalarTy::I32 => i64::from(v as i32) as u64,
         ScalarTy::U32 => u64::from(v as u32),
         _ => v,
+    }
+}
+
+/// An expression of literals only (a constant initialiser, `2.5f * 2`).
+fn literal_only(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Unary(_, x) | Expr::Cast(x, _) => literal_only(x),
+        Expr::Binary(_, a, b) => literal_only(a) && literal_only(b),
+        _ => false,
     }
 }
