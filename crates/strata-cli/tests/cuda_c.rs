@@ -137,6 +137,7 @@ fn unsupported_constructs_never_run() {
         ("#if FN(1)\n#endif", "this `#if` expression"),
         ("goto end; end: ;", "the statement `goto_statement`"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
+        ("int m = 4; float a[m];", "an array length that is not a constant"),
     ];
     let dir = std::env::temp_dir().join(format!("strata-cudac-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

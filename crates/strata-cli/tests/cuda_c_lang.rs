@@ -259,6 +259,23 @@ fn structs_as_values_on_host_and_device() {
 }
 
 #[test]
-fn structs_in_shared_memory_are_refused() {
-    fails_with("struct_shared", "", "8:5: error[E0801]: not supported in CUDA-C yet: `__shared__` structs");
+fn a_field_pointer_used_past_its_field_is_refused() {
+    fails_with(
+        "field_pointer_offset",
+        "",
+        "15:10: error[E0801]: not supported in CUDA-C yet: a pointer to a field of a struct in memory where parameter 1 \
+         of `fill` is used other than at offset 0 (an index other than 0 at line 11): an access through it at another \
+         offset would reach the next field unchecked",
+    );
+}
+
+#[test]
+fn a_pointer_to_a_struct_in_shared_memory_is_refused() {
+    // Structs in shared memory are supported, laid out by field: a pointer to a whole one is not.
+    fails_with(
+        "struct_shared",
+        "",
+        "10:18: error[E0801]: not supported in CUDA-C yet: a pointer to `__shared__` `Vec2`s (each field is a \
+         buffer of its own: reach the fields through the array, `s[i].f`)",
+    );
 }

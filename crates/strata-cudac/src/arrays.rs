@@ -30,7 +30,14 @@ impl Lx {
         let mut at = d;
         while at.kind() == "array_declarator" {
             dims.push(match at.child_by_field_name("size") {
-                Some(s) => Some(self.constant(s, src)?),
+                Some(s) => Some(self.constant(s, src).map_err(|_| {
+                    self.unsupported(
+                        s,
+                        src,
+                        "an array length that is not a constant (a literal, a `#define`, or a `const` integer \
+                         initialised by a constant)",
+                    )
+                })?),
                 None => None,
             });
             at = self.child(at, "declarator", src)?;
@@ -163,10 +170,7 @@ impl Lx {
         if shape.is_empty() {
             return None;
         }
-        let bytes = match elem {
-            Elem::S(t) => size_of(t),
-            Elem::Struct(id) => self.structs[id].size(),
-        };
+        let bytes = self.elem_size(elem);
         shape.iter().try_fold(bytes, |acc, d| acc.checked_mul(*d))
     }
 

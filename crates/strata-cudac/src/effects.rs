@@ -26,6 +26,7 @@ impl Lx {
         else {
             return Ok(None);
         };
+        self.no_split_pointer(t, arg, src)?;
         let span = self.span(n, src);
         let step = self.ptr_step(local, t, int(1, ScalarTy::I64), minus, span);
         if prefix {

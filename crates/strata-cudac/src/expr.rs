@@ -61,6 +61,7 @@ impl Lx {
             CTy::Dim3
             | CTy::SharedScalar(_)
             | CTy::Struct(_)
+            | CTy::SharedStruct(_)
             | CTy::Stream
             | CTy::Event
             | CTy::StreamArray
@@ -101,6 +102,7 @@ impl Lx {
         if maybe_pointer {
             if let Some(p) = self.ptr_expr(n, src)? {
                 let t = p.elem;
+                self.no_split_pointer(t, n, src)?;
                 let span = self.span(n, src);
                 return Ok((self.ptr_value(p, span), CTy::Ptr(t)));
             }
@@ -127,7 +129,10 @@ impl Lx {
                     if let CTy::SharedScalar(t) = v.ty {
                         return Ok((Expr::Load(shared_scalar(v.local, self.span(n, src))), CTy::S(t)));
                     }
-                    if let CTy::Struct(id) = v.ty {
+                    if let CTy::Ptr(t) = v.ty {
+                        self.no_split_pointer(t, n, src)?;
+                    }
+                    if let CTy::Struct(id) | CTy::SharedStruct(id) = v.ty {
                         let what =
                             format!("a `{}` used other than by field, in `=` or as an argument", self.structs[id].name);
                         return Err(self.unsupported(n, src, what));
@@ -250,6 +255,7 @@ impl Lx {
                 // A row of a multi-dimensional array: a pointer to its first element.
                 let Some(p) = self.row_pointer(n, src)? else { return Err(self.unsupported(n, src, "this row")) };
                 let t = p.elem;
+                self.no_split_pointer(t, n, src)?;
                 Ok((self.ptr_value(p, self.span(n, src)), CTy::Ptr(t)))
             }
             "subscript_expression" | "pointer_expression" => {
@@ -366,6 +372,11 @@ impl Lx {
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "identifier" => {
+                // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
+                // other variable hides a file-level `const` of its name.
+                if let Some(v) = self.lookup(self.text(n, src)) {
+                    return self.f.consts.get(&v.local).copied().ok_or_else(bad);
+                }
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
                 let msrc = Src { text: &m.text, base: m.base, at: src.at };
                 self.constant(macro_expr(&m).ok_or_else(bad)?, &msrc)
@@ -408,7 +419,9 @@ impl Lx {
                     }
                     return match self.lookup(self.text(root, src)) {
                         Some(Var { ty: CTy::Ptr(Elem::S(t)), .. }) => Ok(size_of(t)),
-                        Some(Var { ty: CTy::Ptr(Elem::Struct(id)), .. }) => Ok(self.structs[id].size()),
+                        Some(Var { ty: CTy::Ptr(Elem::Struct(id) | Elem::Split(id)), .. }) => {
+                            Ok(self.structs[id].size())
+                        }
                         _ => Err(bad()),
                     };
                 }
@@ -421,7 +434,7 @@ impl Lx {
                 }
                 match self.lookup(name) {
                     Some(Var { ty: CTy::S(t) | CTy::SharedScalar(t), .. }) => Ok(size_of(t)),
-                    Some(Var { ty: CTy::Struct(id), .. }) => Ok(self.structs[id].size()),
+                    Some(Var { ty: CTy::Struct(id) | CTy::SharedStruct(id), .. }) => Ok(self.structs[id].size()),
                     // A pointer (8 bytes), or an `extern __shared__` array (no size)?
                     _ => Err(self.unsupported(n, src, "`sizeof` of a pointer variable")),
                 }

@@ -241,6 +241,7 @@ impl Lx {
                     CTy::Dim3
                     | CTy::SharedScalar(_)
                     | CTy::Struct(_)
+                    | CTy::SharedStruct(_)
                     | CTy::Null
                     | CTy::Stream
                     | CTy::Event
@@ -315,7 +316,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let mut values = self.arguments(args, &sig.params, src)?;
+        let mut values = self.arguments(name, args, &sig.params, src)?;
         values.extend(self.global_args(self.f.gpu, self.span(n, src)));
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
@@ -333,11 +334,17 @@ fn always_returns(body: &[Stmt]) -> bool {
 
 impl Lx {
     /// Arguments converted to the parameters' types; a struct argument is one value per field.
-    pub(crate) fn arguments(&mut self, args: &[Node], params: &[CTy], src: &Src) -> R<Vec<Expr>> {
+    /// `&p->f` is a pointer argument only if `callee` uses it at offset 0 only ([`field_ptr`]).
+    pub(crate) fn arguments(&mut self, callee: &str, args: &[Node], params: &[CTy], src: &Src) -> R<Vec<Expr>> {
         let mut values = Vec::new();
-        for (a, pt) in args.iter().zip(params) {
+        for (k, (a, pt)) in args.iter().zip(params).enumerate() {
             if let CTy::Struct(id) = pt {
                 values.extend(self.struct_value(*a, *id, src)?);
+                continue;
+            }
+            if let (CTy::Ptr(Elem::S(t)), Some(f)) = (pt, self.memory_field_address(*a, src)) {
+                self.field_pointer_to_param(*a, callee, k, src)?;
+                values.push(self.field_pointer(f, *t, src)?);
                 continue;
             }
             let (e, t) = self.rvalue(*a, src)?;

@@ -113,7 +113,7 @@ impl Lx {
                     xs.resize(count as usize, zero(t));
                     Expr::ArrayList(xs)
                 }
-                (Some(v), Elem::Struct(_)) => {
+                (Some(v), Elem::Struct(_) | Elem::Split(_)) => {
                     return Err(self.unsupported(v, src, "initialised struct global variables"));
                 }
             };

@@ -274,7 +274,9 @@ impl Lx {
                 }
             }
             Elem::Struct(_) if byte == 0 => self.elem_zero(et),
-            Elem::Struct(_) => return Err(self.unsupported(v, src, "`cudaMemset` of structs to other than 0")),
+            Elem::Struct(_) | Elem::Split(_) => {
+                return Err(self.unsupported(v, src, "`cudaMemset` of structs to other than 0"))
+            }
         })
     }
 
@@ -328,7 +330,7 @@ impl Lx {
                 format!("`{name}` takes {} arguments, not {}", ptys.len(), args.len()),
             ));
         }
-        let mut values = self.arguments(args, &ptys, src)?;
+        let mut values = self.arguments(name, args, &ptys, src)?;
         values.extend(self.global_args(true, self.span(n, src)));
         out.push(Stmt::Launch { kernel, nats: vec![smem], grid, block, args: values, stream, span: self.span(n, src) });
         Ok(())

@@ -25,6 +25,7 @@ mod device;
 mod dim3;
 mod effects;
 mod expr;
+mod field_ptr;
 mod func;
 mod globals;
 mod host;
@@ -32,6 +33,7 @@ mod macros;
 mod math;
 mod parse;
 mod ptr;
+mod shared_structs;
 mod stmt;
 mod streams;
 mod structs;
@@ -137,6 +139,9 @@ struct Macro {
 enum Elem {
     S(ScalarTy),
     Struct(usize),
+    /// Structs in `__shared__` memory ([`shared_structs`]): one buffer per field, the pointer
+    /// variable (the root) the first field's and the others the locals after it. Never a value.
+    Split(usize),
 }
 
 /// A C type of the subset: a scalar, or a pointer to scalars or structs.
@@ -151,6 +156,9 @@ enum CTy {
     SharedScalar(ScalarTy),
     /// A struct variable (by value): one local per field, the first here ([`structs`]).
     Struct(usize),
+    /// A `__shared__` struct variable ([`shared_structs`]): one local per field, each pointing to
+    /// the one-element `__shared__` buffer holding that field, the first here.
+    SharedStruct(usize),
     /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
     Null,
     /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]), and arrays of them (of a
@@ -189,6 +197,9 @@ struct FnState {
     /// The element type and lengths (outermost first) of each pointer local that is a declared
     /// array ([`arrays`]).
     arrays: HashMap<LocalId, (Elem, Vec<u64>)>,
+    /// The value of each local `const` integer with a constant initialiser (`const int n = 16;`),
+    /// a constant as C++ makes it: usable in array lengths ([`Lx::constant`]).
+    consts: HashMap<LocalId, u64>,
 }
 
 struct Lx {

@@ -116,18 +116,22 @@ impl Lx {
                             // keeps in a one-element buffer of its own (host memory, or the
                             // thread's `gpu.local`), so `p[1]` through it is out of bounds.
                             let span = self.span(n, src);
-                            let mem = if self.f.gpu { Mem::GpuLocal } else { Mem::Cpu };
-                            let level = self.level();
-                            let p = self.new_local("&x", array_ptr(t, mem, false), level);
-                            self.f.pre.push(Stmt::Let {
-                                local: p,
-                                init: Some(Expr::Ref(Place::local(local, span))),
-                                span,
-                            });
-                            return Ok(Some(PtrE::at(p, Elem::S(t))));
+                            return Ok(Some(self.local_address(local, t, span)));
                         }
                         _ => {}
                     }
+                }
+                if let Some(p) = self.var_field_address(arg, src)? {
+                    return Ok(Some(p));
+                }
+                if arg.kind() == "field_expression" {
+                    // `&p->f`, `&a[i].f`: only where its every use is known ([`field_ptr`]).
+                    return Err(self.unsupported(
+                        n,
+                        src,
+                        "a pointer to a field of a struct in memory other than as an argument of an atomic or of a \
+                         function, or as the initialiser of a pointer variable",
+                    ));
                 }
                 if arg.kind() != "subscript_expression" {
                     return Err(self.unsupported(

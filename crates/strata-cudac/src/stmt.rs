@@ -126,11 +126,13 @@ impl Lx {
     pub(crate) fn declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let mut shared = false;
         let mut ext = false;
+        let (mut is_const, mut is_static) = (false, false);
         let mut c = n.walk();
         for ch in n.children(&mut c) {
             match (ch.kind(), self.text(ch, src)) {
                 ("type_qualifier", "__shared__") => shared = true,
-                ("type_qualifier", "const") => {}
+                ("type_qualifier", "const" | "constexpr") => is_const = true,
+                ("storage_class_specifier", "static") => is_static = true,
                 ("storage_class_specifier", "extern") => ext = true,
                 ("type_qualifier" | "storage_class_specifier" | "attribute_specifier", t) => {
                     return Err(self.unsupported(ch, src, format!("`{t}` declarations")));
@@ -144,7 +146,14 @@ impl Lx {
         if ext && !shared {
             return Err(self.unsupported(n, src, "`extern` declarations"));
         }
+        if is_static && (!is_const || shared || ext) {
+            return Err(self.unsupported(n, src, "`static` local variables other than constants"));
+        }
         let ty_node = self.child(n, "type", src)?;
+        let scalar = self.scalar_type(ty_node, src).is_ok();
+        if is_static && !scalar {
+            return Err(self.unsupported(n, src, "`static` local variables other than scalar constants"));
+        }
         if self.text(ty_node, src) == "dim3" && !shared && !ext {
             return self.dim3_declaration(n, src, out);
         }
@@ -155,8 +164,8 @@ impl Lx {
             return self.handle_declaration(n, t == "cudaStream_t", src, out);
         }
         if let Some(id) = self.struct_type(ty_node, src) {
-            if shared || ext {
-                return Err(self.unsupported(n, src, "`__shared__` structs"));
+            if shared {
+                return self.shared_struct_declaration(n, id, ext, src);
             }
             return self.struct_declaration(n, id, src, out);
         }
@@ -183,6 +192,8 @@ impl Lx {
                         self.bind(name, Var { local: l, ty: CTy::S(t) });
                         continue;
                     }
+                    // `const int n = 16;`: also a constant where C++ needs one (array lengths).
+                    let value = init.filter(|_| is_const).map(|v| self.constant(v, src));
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;
@@ -190,10 +201,27 @@ impl Lx {
                         }
                         None => None,
                     };
+                    if is_const {
+                        match value {
+                            Some(Ok(v)) if !matches!(t, ScalarTy::F32 | ScalarTy::F64) => {
+                                self.f.consts.insert(l, const_of_type(v, t));
+                            }
+                            // A `static` one is initialised once: only a constant is the same thing.
+                            _ if is_static && !init.as_ref().is_some_and(literal_only) => {
+                                return Err(self.unsupported(
+                                    d,
+                                    src,
+                                    "a `static` local without a constant initialiser",
+                                ));
+                            }
+                            _ => {}
+                        }
+                    }
                     self.flush(out);
                     out.push(Stmt::Let { local: l, init, span });
                     self.bind(name, Var { local: l, ty: CTy::S(t) });
                 }
+                _ if is_static => return Err(self.unsupported(d, src, "`static` local variables other than scalars")),
                 "pointer_declarator" if !shared => self.pointer_declaration(d, init, Elem::S(t), src, out)?,
                 "array_declarator" => {
                     if let (Some(v), true) = (init, shared) {
@@ -241,9 +269,15 @@ impl Lx {
         }
         let name = self.text(inner, src);
         let l = self.new_local(name, self.elem_ptr(t, Mem::Cpu, !self.f.gpu), self.level());
-        let init = match init {
-            Some(v) => Some(self.pointer_init(v, t, src)?),
-            None => None,
+        let init = match (init, t) {
+            // `T *q = &p->f;`: only if `q` is used at offset 0 only ([`field_ptr`]).
+            (Some(v), Elem::S(st)) if self.memory_field_address(v, src).is_some() => {
+                self.field_pointer_to_local(d, v, name, src)?;
+                let f = self.memory_field_address(v, src).ok_or_else(|| self.unsupported(v, src, "this pointer"))?;
+                Some(self.field_pointer(f, st, src)?)
+            }
+            (Some(v), _) => Some(self.pointer_init(v, t, src)?),
+            (None, _) => None,
         };
         self.flush(out);
         out.push(Stmt::Let { local: l, init, span });
@@ -338,14 +372,21 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 // `p = malloc(...)` / `p = q` for a pointer variable.
                 if left.kind() == "identifier" {
-                    if let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(left, src)) {
+                    if let Some(Var { local, ty: ty @ (CTy::Struct(id) | CTy::SharedStruct(id)) }) =
+                        self.lookup(self.text(left, src))
+                    {
                         if op != "=" {
                             return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
                         }
                         let values = self.struct_value(right, id, src)?;
+                        self.flush(out);
                         let span = self.span(n, src);
                         for (k, v) in values.into_iter().enumerate() {
-                            out.push(Stmt::Store { place: Place::local(local + k, span), value: v });
+                            let place = match ty {
+                                CTy::SharedStruct(_) => shared_scalar(local + k, span),
+                                _ => Place::local(local + k, span),
+                            };
+                            out.push(Stmt::Store { place, value: v });
                         }
                         return Ok(());
                     }
@@ -356,6 +397,7 @@ impl Lx {
                         return self.dim3_assign(local, n, right, src, out);
                     }
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(left, src)) {
+                        self.no_split_pointer(t, left, src)?;
                         if op != "=" {
                             let s = self.ptr_compound(local, t, op, right, n, src)?;
                             out.push(s);
@@ -390,6 +432,7 @@ impl Lx {
                 let op = self.text(self.child(n, "operator", src)?, src);
                 if arg.kind() == "identifier" {
                     if let Some(Var { local, ty: CTy::Ptr(t) }) = self.lookup(self.text(arg, src)) {
+                        self.no_split_pointer(t, arg, src)?;
                         let s = self.ptr_step(local, t, int(1, ScalarTy::I64), op == "--", self.span(n, src));
                         out.push(s);
                         return Ok(());
@@ -413,5 +456,25 @@ impl Lx {
             }
         }
         Ok(())
+    }
+}
+
+/// A constant converted to the integer type `t` of the variable it initialises, as C converts
+/// it (a negative `int` wraps to a value no array length accepts).
+fn const_of_type(v: u64, t: ScalarTy) -> u64 {
+    match t {
+        ScalarTy::I32 => i64::from(v as i32) as u64,
+        ScalarTy::U32 => u64::from(v as u32),
+        _ => v,
+    }
+}
+
+/// An expression of literals only (a constant initialiser, `2.5f * 2`).
+fn literal_only(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Unary(_, x) | Expr::Cast(x, _) => literal_only(x),
+        Expr::Binary(_, a, b) => literal_only(a) && literal_only(b),
+        _ => false,
     }
 }

@@ -12,7 +12,6 @@
 //! by functions and members that are arrays or structs are not supported (E0801).
 
 use super::*;
-use crate::ptr::PtrE;
 
 /// A struct type: its name (for messages) and its fields.
 pub(crate) struct StructDef {
@@ -99,7 +98,9 @@ impl Lx {
                 None => return Err(self.unsupported(spec, src, "a struct declared without its members")),
             },
         };
-        for name in tag.into_iter().chain(alias) {
+        // As in C++ (CUDA is C++), the tag of `struct P` names the type on its own too.
+        let bare = tag.as_ref().and_then(|t| t.strip_prefix("struct ")).map(str::to_string);
+        for name in tag.into_iter().chain(alias).chain(bare) {
             if self.struct_names.insert(name.clone(), id).is_some_and(|old| old != id) {
                 return Err(self.unsupported(n, src, format!("a second definition of `{name}`")));
             }
@@ -190,18 +191,22 @@ impl Lx {
             }
             "subscript_expression" | "pointer_expression" | "field_expression" => {
                 // A struct in memory (`a[i]`, `*p`): its fields loaded one by one.
-                let Some((base, other)) = self.struct_in_memory(n, src)? else {
+                let Some(at) = self.struct_in_memory(n, src)? else {
                     return Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name)));
                 };
-                if other != id {
+                if at.id != id {
                     return Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name)));
                 }
-                Ok((0..fields.len()).map(|k| Expr::Load(field_of(&base, k))).collect())
+                Ok((0..fields.len()).map(|k| Expr::Load(at.field(k))).collect())
             }
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::Struct(other) }) if other == id => {
                     let span = self.span(n, src);
                     Ok((0..fields.len()).map(|k| Expr::Load(Place::local(local + k, span))).collect())
+                }
+                Some(Var { local, ty: CTy::SharedStruct(other) }) if other == id => {
+                    let span = self.span(n, src);
+                    Ok((0..fields.len()).map(|k| Expr::Load(shared_scalar(local + k, span))).collect())
                 }
                 Some(_) => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
                 None => Err(self.unknown(n, src)),
@@ -211,8 +216,8 @@ impl Lx {
     }
 
     /// A struct in memory, `a[i]` or `*p` (or `p->f` of nothing: never a struct, members are
-    /// scalars): the place of the whole element and its struct type; `None` when `n` is not one.
-    pub(crate) fn struct_in_memory(&mut self, n: Node, src: &Src) -> R<Option<(Place, usize)>> {
+    /// scalars): where it is and its struct type; `None` when `n` is not one.
+    pub(crate) fn struct_in_memory(&mut self, n: Node, src: &Src) -> R<Option<StructAt>> {
         let span = self.span(n, src);
         let n = if n.kind() == "parenthesized_expression" { n.named_child(0).unwrap_or(n) } else { n };
         let (p, i) = match n.kind() {
@@ -228,8 +233,7 @@ impl Lx {
             }
             _ => return Ok(None),
         };
-        let Elem::Struct(id) = p.elem else { return Ok(None) };
-        Ok(Some((self.ptr_place(p, i, span), id)))
+        Ok(StructAt::of(p.elem).map(|(id, split)| StructAt { base: self.ptr_place(p, i, span), id, split }))
     }
 
     /// `a[i] = v;` / `*p = v;` of a struct in memory (one store per field), if `left` is one.
@@ -247,15 +251,15 @@ impl Lx {
         }
         // Lowered on trial: what the left side needs first is kept only if it is a struct.
         let (pre, target) = self.with_pre(|lx| lx.struct_in_memory(left, src))?;
-        let Some((base, id)) = target else { return Ok(None) };
+        let Some(at) = target else { return Ok(None) };
         self.f.pre.extend(pre);
         if op != "=" {
             return Err(self.unsupported(n, src, format!("`{op}` on a struct")));
         }
-        let values = self.struct_value(right, id, src)?;
+        let values = self.struct_value(right, at.id, src)?;
         self.flush(out);
         for (k, v) in values.into_iter().enumerate() {
-            let mut place = field_of(&base, k);
+            let mut place = at.field(k);
             place.span = self.span(n, src);
             out.push(Stmt::Store { place, value: v });
         }
@@ -274,26 +278,33 @@ impl Lx {
         let in_memory = if arrow {
             let span = self.span(n, src);
             match self.ptr_expr(arg, src)? {
-                Some(p @ PtrE { elem: Elem::Struct(id), .. }) => Some((self.ptr_place(p, None, span), id)),
-                _ => return Err(self.unsupported(n, src, "`->` on anything but a pointer to a struct")),
+                Some(p) => match StructAt::of(p.elem) {
+                    Some((id, split)) => Some(StructAt { base: self.ptr_place(p, None, span), id, split }),
+                    None => return Err(self.unsupported(n, src, "`->` on anything but a pointer to a struct")),
+                },
+                None => return Err(self.unsupported(n, src, "`->` on anything but a pointer to a struct")),
             }
         } else {
             self.struct_in_memory(arg, src)?
         };
-        if let Some((base, id)) = in_memory {
+        if let Some(at) = in_memory {
             let field = self.text(self.child(n, "field", src)?, src);
-            let def = &self.structs[id];
+            let def = &self.structs[at.id];
             let Some(k) = def.fields.iter().position(|(f, _)| f == field) else {
                 return Err(self.unsupported(n, src, format!("`{}` has no field `{field}`", def.name)));
             };
-            let mut place = field_of(&base, k);
+            let mut place = at.field(k);
             place.span = self.span(n, src);
             return Ok(Some((place, def.fields[k].1)));
         }
         if arg.kind() != "identifier" {
             return Ok(None);
         }
-        let Some(Var { local, ty: CTy::Struct(id) }) = self.lookup(self.text(arg, src)) else { return Ok(None) };
+        let (local, id, shared) = match self.lookup(self.text(arg, src)) {
+            Some(Var { local, ty: CTy::Struct(id) }) => (local, id, false),
+            Some(Var { local, ty: CTy::SharedStruct(id) }) => (local, id, true),
+            _ => return Ok(None),
+        };
         if self.text(self.child(n, "operator", src)?, src) != "." {
             return Err(self.unsupported(n, src, "`->` on a struct value"));
         }
@@ -302,13 +313,40 @@ impl Lx {
         let Some(k) = def.fields.iter().position(|(f, _)| f == field) else {
             return Err(self.unsupported(n, src, format!("`{}` has no field `{field}`", def.name)));
         };
-        Ok(Some((Place::local(local + k, self.span(n, src)), def.fields[k].1)))
+        let span = self.span(n, src);
+        // A `__shared__` struct's field is the one element of a buffer of its own.
+        let place = if shared { shared_scalar(local + k, span) } else { Place::local(local + k, span) };
+        Ok(Some((place, def.fields[k].1)))
     }
 }
 
-/// Field `k` of the struct at `base`.
-pub(crate) fn field_of(base: &Place, k: usize) -> Place {
-    let mut p = base.clone();
-    p.path.push(PathStep::Field(k as u32));
-    p
+/// A struct in memory: the place of the whole element, or, for structs in `__shared__` memory
+/// (`split`, [`shared_structs`]), of its first field in the first field's buffer.
+pub(crate) struct StructAt {
+    pub(crate) base: Place,
+    pub(crate) id: usize,
+    pub(crate) split: bool,
+}
+
+impl StructAt {
+    /// The struct type and whether it is split by field, of pointers to `e` (`None`: not structs).
+    fn of(e: Elem) -> Option<(usize, bool)> {
+        match e {
+            Elem::Struct(id) => Some((id, false)),
+            Elem::Split(id) => Some((id, true)),
+            Elem::S(_) => None,
+        }
+    }
+
+    /// The place of field `k`: a path step into the element, or the same element of the field's
+    /// own buffer (the `k`-th local after the first field's).
+    pub(crate) fn field(&self, k: usize) -> Place {
+        let mut p = self.base.clone();
+        if self.split {
+            p.root += k;
+        } else {
+            p.path.push(PathStep::Field(k as u32));
+        }
+        p
+    }
 }

@@ -105,7 +105,10 @@ impl Lx {
     pub(crate) fn elem_ty(&self, e: Elem) -> Ty {
         match e {
             Elem::S(t) => Ty::Scalar(t),
-            Elem::Struct(id) => Ty::Tuple(self.structs[id].fields.iter().map(|(_, t)| Ty::Scalar(*t)).collect()),
+            // (`Split` never reaches memory as one element: each field is a buffer of its own.)
+            Elem::Struct(id) | Elem::Split(id) => {
+                Ty::Tuple(self.structs[id].fields.iter().map(|(_, t)| Ty::Scalar(*t)).collect())
+            }
         }
     }
 
@@ -123,7 +126,9 @@ impl Lx {
     pub(crate) fn elem_zero(&self, e: Elem) -> Expr {
         match e {
             Elem::S(t) => zero(t),
-            Elem::Struct(id) => Expr::Tuple(self.structs[id].fields.iter().map(|(_, t)| zero(*t)).collect()),
+            Elem::Struct(id) | Elem::Split(id) => {
+                Expr::Tuple(self.structs[id].fields.iter().map(|(_, t)| zero(*t)).collect())
+            }
         }
     }
 
@@ -131,7 +136,7 @@ impl Lx {
     pub(crate) fn elem_size(&self, e: Elem) -> u64 {
         match e {
             Elem::S(t) => size_of(t),
-            Elem::Struct(id) => self.structs[id].size(),
+            Elem::Struct(id) | Elem::Split(id) => self.structs[id].size(),
         }
     }
 
@@ -140,7 +145,7 @@ impl Lx {
     pub(crate) fn scalar_elem(&self, e: Elem, n: Node, src: &Src) -> R<ScalarTy> {
         match e {
             Elem::S(t) => Ok(t),
-            Elem::Struct(id) => Err(self.unsupported(
+            Elem::Struct(id) | Elem::Split(id) => Err(self.unsupported(
                 n,
                 src,
                 format!("a whole `{}` here (use one of its fields)", self.structs[id].name),
