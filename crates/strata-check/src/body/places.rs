@@ -384,6 +384,33 @@ impl FnCx<'_> {
         self.vars[place.root].loans.clone()
     }
 
+    /// What a reference with `loans` reaches besides them: the loans of the references stored
+    /// in the variables it borrows (`&shrd tup` where `tup.0` holds `&shrd a` reaches `a`),
+    /// followed transitively. A callee given the reference may read (and return, or store) those
+    /// too. What is reached through a `shrd` loan can only be read.
+    pub(super) fn reachable_loans(&self, loans: &[Alias]) -> Vec<Alias> {
+        let mut out: Vec<Alias> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut work: Vec<(Alias, bool)> = loans.iter().map(|l| (l.clone(), l.own == Ownership::Shrd)).collect();
+        while let Some((l, shrd)) = work.pop() {
+            if !seen.insert((l.place.root, shrd)) {
+                continue;
+            }
+            for inner in self.stored_loans(&l.place) {
+                let shrd = shrd || inner.own == Ownership::Shrd;
+                let mut inner = inner.clone();
+                if shrd {
+                    inner.own = Ownership::Shrd;
+                }
+                if !loans.contains(&inner) && !out.contains(&inner) {
+                    out.push(inner.clone());
+                }
+                work.push((inner, shrd));
+            }
+        }
+        out
+    }
+
     /// The loans of a reference value read from `info` (of reference type, own `own`).
     pub(super) fn loans_of_read(&self, info: &PlaceInfo, own: Ownership) -> Vec<Alias> {
         let stored = self.stored_loans(&info.place);
@@ -612,7 +639,11 @@ impl FnCx<'_> {
     pub(super) fn check_loans_outlive(&mut self, value: &ast::Expr, loans: &[Alias], target_depth: usize, what: &str) {
         for l in loans {
             let v = &self.vars[l.place.root];
-            if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
+            // A loan of a variable holding references (`&shrd tup`) is a loan of it as much as
+            // of any other variable; only a loan *behind* a reference variable (`r.deref`) is of
+            // memory that outlives it.
+            let behind_ref = matches!(v.ty, Ty::Ref { .. }) && l.place.steps.iter().any(|s| matches!(s, PStep::Deref));
+            if v.depth > target_depth && !behind_ref {
                 let (name, vspan) = (v.name.clone(), v.span);
                 let mut e = value;
                 while let ExprKind::Paren(inner) = &e.kind {
@@ -670,6 +701,8 @@ impl FnCx<'_> {
                 if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
                     if !self.on_gpu() {
                         // The host's liveness keeps borrows that a callee may store (`pinned`).
+                        // The memory behind a reference outlives every local of this function.
+                        self.check_loans_outlive(rhs, &rhs_loans, 0, "is stored behind a reference that outlives it");
                         continue;
                     }
                     // Loans are tracked per variable: a reference stored in GPU memory behind a
