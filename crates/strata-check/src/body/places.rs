@@ -310,6 +310,7 @@ impl FnCx<'_> {
         inner_span: Span,
         explicit: bool,
     ) -> Option<Vec<PlaceInfo>> {
+        let owning = matches!(info.ty, Ty::At(..));
         let (own, mem, target) = match &info.ty {
             Ty::Ref { own, mem, ty } => (*own, mem.clone(), (**ty).clone()),
             Ty::At(ty, mem) => (Ownership::Uniq, mem.clone(), (**ty).clone()),
@@ -351,7 +352,9 @@ impl FnCx<'_> {
         // A reference held by a variable is replaced by the places it may borrow (the paper
         // resolves aliases by substitution): a use through it is a use of each loan, with the
         // narrowing each loan had, wherever the reference was copied or moved to.
-        let loans = self.stored_loans(&info.place);
+        // An owning pointer's memory is its own: the loans it keeps are those of the references
+        // stored in it, not places it stands for.
+        let loans = if owning { Vec::new() } else { self.stored_loans(&info.place) };
         let via_uni = info.via_uni.max(self.vars[info.place.root].varies);
         if loans.is_empty() {
             info.place.steps.push(PStep::Deref);
@@ -378,10 +381,19 @@ impl FnCx<'_> {
     /// or in a part of it); empty when the reference lives in memory behind a reference or is a
     /// parameter, which is then its own loan.
     pub(super) fn stored_loans(&self, place: &Place) -> Vec<Alias> {
-        if place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+        if place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !self.in_own_cell(place) {
             return Vec::new();
         }
         self.vars[place.root].loans.clone()
+    }
+
+    /// Whether `place` is (a part of) the memory its root variable owns: the root is an owning
+    /// pointer (`T @ m`) and its one dereference is that pointer's. The references stored there
+    /// are the variable's own, so their loans are the variable's.
+    pub(super) fn in_own_cell(&self, place: &Place) -> bool {
+        matches!(self.vars[place.root].ty, Ty::At(..))
+            && matches!(place.steps.first(), Some(PStep::Deref))
+            && !place.steps[1..].iter().any(|s| matches!(s, PStep::Deref))
     }
 
     /// What a reference with `loans` reaches besides them: the loans of the references stored
@@ -698,7 +710,10 @@ impl FnCx<'_> {
         let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
         if let (Some(info), true) = (&info, holds_ref(&rt) && !rt.is_error()) {
             for t in info.targets() {
-                if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+                // A heap cell the host owns (`cell.0 = r` with `cell: T @ cpu.mem`) stores like a
+                // variable; anything else behind a dereference is memory someone else owns.
+                let own_cell = !self.on_gpu() && self.in_own_cell(&t.place);
+                if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !own_cell {
                     if !self.on_gpu() {
                         // The host's liveness keeps borrows that a callee may store (`pinned`).
                         // The memory behind a reference outlives every local of this function.
@@ -796,7 +811,8 @@ impl FnCx<'_> {
             self.note_local_write(&t, value_uni);
             // A reference stored in a variable (or a part of it) may hold the loans it held before
             // (on another path, or in another part) and the new ones.
-            if holds_ref(&lt) && !t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+            let own_cell = !self.on_gpu() && self.in_own_cell(&t.place);
+            if holds_ref(&lt) && (own_cell || !t.place.steps.iter().any(|s| matches!(s, PStep::Deref))) {
                 union_loans(&mut self.vars[t.place.root].loans, rhs_loans.iter().cloned());
             }
         }
