@@ -951,7 +951,11 @@ impl<'a> FnLower<'_, 'a> {
             }
         }
         let mut st = self.pstate(place)?;
-        if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) {
+        // `let s: T @ gpu.shared;` is lowered as a local pointing to the block's buffer: a borrow
+        // of `s` (or a part) is a borrow of the buffer, as for any owned `T @ m`, never of the
+        // local holding its address.
+        let shared_buffer = st.path.is_empty() && self.shared_decls.iter().any(|(l, _, _)| *l == st.root);
+        if st.arr.is_none() && (matches!(st.ty, Ty::Owned(..)) || shared_buffer) {
             self.deref(&mut st, place.span)?;
         }
         Some(st)
