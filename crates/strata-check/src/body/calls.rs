@@ -325,6 +325,25 @@ impl FnCx<'_> {
                 }
             }
         }
+        // Likewise GPU code (a kernel too) may not be given, through a data type, a value that
+        // holds host memory: a launch with host memory is E0905 on `sim`.
+        let gpu_callee = match sig.root {
+            Root::CpuThread => false,
+            Root::Any => self.on_gpu(),
+            _ => true,
+        };
+        if gpu_callee {
+            for (g, t) in &subst.tys {
+                if cpu_memory_in(t) {
+                    self.error(
+                        codes::BAD_DEREF,
+                        span,
+                        format!("`{g}` = `{t}` cannot be used by `{path}`"),
+                        format!("`{path}` runs on the GPU, and a `{g}` holds `cpu.mem` memory"),
+                    );
+                }
+            }
+        }
         // A memory-space parameter may only stand for memory the callee's resource can use.
         for (g, m) in &subst.mems {
             // Code run by `Any` runs where it is called from.

@@ -1626,6 +1626,16 @@ fn gpu_memory_in(t: &Ty) -> Option<Mem> {
     }
 }
 
+/// Whether a value of type `t` holds (a reference or pointer to) host memory.
+fn cpu_memory_in(t: &Ty) -> bool {
+    match t {
+        Ty::Ref { mem, ty, .. } | Ty::At(ty, mem) => *mem == Mem::CpuMem || cpu_memory_in(ty),
+        Ty::Tuple(ts) => ts.iter().any(cpu_memory_in),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) => cpu_memory_in(t),
+        _ => false,
+    }
+}
+
 fn holds_ref(t: &Ty) -> bool {
     match t {
         Ty::Ref { .. } | Ty::Var(_) | Ty::Error => true,
