@@ -794,24 +794,40 @@ impl FnCx<'_> {
             if !matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)) {
                 continue;
             }
-            for sink in direct_loans.get(i).into_iter().flatten() {
-                if sink.own != Ownership::Uniq {
-                    continue;
-                }
+            // The data the argument points to, and any reached from it through `&uniq`
+            // references that itself holds references (`q.0.0 = r` with `q.0: &uniq slots`).
+            let direct = direct_loans.get(i).cloned().unwrap_or_default();
+            let sinks: Vec<Alias> = arg_loans
+                .get(i)
+                .into_iter()
+                .flatten()
+                .filter(|l| l.own == Ownership::Uniq && (direct.contains(l) || holds_ref(&self.vars[l.place.root].ty)))
+                .cloned()
+                .collect();
+            for sink in &sinks {
                 // Behind a reference (a parameter): memory that outlives every local.
                 let behind = sink.place.steps.iter().any(|s| matches!(s, PStep::Deref));
                 let depth = if behind { 0 } else { self.vars[sink.place.root].depth };
                 let name = self.vars[sink.place.root].name.clone();
                 for (j, a) in args.iter().enumerate() {
-                    if j == i || !arg_tys.get(j).is_some_and(holds_ref) {
+                    if !arg_tys.get(j).is_some_and(holds_ref) {
                         continue;
                     }
-                    let loans = arg_loans.get(j).cloned().unwrap_or_default();
+                    let mut loans = arg_loans.get(j).cloned().unwrap_or_default();
+                    if j == i {
+                        // What the argument itself reaches may be moved around inside it.
+                        loans.retain(|l| !direct.contains(l));
+                        if loans.is_empty() {
+                            continue;
+                        }
+                    }
                     let what = format!(
                         "may be stored by `{path}` behind its `&uniq` argument, in `{name}`, which lives longer"
                     );
                     self.check_loans_outlive(a, &loans, depth, &what);
-                    self.track_stored_borrows(a, depth);
+                    if j != i {
+                        self.track_stored_borrows(a, depth);
+                    }
                     if !behind {
                         union_loans(&mut self.vars[sink.place.root].loans, loans);
                     }
