@@ -205,6 +205,9 @@ struct FnLower<'l, 'a> {
     value_temps: Vec<LocalId>,
     /// The functions whose inlined bodies the code being lowered is nested in, outermost first.
     inlining: Vec<String>,
+    /// Lowering a `while` condition: no statement can run before it, so [`FnLower::operands`]
+    /// binds no operand to a local there.
+    in_while_cond: bool,
 }
 
 impl<'a> Lowering<'a> {
@@ -245,6 +248,7 @@ impl<'a> Lowering<'a> {
             shared_decls: Vec::new(),
             pre: Vec::new(),
             value_temps: Vec::new(),
+            in_while_cond: false,
             inlining: Vec::new(),
         };
         match &sig.root {
@@ -520,6 +524,42 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
 
 /// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
 /// printing, an assertion, an allocation or copy.
+/// Whether the expression calls a function (or launches a kernel) anywhere.
+fn ast_has_call(e: &ast::Expr) -> bool {
+    fn block(b: &ast::Block) -> bool {
+        b.stmts.iter().any(|s| match s {
+            ast::Stmt::Let(l) => l.init.as_ref().is_some_and(ast_has_call),
+            ast::Stmt::Expr { expr, .. } => ast_has_call(expr),
+        })
+    }
+    match &e.kind {
+        ExprKind::Call { .. } => true,
+        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => false,
+        ExprKind::Unary(_, x)
+        | ExprKind::Cast(x, _)
+        | ExprKind::Field(x, _)
+        | ExprKind::Deref(x)
+        | ExprKind::Select(x, _)
+        | ExprKind::View(x, _)
+        | ExprKind::Paren(x)
+        | ExprKind::Unsafe(x)
+        | ExprKind::ArrayRepeat(x, _)
+        | ExprKind::Return(Some(x))
+        | ExprKind::Borrow { place: x, .. } => ast_has_call(x),
+        ExprKind::Binary(_, a, c)
+        | ExprKind::Index(a, c)
+        | ExprKind::Assign(a, c)
+        | ExprKind::CompoundAssign(_, a, c) => ast_has_call(a) || ast_has_call(c),
+        ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(ast_has_call),
+        ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => block(b),
+        ExprKind::While { cond, body } => ast_has_call(cond) || block(body),
+        ExprKind::If { cond, then, els } => {
+            ast_has_call(cond) || block(then) || els.as_deref().is_some_and(ast_has_call)
+        }
+        ExprKind::Split { arms, .. } => arms.iter().any(|a| ast_has_call(&a.body)),
+    }
+}
+
 fn expr_has_effects(e: &Expr) -> bool {
     let mut effects = false;
     e.visit(&mut |x| {
@@ -1037,9 +1077,16 @@ impl<'a> FnLower<'_, 'a> {
     /// nor have an effect (or a run-time error) to order against an earlier operand's effect, and
     /// no earlier operand writes what they read. Otherwise the program is refused (E0801) rather
     /// than reordered.
+    ///
+    /// The C of the `cpu` and `cuda` devices evaluates a call's arguments, an operator's operands
+    /// and an aggregate's elements in an unspecified order. So a call (of a scalar value) followed
+    /// by an operand that calls something is bound to a local first, in order: its effect (an
+    /// atomic, printing) happens before the later call's on every device, as on `sim`.
     fn operands<'e>(&mut self, es: impl Iterator<Item = &'e ast::Expr>) -> Vec<Expr> {
+        let es: Vec<&ast::Expr> = es.collect();
+        let calls: Vec<bool> = es.iter().map(|e| ast_has_call(e)).collect();
         let mut done: Vec<Expr> = Vec::new();
-        for e in es {
+        for (k, e) in es.iter().copied().enumerate() {
             let (before, locals_before) = (self.pre.len(), self.locals.len());
             let v = self.expr(e);
             if self.pre.len() > before && !done.is_empty() {
@@ -1075,9 +1122,34 @@ impl<'a> FnLower<'_, 'a> {
                     );
                 }
             }
+            let later_call = calls[k + 1..].iter().any(|c| *c);
+            let v = match self.scalar_call_type(e) {
+                Some(s) if later_call && !self.in_while_cond && expr_has_effects(&v) => {
+                    let temp = self.new_local("operand", Ty::Scalar(s), self.local_level());
+                    self.value_temps.push(temp);
+                    self.pre.push(Stmt::Let { local: temp, init: Some(v), span: e.span });
+                    Expr::Load(Place::local(temp, e.span))
+                }
+                _ => v,
+            };
             done.push(v);
         }
         done
+    }
+
+    /// The scalar type of `e` when it is a call (not a launch) whose value is a scalar.
+    fn scalar_call_type(&self, e: &ast::Expr) -> Option<ScalarTy> {
+        let mut e = e;
+        while let ExprKind::Paren(x) = &e.kind {
+            e = x;
+        }
+        if !matches!(e.kind, ExprKind::Call { launch: None, .. }) {
+            return None;
+        }
+        match self.l.types.call_types.get(&e.span) {
+            Some(cty::Ty::Scalar(s)) if *s != ScalarTy::Unit => Some(*s),
+            _ => None,
+        }
     }
 
     /// `a && b`, `a || b`: where `b` needs statements (a value `if`), they run only when `a`
@@ -1184,7 +1256,9 @@ impl<'a> FnLower<'_, 'a> {
             }
             ExprKind::While { cond: c, body } => {
                 let mut hoisted = Vec::new();
+                let outer = std::mem::replace(&mut self.in_while_cond, true);
                 let cond = self.hoisting(&mut hoisted, |s| s.expr(c));
+                self.in_while_cond = outer;
                 if !hoisted.is_empty() {
                     self.err(
                         c.span,

@@ -465,6 +465,7 @@ impl FnCx<'_> {
             self.note_callee_shared(name, &subst, span);
         }
         let ret = self.apply_subst(&sig.ret, &subst);
+        self.types.call_types.insert(span, ret.defaulted());
         // The result may borrow from any reference argument.
         let mut loans = Vec::new();
         for l in arg_loans {
