@@ -806,8 +806,10 @@ impl FnCx<'_> {
                 .cloned()
                 .collect();
             for sink in &sinks {
-                // Behind a reference (a parameter): memory that outlives every local.
-                let behind = sink.place.steps.iter().any(|s| matches!(s, PStep::Deref));
+                // Behind a reference (a parameter): memory that outlives every local. A heap
+                // cell's memory is its variable's own.
+                let behind =
+                    sink.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !self.in_own_cell(&sink.place);
                 let depth = if behind { 0 } else { self.vars[sink.place.root].depth };
                 let name = self.vars[sink.place.root].name.clone();
                 for (j, a) in args.iter().enumerate() {
