@@ -1123,8 +1123,10 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
             let later_call = calls[k + 1..].iter().any(|c| *c);
-            let v = match self.scalar_call_type(e) {
-                Some(s) if later_call && !self.in_while_cond && expr_has_effects(&v) => {
+            // A value read from memory a later call may write is read first as well.
+            let ty = self.scalar_call_type(e).or_else(|| self.scalar_ty(&v).filter(|_| self.reads_memory(&v)));
+            let v = match ty {
+                Some(s) if later_call && !self.in_while_cond && (expr_has_effects(&v) || self.reads_memory(&v)) => {
                     let temp = self.new_local("operand", Ty::Scalar(s), self.local_level());
                     self.value_temps.push(temp);
                     self.pre.push(Stmt::Let { local: temp, init: Some(v), span: e.span });
@@ -1135,6 +1137,44 @@ impl<'a> FnLower<'_, 'a> {
             done.push(v);
         }
         done
+    }
+
+    /// The scalar type of a lowered value, where it is plain: a literal, a scalar read from a
+    /// place, and arithmetic, comparisons and casts of those.
+    fn scalar_ty(&self, e: &Expr) -> Option<ScalarTy> {
+        match e {
+            Expr::Lit(Lit::Bool(_)) => Some(ScalarTy::Bool),
+            Expr::Lit(Lit::Int(_, s) | Lit::Float(_, s)) => Some(*s),
+            Expr::Load(p) => {
+                let mut t = self.locals.get(p.root)?.ty.clone();
+                for step in &p.path {
+                    t = match (step, t) {
+                        (PathStep::Deref, Ty::Ref(x, _) | Ty::Owned(x, _)) => *x,
+                        (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize)?.clone(),
+                        (PathStep::Elem(_), Ty::Array { elem, .. }) => {
+                            // Nested arrays are flattened: an element is a leaf.
+                            let mut x = *elem;
+                            while let Ty::Array { elem, .. } = x {
+                                x = *elem;
+                            }
+                            x
+                        }
+                        _ => return None,
+                    };
+                }
+                match t {
+                    Ty::Scalar(s) if s != ScalarTy::Unit => Some(s),
+                    _ => None,
+                }
+            }
+            Expr::Cast(_, s) => Some(*s),
+            Expr::Unary(_, x) => self.scalar_ty(x),
+            Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) => {
+                self.scalar_ty(a).and(self.scalar_ty(b)).map(|_| ScalarTy::Bool)
+            }
+            Expr::Binary(_, a, b) => self.scalar_ty(a).filter(|_| self.scalar_ty(b).is_some()),
+            _ => None,
+        }
     }
 
     /// The scalar type of `e` when it is a call (not a launch) whose value is a scalar.
