@@ -94,6 +94,7 @@ pub fn check_program_for(
             types.lets.extend(t.lets);
             types.literals.extend(t.literals);
             types.call_nats.extend(t.call_nats);
+            types.call_types.extend(t.call_types);
             types.shuffle_types.extend(t.shuffle_types);
             types.npy_types.extend(t.npy_types);
             types.async_copy_types.extend(t.async_copy_types);

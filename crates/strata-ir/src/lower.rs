@@ -205,6 +205,9 @@ struct FnLower<'l, 'a> {
     value_temps: Vec<LocalId>,
     /// The functions whose inlined bodies the code being lowered is nested in, outermost first.
     inlining: Vec<String>,
+    /// Lowering a `while` condition: no statement can run before it, so [`FnLower::operands`]
+    /// binds no operand to a local there.
+    in_while_cond: bool,
 }
 
 impl<'a> Lowering<'a> {
@@ -245,6 +248,7 @@ impl<'a> Lowering<'a> {
             shared_decls: Vec::new(),
             pre: Vec::new(),
             value_temps: Vec::new(),
+            in_while_cond: false,
             inlining: Vec::new(),
         };
         match &sig.root {
@@ -520,6 +524,42 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
 
 /// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
 /// printing, an assertion, an allocation or copy.
+/// Whether the expression calls a function (or launches a kernel) anywhere.
+fn ast_has_call(e: &ast::Expr) -> bool {
+    fn block(b: &ast::Block) -> bool {
+        b.stmts.iter().any(|s| match s {
+            ast::Stmt::Let(l) => l.init.as_ref().is_some_and(ast_has_call),
+            ast::Stmt::Expr { expr, .. } => ast_has_call(expr),
+        })
+    }
+    match &e.kind {
+        ExprKind::Call { .. } => true,
+        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => false,
+        ExprKind::Unary(_, x)
+        | ExprKind::Cast(x, _)
+        | ExprKind::Field(x, _)
+        | ExprKind::Deref(x)
+        | ExprKind::Select(x, _)
+        | ExprKind::View(x, _)
+        | ExprKind::Paren(x)
+        | ExprKind::Unsafe(x)
+        | ExprKind::ArrayRepeat(x, _)
+        | ExprKind::Return(Some(x))
+        | ExprKind::Borrow { place: x, .. } => ast_has_call(x),
+        ExprKind::Binary(_, a, c)
+        | ExprKind::Index(a, c)
+        | ExprKind::Assign(a, c)
+        | ExprKind::CompoundAssign(_, a, c) => ast_has_call(a) || ast_has_call(c),
+        ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(ast_has_call),
+        ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => block(b),
+        ExprKind::While { cond, body } => ast_has_call(cond) || block(body),
+        ExprKind::If { cond, then, els } => {
+            ast_has_call(cond) || block(then) || els.as_deref().is_some_and(ast_has_call)
+        }
+        ExprKind::Split { arms, .. } => arms.iter().any(|a| ast_has_call(&a.body)),
+    }
+}
+
 fn expr_has_effects(e: &Expr) -> bool {
     let mut effects = false;
     e.visit(&mut |x| {
@@ -951,7 +991,11 @@ impl<'a> FnLower<'_, 'a> {
             }
         }
         let mut st = self.pstate(place)?;
-        if st.arr.is_none() && matches!(st.ty, Ty::Owned(..)) {
+        // `let s: T @ gpu.shared;` is lowered as a local pointing to the block's buffer: a borrow
+        // of `s` (or a part) is a borrow of the buffer, as for any owned `T @ m`, never of the
+        // local holding its address.
+        let shared_buffer = st.path.is_empty() && self.shared_decls.iter().any(|(l, _, _)| *l == st.root);
+        if st.arr.is_none() && (matches!(st.ty, Ty::Owned(..)) || shared_buffer) {
             self.deref(&mut st, place.span)?;
         }
         Some(st)
@@ -1033,9 +1077,16 @@ impl<'a> FnLower<'_, 'a> {
     /// nor have an effect (or a run-time error) to order against an earlier operand's effect, and
     /// no earlier operand writes what they read. Otherwise the program is refused (E0801) rather
     /// than reordered.
+    ///
+    /// The C of the `cpu` and `cuda` devices evaluates a call's arguments, an operator's operands
+    /// and an aggregate's elements in an unspecified order. So a call (of a scalar value) followed
+    /// by an operand that calls something is bound to a local first, in order: its effect (an
+    /// atomic, printing) happens before the later call's on every device, as on `sim`.
     fn operands<'e>(&mut self, es: impl Iterator<Item = &'e ast::Expr>) -> Vec<Expr> {
+        let es: Vec<&ast::Expr> = es.collect();
+        let calls: Vec<bool> = es.iter().map(|e| ast_has_call(e)).collect();
         let mut done: Vec<Expr> = Vec::new();
-        for e in es {
+        for (k, e) in es.iter().copied().enumerate() {
             let (before, locals_before) = (self.pre.len(), self.locals.len());
             let v = self.expr(e);
             if self.pre.len() > before && !done.is_empty() {
@@ -1071,9 +1122,74 @@ impl<'a> FnLower<'_, 'a> {
                     );
                 }
             }
+            let later_call = calls[k + 1..].iter().any(|c| *c);
+            // A value read from memory a later call may write is read first as well.
+            let ty = self.scalar_call_type(e).or_else(|| self.scalar_ty(&v).filter(|_| self.reads_memory(&v)));
+            let v = match ty {
+                Some(s) if later_call && !self.in_while_cond && (expr_has_effects(&v) || self.reads_memory(&v)) => {
+                    let temp = self.new_local("operand", Ty::Scalar(s), self.local_level());
+                    self.value_temps.push(temp);
+                    self.pre.push(Stmt::Let { local: temp, init: Some(v), span: e.span });
+                    Expr::Load(Place::local(temp, e.span))
+                }
+                _ => v,
+            };
             done.push(v);
         }
         done
+    }
+
+    /// The scalar type of a lowered value, where it is plain: a literal, a scalar read from a
+    /// place, and arithmetic, comparisons and casts of those.
+    fn scalar_ty(&self, e: &Expr) -> Option<ScalarTy> {
+        match e {
+            Expr::Lit(Lit::Bool(_)) => Some(ScalarTy::Bool),
+            Expr::Lit(Lit::Int(_, s) | Lit::Float(_, s)) => Some(*s),
+            Expr::Load(p) => {
+                let mut t = self.locals.get(p.root)?.ty.clone();
+                for step in &p.path {
+                    t = match (step, t) {
+                        (PathStep::Deref, Ty::Ref(x, _) | Ty::Owned(x, _)) => *x,
+                        (PathStep::Field(i), Ty::Tuple(ts)) => ts.get(*i as usize)?.clone(),
+                        (PathStep::Elem(_), Ty::Array { elem, .. }) => {
+                            // Nested arrays are flattened: an element is a leaf.
+                            let mut x = *elem;
+                            while let Ty::Array { elem, .. } = x {
+                                x = *elem;
+                            }
+                            x
+                        }
+                        _ => return None,
+                    };
+                }
+                match t {
+                    Ty::Scalar(s) if s != ScalarTy::Unit => Some(s),
+                    _ => None,
+                }
+            }
+            Expr::Cast(_, s) => Some(*s),
+            Expr::Unary(_, x) => self.scalar_ty(x),
+            Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) => {
+                self.scalar_ty(a).and(self.scalar_ty(b)).map(|_| ScalarTy::Bool)
+            }
+            Expr::Binary(_, a, b) => self.scalar_ty(a).filter(|_| self.scalar_ty(b).is_some()),
+            _ => None,
+        }
+    }
+
+    /// The scalar type of `e` when it is a call (not a launch) whose value is a scalar.
+    fn scalar_call_type(&self, e: &ast::Expr) -> Option<ScalarTy> {
+        let mut e = e;
+        while let ExprKind::Paren(x) = &e.kind {
+            e = x;
+        }
+        if !matches!(e.kind, ExprKind::Call { launch: None, .. }) {
+            return None;
+        }
+        match self.l.types.call_types.get(&e.span) {
+            Some(cty::Ty::Scalar(s)) if *s != ScalarTy::Unit => Some(*s),
+            _ => None,
+        }
     }
 
     /// `a && b`, `a || b`: where `b` needs statements (a value `if`), they run only when `a`
@@ -1180,7 +1296,9 @@ impl<'a> FnLower<'_, 'a> {
             }
             ExprKind::While { cond: c, body } => {
                 let mut hoisted = Vec::new();
+                let outer = std::mem::replace(&mut self.in_while_cond, true);
                 let cond = self.hoisting(&mut hoisted, |s| s.expr(c));
+                self.in_while_cond = outer;
                 if !hoisted.is_empty() {
                     self.err(
                         c.span,

@@ -178,6 +178,7 @@ impl FnCx<'_> {
         let mut mismatches = Vec::new();
         let mut arg_tys = Vec::new();
         let mut arg_loans = Vec::new();
+        let mut direct_loans: Vec<Vec<Alias>> = Vec::new();
         let mut arg_unis = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
         let reads_only = name == "println" || name == "print";
@@ -197,7 +198,15 @@ impl FnCx<'_> {
             self.issuing_on = None;
             self.in_call_arg = false;
             arg_unis.push(uni);
-            arg_loans.push(std::mem::take(&mut self.val_loans));
+            let mut loans = std::mem::take(&mut self.val_loans);
+            direct_loans.push(loans.clone());
+            // A reference to data that holds references reaches what they borrow as well: the
+            // callee may read, write, return or store it (adversarial/adv6_*).
+            if matches!(&t, Ty::Ref { ty, .. } if holds_ref(ty)) {
+                let more = self.reachable_loans(&loans);
+                union_loans(&mut loans, more);
+            }
+            arg_loans.push(loans);
             arg_tys.push(t.clone());
             if let (Some(p), true) = (params.get(i), matches!(t, Ty::IntLit | Ty::FloatLit)) {
                 let want = self.apply_subst(&p.ty, &subst);
@@ -227,6 +236,7 @@ impl FnCx<'_> {
         {
             let live: Vec<Span> = self.live_borrows.iter().map(|b| b.2).collect();
             self.pinned_borrows.extend(live);
+            self.callee_may_store(&path, args, &arg_tys, &arg_loans, &direct_loans);
         }
         if reads_only {
             for (v, m) in self.vars.iter_mut().zip(moved_before) {
@@ -311,6 +321,25 @@ impl FnCx<'_> {
                         span,
                         format!("`{g}` = `{t}` cannot be used by `{path}`"),
                         format!("`{path}` runs on the CPU and may read a `{g}`, which holds `{m}` memory"),
+                    );
+                }
+            }
+        }
+        // Likewise GPU code (a kernel too) may not be given, through a data type, a value that
+        // holds host memory: a launch with host memory is E0905 on `sim`.
+        let gpu_callee = match sig.root {
+            Root::CpuThread => false,
+            Root::Any => self.on_gpu(),
+            _ => true,
+        };
+        if gpu_callee {
+            for (g, t) in &subst.tys {
+                if cpu_memory_in(t) {
+                    self.error(
+                        codes::BAD_DEREF,
+                        span,
+                        format!("`{g}` = `{t}` cannot be used by `{path}`"),
+                        format!("`{path}` runs on the GPU, and a `{g}` holds `cpu.mem` memory"),
                     );
                 }
             }
@@ -404,7 +433,7 @@ impl FnCx<'_> {
         if exec_ok {
             // References passed to work on a stream are ordered after that stream's work.
             self.issuing_on = stream_keys.clone().map(|k| (k, None));
-            self.pass_references(args, &params, &arg_loans, &subst, &sig.root);
+            self.pass_references(args, &params, &arg_loans, &direct_loans, &subst, &sig.root);
             self.issuing_on = None;
             // A summarised `gpu.block`/`gpu.warp` function: a barrier, then what it leaves.
             if let (true, Some(s)) = (arguments_fit && launch.is_none(), self.summaries.get(name)) {
@@ -436,6 +465,7 @@ impl FnCx<'_> {
             self.note_callee_shared(name, &subst, span);
         }
         let ret = self.apply_subst(&sig.ret, &subst);
+        self.types.call_types.insert(span, ret.defaulted());
         // The result may borrow from any reference argument.
         let mut loans = Vec::new();
         for l in arg_loans {
@@ -506,11 +536,12 @@ impl FnCx<'_> {
         args: &[ast::Expr],
         params: &[&crate::program::ParamSig],
         arg_loans: &[Vec<Alias>],
+        direct_loans: &[Vec<Alias>],
         subst: &Subst,
         callee: &Root,
     ) {
         let many = matches!(callee, Root::Block { .. } | Root::Warp);
-        for ((a, p), loans) in args.iter().zip(params).zip(arg_loans) {
+        for (i, ((a, p), loans)) in args.iter().zip(params).zip(arg_loans).enumerate() {
             let mut e = a;
             while let ExprKind::Paren(inner) = &e.kind {
                 e = inner;
@@ -523,8 +554,11 @@ impl FnCx<'_> {
             let param = self.apply_subst(&p.ty, subst);
             for l in loans {
                 // A reference held in an aggregate (a tuple, an array) is passed as it is.
+                // What the reference reaches through a `shrd` reference stored behind it is only
+                // read.
                 let own = match &param {
-                    Ty::Ref { own, .. } => *own,
+                    Ty::Ref { own, .. } if l.own == Ownership::Uniq => *own,
+                    Ty::Ref { .. } => Ownership::Shrd,
                     _ => l.own,
                 };
                 let own_memory = !l.place.steps.iter().any(|s| matches!(s, PStep::Deref));
@@ -542,8 +576,10 @@ impl FnCx<'_> {
                     );
                     continue;
                 }
-                // `&uniq place` arguments were checked as borrows when typed.
-                if matches!(e.kind, ExprKind::Borrow { .. })
+                // `&uniq place` arguments were checked as borrows when typed (not what they
+                // reach through references stored in `place`).
+                let direct = direct_loans.get(i).is_some_and(|d| d.contains(l));
+                if (direct && matches!(e.kind, ExprKind::Borrow { .. }))
                     || self.accesses.iter().any(|r| r.place == l.place && written.contains(&r.span))
                 {
                     continue;
@@ -742,6 +778,67 @@ impl FnCx<'_> {
 
     /// Returns the block shape to compare once the arguments are typed, for a `gpu.block` callee
     /// whose block size mentions sizes not bound yet.
+    /// Host code: a callee given `&uniq` access to data that holds references (argument `i`)
+    /// may store there any reference its other arguments hold or reach (`*p = r;`: provenances
+    /// are not checked, so nothing in the signature says it does not). As for an assignment, the
+    /// variables that data belongs to take those loans, which must outlive them (E0505), and the
+    /// borrows written in the other arguments stay live as long as them.
+    fn callee_may_store(
+        &mut self,
+        path: &str,
+        args: &[ast::Expr],
+        arg_tys: &[Ty],
+        arg_loans: &[Vec<Alias>],
+        direct_loans: &[Vec<Alias>],
+    ) {
+        for (i, t) in arg_tys.iter().enumerate() {
+            if !matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)) {
+                continue;
+            }
+            // The data the argument points to, and any reached from it through `&uniq`
+            // references that itself holds references (`q.0.0 = r` with `q.0: &uniq slots`).
+            let direct = direct_loans.get(i).cloned().unwrap_or_default();
+            let sinks: Vec<Alias> = arg_loans
+                .get(i)
+                .into_iter()
+                .flatten()
+                .filter(|l| l.own == Ownership::Uniq && (direct.contains(l) || holds_ref(&self.vars[l.place.root].ty)))
+                .cloned()
+                .collect();
+            for sink in &sinks {
+                // Behind a reference (a parameter): memory that outlives every local. A heap
+                // cell's memory is its variable's own.
+                let behind =
+                    sink.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !self.in_own_cell(&sink.place);
+                let depth = if behind { 0 } else { self.vars[sink.place.root].depth };
+                let name = self.vars[sink.place.root].name.clone();
+                for (j, a) in args.iter().enumerate() {
+                    if !arg_tys.get(j).is_some_and(holds_ref) {
+                        continue;
+                    }
+                    let mut loans = arg_loans.get(j).cloned().unwrap_or_default();
+                    if j == i {
+                        // What the argument itself reaches may be moved around inside it.
+                        loans.retain(|l| !direct.contains(l));
+                        if loans.is_empty() {
+                            continue;
+                        }
+                    }
+                    let what = format!(
+                        "may be stored by `{path}` behind its `&uniq` argument, in `{name}`, which lives longer"
+                    );
+                    self.check_loans_outlive(a, &loans, depth, &what);
+                    if j != i {
+                        self.track_stored_borrows(a, depth);
+                    }
+                    if !behind {
+                        union_loans(&mut self.vars[sink.place.root].loans, loans);
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn check_call_exec(
         &mut self,
         sig: &FnSig,

@@ -194,6 +194,9 @@ pub struct TypeTable {
     pub literals: HashMap<Span, Ty>,
     /// The callee's size (`nat`) arguments at every call and launch, by the call's span.
     pub call_nats: HashMap<Span, Vec<(String, Nat)>>,
+    /// The result type of every call, by the call's span (the lowering keeps the order of
+    /// operands with effects by binding a call's value to a local of this type).
+    pub call_types: HashMap<Span, Ty>,
     /// The result type of every call of a warp shuffle, by the call's span (the lowering picks
     /// the exchanged scalar type from it).
     pub shuffle_types: HashMap<Span, ScalarTy>,
@@ -1623,6 +1626,16 @@ fn gpu_memory_in(t: &Ty) -> Option<Mem> {
         Ty::Tuple(ts) => ts.iter().find_map(gpu_memory_in),
         Ty::Array(t, _) | Ty::ViewArray(t, _) => gpu_memory_in(t),
         _ => None,
+    }
+}
+
+/// Whether a value of type `t` holds (a reference or pointer to) host memory.
+fn cpu_memory_in(t: &Ty) -> bool {
+    match t {
+        Ty::Ref { mem, ty, .. } | Ty::At(ty, mem) => *mem == Mem::CpuMem || cpu_memory_in(ty),
+        Ty::Tuple(ts) => ts.iter().any(cpu_memory_in),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) => cpu_memory_in(t),
+        _ => false,
     }
 }
 

@@ -310,6 +310,7 @@ impl FnCx<'_> {
         inner_span: Span,
         explicit: bool,
     ) -> Option<Vec<PlaceInfo>> {
+        let owning = matches!(info.ty, Ty::At(..));
         let (own, mem, target) = match &info.ty {
             Ty::Ref { own, mem, ty } => (*own, mem.clone(), (**ty).clone()),
             Ty::At(ty, mem) => (Ownership::Uniq, mem.clone(), (**ty).clone()),
@@ -351,7 +352,9 @@ impl FnCx<'_> {
         // A reference held by a variable is replaced by the places it may borrow (the paper
         // resolves aliases by substitution): a use through it is a use of each loan, with the
         // narrowing each loan had, wherever the reference was copied or moved to.
-        let loans = self.stored_loans(&info.place);
+        // An owning pointer's memory is its own: the loans it keeps are those of the references
+        // stored in it, not places it stands for.
+        let loans = if owning { Vec::new() } else { self.stored_loans(&info.place) };
         let via_uni = info.via_uni.max(self.vars[info.place.root].varies);
         if loans.is_empty() {
             info.place.steps.push(PStep::Deref);
@@ -378,10 +381,46 @@ impl FnCx<'_> {
     /// or in a part of it); empty when the reference lives in memory behind a reference or is a
     /// parameter, which is then its own loan.
     pub(super) fn stored_loans(&self, place: &Place) -> Vec<Alias> {
-        if place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+        if place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !self.in_own_cell(place) {
             return Vec::new();
         }
         self.vars[place.root].loans.clone()
+    }
+
+    /// Whether `place` is (a part of) the memory its root variable owns: the root is an owning
+    /// pointer (`T @ m`) and its one dereference is that pointer's. The references stored there
+    /// are the variable's own, so their loans are the variable's.
+    pub(super) fn in_own_cell(&self, place: &Place) -> bool {
+        matches!(self.vars[place.root].ty, Ty::At(..))
+            && matches!(place.steps.first(), Some(PStep::Deref))
+            && !place.steps[1..].iter().any(|s| matches!(s, PStep::Deref))
+    }
+
+    /// What a reference with `loans` reaches besides them: the loans of the references stored
+    /// in the variables it borrows (`&shrd tup` where `tup.0` holds `&shrd a` reaches `a`),
+    /// followed transitively. A callee given the reference may read (and return, or store) those
+    /// too. What is reached through a `shrd` loan can only be read.
+    pub(super) fn reachable_loans(&self, loans: &[Alias]) -> Vec<Alias> {
+        let mut out: Vec<Alias> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut work: Vec<(Alias, bool)> = loans.iter().map(|l| (l.clone(), l.own == Ownership::Shrd)).collect();
+        while let Some((l, shrd)) = work.pop() {
+            if !seen.insert((l.place.root, shrd)) {
+                continue;
+            }
+            for inner in self.stored_loans(&l.place) {
+                let shrd = shrd || inner.own == Ownership::Shrd;
+                let mut inner = inner.clone();
+                if shrd {
+                    inner.own = Ownership::Shrd;
+                }
+                if !loans.contains(&inner) && !out.contains(&inner) {
+                    out.push(inner.clone());
+                }
+                work.push((inner, shrd));
+            }
+        }
+        out
     }
 
     /// The loans of a reference value read from `info` (of reference type, own `own`).
@@ -612,7 +651,11 @@ impl FnCx<'_> {
     pub(super) fn check_loans_outlive(&mut self, value: &ast::Expr, loans: &[Alias], target_depth: usize, what: &str) {
         for l in loans {
             let v = &self.vars[l.place.root];
-            if v.depth > target_depth && v.loans.is_empty() && !matches!(v.ty, Ty::Ref { .. }) {
+            // A loan of a variable holding references (`&shrd tup`) is a loan of it as much as
+            // of any other variable; only a loan *behind* a reference variable (`r.deref`) is of
+            // memory that outlives it.
+            let behind_ref = matches!(v.ty, Ty::Ref { .. }) && l.place.steps.iter().any(|s| matches!(s, PStep::Deref));
+            if v.depth > target_depth && !behind_ref {
                 let (name, vspan) = (v.name.clone(), v.span);
                 let mut e = value;
                 while let ExprKind::Paren(inner) = &e.kind {
@@ -667,9 +710,14 @@ impl FnCx<'_> {
         let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
         if let (Some(info), true) = (&info, holds_ref(&rt) && !rt.is_error()) {
             for t in info.targets() {
-                if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+                // A heap cell the host owns (`cell.0 = r` with `cell: T @ cpu.mem`) stores like a
+                // variable; anything else behind a dereference is memory someone else owns.
+                let own_cell = !self.on_gpu() && self.in_own_cell(&t.place);
+                if t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) && !own_cell {
                     if !self.on_gpu() {
                         // The host's liveness keeps borrows that a callee may store (`pinned`).
+                        // The memory behind a reference outlives every local of this function.
+                        self.check_loans_outlive(rhs, &rhs_loans, 0, "is stored behind a reference that outlives it");
                         continue;
                     }
                     // Loans are tracked per variable: a reference stored in GPU memory behind a
@@ -763,7 +811,8 @@ impl FnCx<'_> {
             self.note_local_write(&t, value_uni);
             // A reference stored in a variable (or a part of it) may hold the loans it held before
             // (on another path, or in another part) and the new ones.
-            if holds_ref(&lt) && !t.place.steps.iter().any(|s| matches!(s, PStep::Deref)) {
+            let own_cell = !self.on_gpu() && self.in_own_cell(&t.place);
+            if holds_ref(&lt) && (own_cell || !t.place.steps.iter().any(|s| matches!(s, PStep::Deref))) {
                 union_loans(&mut self.vars[t.place.root].loans, rhs_loans.iter().cloned());
             }
         }
