@@ -1101,6 +1101,14 @@ impl<'p> Emitter<'p> {
                         pointer = true;
                     }
                 }
+                // An index through a pointer may be negative where the pointer points into the
+                // middle of its allocation (`strata_sidx` checks it stays inside, as `sim` does).
+                PathStep::Elem(IExpr::Value(v)) if pointer && checks.is_empty() => {
+                    let i = self.expr(cx, v)?;
+                    s = format!("{s}[strata_sidx((int64_t)({i}), (const void *)({s}), sizeof(*({s})), {})]", self.at(p.span));
+                    t = leaf(&t).clone();
+                    pointer = false;
+                }
                 PathStep::Elem(e) => {
                     let mut off = self.index(cx, e)?;
                     for (i, b) in checks.drain(..) {
@@ -1695,6 +1703,10 @@ impl<'p> Emitter<'p> {
     /// Host code that would read GPU memory to print `e` (what `sim` reports as E0905): the
     /// printer follows pointers, and host code must never index a device pointer.
     fn prints_gpu_memory(&self, cx: &Cx, e: &Expr) -> Option<String> {
+        // A kernel or device function prints GPU memory as CUDA's device `printf` does.
+        if !matches!(cx.f.kind, FnKind::Host) {
+            return None;
+        }
         let place_gpu = matches!(e, Expr::Load(p) | Expr::Ref(p) if cx.f.place_mem(p).is_gpu());
         let pointee_gpu = matches!(self.expr_ty(cx, e), Ty::Ref(_, m) | Ty::Owned(_, m) if m.is_gpu());
         (place_gpu || pointee_gpu).then(|| {

@@ -1813,7 +1813,10 @@ impl Machine<'_, '_> {
             Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
             _ => Loc::Local(p.root, Vec::new()),
         };
+        // Whether the step before is a dereference: an index right after one may be negative.
+        let mut after_deref = false;
         for step in &p.path {
+            let deref_before = std::mem::replace(&mut after_deref, matches!(step, PathStep::Deref));
             let next: &ir::Ty = match (step, t) {
                 (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
                 (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
@@ -1860,6 +1863,24 @@ impl Machine<'_, '_> {
                     let o = self.iexpr(e, f, who)?;
                     path.push(LocalStep::Elem(o));
                     Loc::Local(root, path)
+                }
+                // C's `p[-1]` and `p - 1` where `p` points into the middle of its buffer: the
+                // index counts from where the reference points, and only the element reached
+                // must not lie before the buffer's start.
+                (Loc::Buf(buf, off), PathStep::Elem(IExpr::Value(v))) if deref_before => {
+                    let i = self.sc_index_signed(v, f, who)?;
+                    let size = self.slots(next, f, who)?;
+                    match u64::try_from(i128::from(off) + i * i128::from(size)) {
+                        Ok(at) => Loc::Buf(buf, at),
+                        Err(_) => {
+                            return Err(fail(
+                                codes::RUN_OUT_OF_BOUNDS,
+                                format!("index `{i}` is negative"),
+                                Span::DUMMY,
+                                "",
+                            ))
+                        }
+                    }
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;

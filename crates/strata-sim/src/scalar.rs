@@ -382,6 +382,21 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// An index `IExpr::Value` counted from where a reference points: any integer (the caller
+    /// checks the element it reaches).
+    pub(crate) fn sc_index_signed(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<i128> {
+        let s = self.sc(e, f, who);
+        match s.k {
+            K::I32 | K::I64 => Ok(i128::from(s.bits as i64)),
+            K::U32 | K::U64 | K::Nat => Ok(i128::from(s.bits)),
+            K::Err => Err(self.take_err()),
+            _ => {
+                let v = self.sc_value(s)?;
+                Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is not an integer"), Span::DUMMY, ""))
+            }
+        }
+    }
+
     /// An index `IExpr::Value`: a natural number, or the error for a negative one.
     pub(crate) fn sc_index(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<u64> {
         let s = self.sc(e, f, who);
