@@ -651,6 +651,7 @@ impl Machine<'_, '_> {
             g[i] = self.iexpr(&grid[i], f, HOST)?;
             b[i] = self.iexpr(&block[i], f, HOST)?;
         }
+        launch_limits(g, b, span)?;
         let mut kn = HashMap::new();
         for (name, e) in func.nat_params.iter().zip(nats) {
             kn.insert(name.clone(), self.iexpr(e, f, HOST)?);
@@ -2663,4 +2664,37 @@ pub fn local_level(f: &ir::Function, l: usize) -> Level {
 /// An access through a null pointer (CUDA-C's `NULL`): out of bounds of every allocation.
 fn null_deref(span: Span) -> Box<Diagnostic> {
     fail(codes::RUN_OUT_OF_BOUNDS, "access through a null pointer", span, "this access")
+}
+
+/// A launch shape a GPU refuses (`cudaErrorInvalidConfiguration`: the kernel does not run at
+/// all, and a program that does not check `cudaGetLastError` goes on with what it did not
+/// compute): a block of more than 1024 threads or beyond (1024, 1024, 64), a grid beyond
+/// (2^31 - 1, 65535, 65535). Strata programs are held to the same limits by the checker (E0703,
+/// E0704, the sm_80 profile); CUDA-C launches are sized at run time, so `sim` checks them here
+/// rather than run a kernel a GPU would not. (A zero-sized launch runs nothing here as there.)
+fn launch_limits(g: [u64; 3], b: [u64; 3], span: Span) -> R<()> {
+    const BLOCK_DIM: [u64; 3] = [1024, 1024, 64];
+    const GRID_DIM: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+    let shape = |d: [u64; 3]| format!("({}, {}, {})", d[0], d[1], d[2]);
+    let threads = b[0].saturating_mul(b[1]).saturating_mul(b[2]);
+    if threads > 1024 || (0..3).any(|i| b[i] > BLOCK_DIM[i]) {
+        return Err(fail(
+            codes::BLOCK_TOO_LARGE,
+            format!(
+                "a block of {} ({threads} threads): a GPU allows at most 1024 threads per block and (1024, 1024, 64) per dimension, and refuses the launch",
+                shape(b)
+            ),
+            span,
+            "launched here",
+        ));
+    }
+    if (0..3).any(|i| g[i] > GRID_DIM[i]) {
+        return Err(fail(
+            codes::GRID_TOO_LARGE,
+            format!("a grid of {}: a GPU allows at most (2147483647, 65535, 65535) blocks, and refuses the launch", shape(g)),
+            span,
+            "launched here",
+        ));
+    }
+    Ok(())
 }
