@@ -2235,6 +2235,7 @@ impl Machine<'_, '_> {
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
             self.pending_uninit.push((buf, off, acc));
+            // An atomic is logged once, at its write.
             if !atomic {
                 self.log(buf, off, who, span, false)?;
             }
@@ -2268,8 +2269,13 @@ impl Machine<'_, '_> {
             self.note_accesses(buf, off, &[(acc, false)]);
             return Err(self.uninit_error(buf, off, &acc));
         }
-        if who.gpu && !atomic {
-            self.log(buf, off, who, span, true)?;
+        if who.gpu {
+            // An atomic read-modify-write (or store) is logged once, here, as an atomic access.
+            if atomic {
+                self.log_atomic(buf, off, who, span)?;
+            } else {
+                self.log(buf, off, who, span, true)?;
+            }
         }
         self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
     }
@@ -2326,12 +2332,28 @@ impl Machine<'_, '_> {
     }
 
     fn log(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool) -> R<()> {
+        self.log_kind(buf, off, who, span, write, false)
+    }
+
+    /// Logs an atomic access: it races with plain accesses nothing orders with it, not with
+    /// other atomics (reported as a write).
+    fn log_atomic(&mut self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
+        self.log_kind(buf, off, who, span, true, true)
+    }
+
+    fn log_kind(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool, atomic: bool) -> R<()> {
         if !self.opts.check_races {
             return Ok(());
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| match e {
+        let seg = acc.seg();
+        let logged = if atomic {
+            self.races.atomic(buf, len, off as usize, seg, span)
+        } else {
+            self.races.access(buf, len, off as usize, seg, span, write)
+        };
+        let found = logged.map_err(|e| match e {
             race::Fail::Oom(e) => oom(e, span, &format!("the race detector's record of `{}`", self.buffers[buf].name)),
             race::Fail::Full(limit) => fail(
                 codes::RUN_OUT_OF_BOUNDS,

@@ -190,9 +190,22 @@ struct Shadow {
     charged: u64,
 }
 
+/// How an access is logged in a shadow.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Read,
+    Write,
+    /// Checked as a write would be, without being logged.
+    Check,
+}
+
 #[derive(Default)]
 pub struct Races {
     shadows: HashMap<usize, Shadow, Fast>,
+    /// The atomic accesses, logged as reads of a shadow of their own: atomics never race with
+    /// each other, but each races with a plain access that nothing orders with it, as a write
+    /// would (checked against the plain shadow without being logged there).
+    atomics: HashMap<usize, Shadow, Fast>,
     /// The block of each stamp (index 0 is unused).
     stamp_block: Vec<u32>,
     /// The current stamp's block and epoch.
@@ -253,7 +266,7 @@ impl Races {
 
     /// Forgets the accesses to buffer `buf` (shared memory at the end of its block).
     pub fn forget(&mut self, buf: usize) {
-        if let Some(sh) = self.shadows.remove(&buf) {
+        for sh in [self.shadows.remove(&buf), self.atomics.remove(&buf)].into_iter().flatten() {
             self.charged -= sh.charged;
             mem::release(sh.charged);
         }
@@ -337,8 +350,9 @@ impl Races {
         Ok(ctx << self.shift | thread << 1)
     }
 
-    /// Logs an access by `me` at `span` to element `off` of buffer `buf` (of `len` elements);
-    /// returns the earlier access it races with, if any.
+    /// Logs a plain access by `me` at `span` to element `off` of buffer `buf` (of `len`
+    /// elements); returns the earlier access it races with, if any (a plain one, or an atomic
+    /// one, reported as a write).
     pub fn access(
         &mut self,
         buf: usize,
@@ -348,12 +362,53 @@ impl Races {
         span: Span,
         write: bool,
     ) -> Result<Option<Conflict>, Fail> {
+        let mode = if write { Mode::Write } else { Mode::Read };
+        if let Some(c) = self.log_in(false, buf, len, off, me, span, mode)? {
+            return Ok(Some(c));
+        }
+        if self.atomics.is_empty() {
+            return Ok(None);
+        }
+        let found = self.log_in(true, buf, len, off, me, span, Mode::Check)?;
+        Ok(found.map(|c| Conflict { write: true, ..c }))
+    }
+
+    /// Logs an atomic access (`atomicAdd`, …): it races with an earlier plain access that
+    /// nothing orders with it, and with later ones ([`Races::access`]), never with atomics.
+    pub fn atomic(&mut self, buf: usize, len: usize, off: usize, me: Seg, span: Span) -> Result<Option<Conflict>, Fail> {
+        if let Some(c) = self.log_in(false, buf, len, off, me, span, Mode::Check)? {
+            return Ok(Some(c));
+        }
+        self.log_in(true, buf, len, off, me, span, Mode::Read)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn log_in(
+        &mut self,
+        atomic: bool,
+        buf: usize,
+        len: usize,
+        off: usize,
+        me: Seg,
+        span: Span,
+        mode: Mode,
+    ) -> Result<Option<Conflict>, Fail> {
+        let write = mode != Mode::Read;
+        if mode == Mode::Check {
+            // Nothing logged in the shadow yet: nothing to race with (and nothing to allocate).
+            let map = if atomic { &self.atomics } else { &self.shadows };
+            match map.get(&buf) {
+                Some(sh) if sh.pages.get(off / PAGE).is_some_and(|p| p.is_some()) => {}
+                _ => return Ok(None),
+            }
+        }
         if self.shift == 0 {
             self.begin(1 << 10);
         }
         let stamp = self.stamp(me)?;
         let packed = self.pack(stamp, me.thread, me.wepoch, span)?;
-        let Races { shadows, stamp_block, ctxs, spans, charged, shift, block_start, .. } = self;
+        let Races { shadows, atomics, stamp_block, ctxs, spans, charged, shift, block_start, .. } = self;
+        let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
         let unpack = |p: u32| -> Ent {
             if p >> shift == 0 {
@@ -404,6 +459,9 @@ impl Races {
                 if let Some(c) = found(p, false) {
                     return Ok(Some(c));
                 }
+            }
+            if mode == Mode::Check {
+                return Ok(None);
             }
             *cell = u64::from(packed);
             if had_more {
@@ -503,14 +561,40 @@ mod tests {
 
     type Logged = (Seg, Span);
 
-    /// The reference: the last write and every read since, in order.
+    /// The reference: the last write and every read since, in order, and every atomic access.
     #[derive(Default)]
     struct Full {
         cells: HashMap<usize, (Option<Logged>, Vec<Logged>)>,
+        atomics: HashMap<usize, Vec<Logged>>,
     }
 
     impl Full {
         fn access(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
+            if let Some(c) = self.plain(off, me, span, write) {
+                return Some(c);
+            }
+            let atomics = self.atomics.entry(off).or_default();
+            let (s, sp) = atomics.iter().find(|(s, _)| s.concurrent(&me))?;
+            Some(Conflict { block: s.block, thread: s.thread, span: *sp, write: true })
+        }
+
+        /// An atomic: checked as a plain write is, without replacing it; never against atomics.
+        fn atomic(&mut self, off: usize, me: Seg, span: Span) -> Option<Conflict> {
+            let (w, reads) = self.cells.entry(off).or_default();
+            if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
+                return Some(Conflict { block: s.block, thread: s.thread, span: sp, write: true });
+            }
+            if let Some((s, sp)) = reads.iter().find(|(s, _)| s.concurrent(&me)) {
+                return Some(Conflict { block: s.block, thread: s.thread, span: *sp, write: false });
+            }
+            let atomics = self.atomics.entry(off).or_default();
+            if !atomics.iter().any(|(s, _)| *s == me) {
+                atomics.push((me, span));
+            }
+            None
+        }
+
+        fn plain(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
             let (w, reads) = self.cells.entry(off).or_default();
             if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
                 return Some(Conflict { block: s.block, thread: s.thread, span: sp, write: true });
@@ -546,6 +630,8 @@ mod tests {
             races.begin(threads);
             let elems = 1 + (splitmix(&mut rng) % 4) as usize;
             let write_odds = 1 + splitmix(&mut rng) % 6;
+            // Some launches make some accesses atomic.
+            let atomic_odds = if seed % 3 == 0 { 0 } else { 2 + splitmix(&mut rng) % 6 };
             'launch: for block in 0..blocks as u32 {
                 let mut epoch = 0;
                 let mut wepochs = [0u32; 3];
@@ -560,8 +646,11 @@ mod tests {
                             let off = (r >> 20) as usize % elems;
                             let span = Span { file: FileId(0), lo: (r >> 30) as u32 % 5, hi: 9 };
                             let write = (r >> 40).is_multiple_of(write_odds);
-                            let a = races.access(0, elems, off, me, span, write).unwrap();
-                            let b = full.access(off, me, span, write);
+                            let (a, b) = if atomic_odds != 0 && (r >> 48).is_multiple_of(atomic_odds) {
+                                (races.atomic(0, elems, off, me, span).unwrap(), full.atomic(off, me, span))
+                            } else {
+                                (races.access(0, elems, off, me, span, write).unwrap(), full.access(off, me, span, write))
+                            };
                             assert_eq!(a, b, "seed {seed}");
                             if a.is_some() {
                                 break 'launch;
