@@ -1452,6 +1452,11 @@ impl Machine<'_, '_> {
                 }
                 Value::Unit
             }
+            Builtin::Print | Builtin::PrintInline | Builtin::PrintFormatted
+                if vs.iter().any(|v| matches!(v, Value::Uninit)) =>
+            {
+                return Err(uninit_variable());
+            }
             Builtin::Print | Builtin::PrintInline => {
                 let end = if b == Builtin::Print { "\n" } else { "" };
                 // Numbers, text and arrays of numbers print as they are (without a copy).
@@ -2719,4 +2724,10 @@ fn launch_limits(g: [u64; 3], b: [u64; 3], span: Span) -> R<()> {
         ));
     }
     Ok(())
+}
+
+/// A variable read before anything was assigned to it (C's `int x; printf("%d", x);`): its value
+/// is indeterminate, and using it is undefined.
+pub(crate) fn uninit_variable() -> Fail {
+    fail(codes::RUN_UNINIT, "read of an uninitialised variable", Span::DUMMY, "nothing was assigned to it before")
 }
