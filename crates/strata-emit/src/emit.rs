@@ -1604,6 +1604,10 @@ impl<'p> Emitter<'p> {
             Builtin::NullPtr | Builtin::PtrEq | Builtin::PtrDiff => {
                 return Err(unsupported(span, "null pointers and pointer comparisons (CUDA-C input)"))
             }
+            // CUDA-C's `__threadfence()`: on the cpu device, the C11 fence that orders the
+            // thread's memory accesses before it before those after it for every other thread.
+            Builtin::Fence if self.cuda => "__threadfence()".to_string(),
+            Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),
         })
     }
 

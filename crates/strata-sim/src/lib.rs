@@ -118,7 +118,7 @@ struct Acc {
 
 impl Acc {
     fn seg(&self) -> Seg {
-        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch }
+        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch, fgen: 0 }
     }
 }
 
@@ -150,6 +150,9 @@ struct Launch {
     epoch: u32,
     /// Warp barriers passed, per warp of the current block.
     warp_epochs: HashMap<u32, u32>,
+    /// `__threadfence()`s executed, per thread of the current block (the race check's release
+    /// points: `race.rs`).
+    fences: HashMap<u32, u32>,
     /// Threads of the current block (linear numbers) that executed a `return`: they run no
     /// further code of the kernel.
     returned: std::collections::BTreeSet<u32>,
@@ -701,6 +704,7 @@ impl Machine<'_, '_> {
             nats: kn.clone(),
             epoch: 0,
             warp_epochs: HashMap::new(),
+            fences: HashMap::new(),
             returned: Default::default(),
             thread_locals: Vec::new(),
         });
@@ -741,6 +745,7 @@ impl Machine<'_, '_> {
             if let Some(l) = self.launch.as_mut() {
                 l.epoch = 0;
                 l.warp_epochs.clear();
+                l.fences.clear();
                 l.returned.clear();
                 for v in &mut l.thread_locals {
                     v.clear();
@@ -1272,6 +1277,14 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::Fence => {
+                if who.gpu {
+                    if let Some(l) = self.launch.as_mut() {
+                        *l.fences.entry(who.thread_lin).or_insert(0) += 1;
+                    }
+                }
+                Value::Unit
+            }
             Builtin::NullPtr => Value::Null,
             Builtin::PtrEq | Builtin::PtrDiff => {
                 // Pointers as (buffer, slot); a struct element is `stride` slots.
@@ -2352,7 +2365,8 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let seg = acc.seg();
+        let fgen = self.launch.as_ref().and_then(|l| l.fences.get(&who.thread_lin).copied()).unwrap_or(0);
+        let seg = Seg { fgen, ..acc.seg() };
         let logged = if atomic {
             self.races.atomic(buf, len, off as usize, seg, span)
         } else {

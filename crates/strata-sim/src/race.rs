@@ -43,6 +43,8 @@ pub struct Seg {
     pub thread: u32,
     pub epoch: u32,
     pub wepoch: u32,
+    /// The `__threadfence()`s the thread had executed (in its block).
+    pub fgen: u32,
 }
 
 #[cfg(test)]
@@ -69,6 +71,7 @@ struct Ent {
     thread: u32,
     wepoch: u32,
     span: u32,
+    fgen: u32,
 }
 
 impl Ent {
@@ -77,22 +80,57 @@ impl Ent {
     }
 }
 
+/// A release: an atomic by `thread` of `block` after its `fgen`-th `__threadfence()`, at
+/// `stamp`. It publishes the block's accesses of its earlier epochs (stamps from `block_start`),
+/// ordered before the fence by barriers, and the thread's own before the fence; a later atomic
+/// on the same element acquires it: the acquiring thread's later accesses, and after the next
+/// barrier its block's, are ordered after those (CUDA's fence-and-flag pattern, the last block of
+/// a reduction reading the other blocks' results).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Rel {
+    block: u32,
+    block_start: u32,
+    stamp: u32,
+    thread: u32,
+    fgen: u32,
+}
+
+impl Rel {
+    fn publishes(&self, e: &Ent) -> bool {
+        (e.stamp >= self.block_start && e.stamp < self.stamp)
+            || (e.stamp == self.stamp && e.thread == self.thread && e.fgen < self.fgen)
+    }
+
+    /// Everything `other` publishes, `self` does too.
+    fn covers(&self, other: &Rel) -> bool {
+        self.block == other.block
+            && (self.stamp > other.stamp
+                || (self.stamp == other.stamp && self.thread == other.thread && self.fgen >= other.fgen))
+    }
+}
+
+/// Releases kept at most (beyond, new ones are dropped: accesses they would order are reported).
+const MAX_RELEASES: usize = 1 << 16;
+
 /// The current access, as the log compares others with it.
 #[derive(Copy, Clone)]
-struct Now {
+struct Now<'a> {
     ent: Ent,
     /// The first stamp of the current block.
     block_start: u32,
+    /// The releases of other blocks the current access is ordered after.
+    acquired: &'a [Rel],
 }
 
-impl Now {
+impl Now<'_> {
     /// Nothing orders `e` and the current access (see [`Seg::concurrent`]).
     fn concurrent(&self, e: &Ent) -> bool {
         if e.stamp == 0 {
             return false;
         }
         if e.stamp < self.block_start {
-            return true; // another block
+            // Another block: concurrent unless a release acquired since publishes it.
+            return !self.acquired.iter().any(|r| r.publishes(e));
         }
         if e.thread == self.ent.thread || e.stamp != self.ent.stamp {
             return false;
@@ -116,6 +154,7 @@ struct Ctx {
     stamp: u32,
     wepoch: u32,
     span: u32,
+    fgen: u32,
 }
 
 /// The reads kept after the first (packed).
@@ -214,9 +253,16 @@ pub struct Races {
     /// Context 0 is unused (a packed 0 is no access).
     ctxs: Vec<Ctx>,
     /// The contexts of the current stamp, by warp epoch and position.
-    ctx_ids: HashMap<(u32, u32), u32, Fast>,
+    ctx_ids: HashMap<(u32, u32, u32), u32, Fast>,
     /// The last context made or found: its stamp, warp epoch, position and number.
-    last_ctx: (u32, u32, Span, u32),
+    last_ctx: (u32, u32, u32, Span, u32),
+    /// The releases made at each element (buffer, element) by an atomic ([`Rel`]).
+    releases: HashMap<(usize, usize), Vec<Rel>, Fast>,
+    releases_kept: usize,
+    /// Releases acquired in the current block epoch, by thread; and by the block in its earlier
+    /// epochs (a barrier passes a thread's acquisitions on to the whole block).
+    acq_thread: Vec<(u32, Rel)>,
+    acq_block: Vec<Rel>,
     spans: Vec<Span>,
     span_ids: HashMap<Span, u32>,
     span_cache: Vec<(Span, u32)>,
@@ -284,6 +330,14 @@ impl Races {
             let stamp = (self.stamp_block.len() - 1) as u32;
             if self.current.is_none_or(|(b, _)| b != me.block) {
                 self.block_start = stamp;
+                self.acq_thread.clear();
+                self.acq_block.clear();
+            } else {
+                for (_, r) in std::mem::take(&mut self.acq_thread) {
+                    if !self.acq_block.contains(&r) {
+                        self.acq_block.push(r);
+                    }
+                }
             }
             self.current = Some((me.block, me.epoch));
             self.ctx_ids.clear();
@@ -316,13 +370,13 @@ impl Races {
 
     /// The packed form of an access by `thread` at warp epoch `wepoch` and `span`, in the current
     /// stamp (its context is made on first use).
-    fn pack(&mut self, stamp: u32, thread: u32, wepoch: u32, span: Span) -> Result<u32, Fail> {
-        let (s, w, sp, id) = self.last_ctx;
-        let ctx = if id != 0 && s == stamp && w == wepoch && sp == span {
+    fn pack(&mut self, stamp: u32, thread: u32, wepoch: u32, fgen: u32, span: Span) -> Result<u32, Fail> {
+        let (s, w, g, sp, id) = self.last_ctx;
+        let ctx = if id != 0 && s == stamp && w == wepoch && g == fgen && sp == span {
             id
         } else {
             let span_id = self.span_id(span);
-            let id = match self.ctx_ids.get(&(wepoch, span_id)) {
+            let id = match self.ctx_ids.get(&(wepoch, span_id, fgen)) {
                 Some(&id) => id,
                 None => {
                     if self.ctxs.is_empty() {
@@ -335,13 +389,13 @@ impl Races {
                         return Err(Fail::Full(limit - 1));
                     }
                     grow(&mut self.ctxs, &mut self.charged)?;
-                    self.ctxs.push(Ctx { stamp, wepoch, span: span_id });
+                    self.ctxs.push(Ctx { stamp, wepoch, span: span_id, fgen });
                     // Few per stamp (warp epochs times positions), dropped with the stamp.
-                    self.ctx_ids.insert((wepoch, span_id), id);
+                    self.ctx_ids.insert((wepoch, span_id, fgen), id);
                     id
                 }
             };
-            self.last_ctx = (stamp, wepoch, span, id);
+            self.last_ctx = (stamp, wepoch, fgen, span, id);
             id
         };
         if self.shift < 32 && thread >> (self.shift - 1) != 0 {
@@ -379,7 +433,33 @@ impl Races {
         if let Some(c) = self.log_in(false, buf, len, off, me, span, Mode::Check)? {
             return Ok(Some(c));
         }
-        self.log_in(true, buf, len, off, me, span, Mode::Read)
+        self.log_in(true, buf, len, off, me, span, Mode::Read)?;
+        self.sync(buf, off, me)?;
+        Ok(None)
+    }
+
+    /// The atomic by `me` at element `off` of `buf` acquires the releases of other blocks made
+    /// there, and is a release itself after a `__threadfence()` of its thread ([`Rel`]).
+    fn sync(&mut self, buf: usize, off: usize, me: Seg) -> Result<(), Fail> {
+        let stamp = self.stamp(me)?;
+        let key = (buf, off);
+        if let Some(rs) = self.releases.get(&key) {
+            for r in rs.iter().filter(|r| r.block != me.block) {
+                if !self.acq_thread.contains(&(me.thread, *r)) {
+                    self.acq_thread.push((me.thread, *r));
+                }
+            }
+        }
+        if me.fgen > 0 && self.releases_kept < MAX_RELEASES {
+            let r = Rel { block: me.block, block_start: self.block_start, stamp, thread: me.thread, fgen: me.fgen };
+            let rs = self.releases.entry(key).or_default();
+            if !rs.iter().any(|x| x.covers(&r)) {
+                rs.retain(|x| !r.covers(x));
+                rs.push(r);
+                self.releases_kept += 1;
+            }
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -406,7 +486,13 @@ impl Races {
             self.begin(1 << 10);
         }
         let stamp = self.stamp(me)?;
-        let packed = self.pack(stamp, me.thread, me.wepoch, span)?;
+        let packed = self.pack(stamp, me.thread, me.wepoch, me.fgen, span)?;
+        // The releases the access is ordered after: the block's, and its thread's own.
+        let mut acquired = Vec::new();
+        if !self.acq_block.is_empty() || !self.acq_thread.is_empty() {
+            acquired.extend_from_slice(&self.acq_block);
+            acquired.extend(self.acq_thread.iter().filter(|(t, _)| *t == me.thread).map(|(_, r)| *r));
+        }
         let Races { shadows, atomics, stamp_block, ctxs, spans, charged, shift, block_start, .. } = self;
         let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
@@ -415,9 +501,9 @@ impl Races {
                 return Ent::default();
             }
             let c = ctxs[(p >> shift) as usize];
-            Ent { stamp: c.stamp, thread: (p >> 1) & tmask, wepoch: c.wepoch, span: c.span }
+            Ent { stamp: c.stamp, thread: (p >> 1) & tmask, wepoch: c.wepoch, span: c.span, fgen: c.fgen }
         };
-        let now = Now { ent: unpack(packed), block_start: *block_start };
+        let now = Now { ent: unpack(packed), block_start: *block_start, acquired: &acquired };
         let sh = match shadows.get_mut(&buf) {
             Some(sh) => sh,
             None => {
@@ -471,7 +557,8 @@ impl Races {
         }
         // A read: keep it if it can be the first read a later write races with.
         let me = now.ent;
-        let same = |a: &Ent, b: &Ent| a.stamp == b.stamp && a.thread == b.thread && a.wepoch == b.wepoch;
+        let same =
+            |a: &Ent, b: &Ent| a.stamp == b.stamp && a.thread == b.thread && a.wepoch == b.wepoch && a.fgen == b.fgen;
         if first == 0 {
             *cell = u64::from(wrote) | u64::from(packed) << 32;
             return Ok(None);
@@ -642,7 +729,7 @@ mod tests {
                         1 | 2 => wepochs[(r / 20 % 3) as usize] += 1,
                         _ => {
                             let thread = ((r >> 8) % threads) as u32;
-                            let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32] };
+                            let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32], fgen: 0 };
                             let off = (r >> 20) as usize % elems;
                             let span = Span { file: FileId(0), lo: (r >> 30) as u32 % 5, hi: 9 };
                             let write = (r >> 40).is_multiple_of(write_odds);
@@ -662,6 +749,44 @@ mod tests {
         }
     }
 
+    /// A fence and an atomic publish the thread's earlier writes to the thread whose later
+    /// atomic on the same element acquires them, and after its next barrier to its block; not
+    /// to other threads before that, and not writes after the fence.
+    #[test]
+    fn a_fence_and_an_atomic_publish_earlier_writes() {
+        let _s = mem::Session::start(u64::MAX);
+        let mut races = Races::new();
+        races.begin(64);
+        let at = |block, thread, epoch, fgen| Seg { block, thread, epoch, wepoch: 0, fgen };
+        let sp = Span::DUMMY;
+        // Block 0, thread 0: writes element 0 of buffer 0, fences, adds to the counter (buffer
+        // 1), then writes element 1.
+        assert_eq!(races.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+        assert_eq!(races.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+        assert_eq!(races.access(0, 4, 1, at(0, 0, 0, 1), sp, true), Ok(None));
+        // Block 1: thread 3 reads element 0 before any acquire: a race.
+        assert!(races.access(0, 4, 0, at(1, 3, 0, 0), sp, false).unwrap().is_some());
+        let mut races2 = Races::new();
+        races2.begin(64);
+        assert_eq!(races2.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+        assert_eq!(races2.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+        assert_eq!(races2.access(0, 4, 1, at(0, 0, 0, 1), sp, true), Ok(None));
+        // Block 1, thread 0 acquires: it may read element 0, not element 1 (written after).
+        assert_eq!(races2.atomic(1, 1, 0, at(1, 0, 0, 0), sp), Ok(None));
+        assert_eq!(races2.access(0, 4, 0, at(1, 0, 0, 0), sp, false), Ok(None));
+        assert!(races2.access(0, 4, 1, at(1, 0, 0, 0), sp, false).unwrap().is_some());
+        // Another thread of the acquiring block: ordered only after the block's next barrier.
+        for (epoch, ordered) in [(0, false), (1, true)] {
+            let mut races = Races::new();
+            races.begin(64);
+            assert_eq!(races.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+            assert_eq!(races.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+            assert_eq!(races.atomic(1, 1, 0, at(1, 0, 0, 0), sp), Ok(None));
+            let r = races.access(0, 4, 0, at(1, 5, epoch, 0), sp, false).unwrap();
+            assert_eq!(r.is_none(), ordered, "epoch {epoch}");
+        }
+    }
+
     /// A launch with more contexts than the packed form can name is refused, not checked wrongly.
     #[test]
     fn too_many_contexts_are_refused() {
@@ -669,7 +794,7 @@ mod tests {
         let mut races = Races::new();
         // 2^30 threads a block leave one bit of context: one context besides the unused 0.
         races.begin(1 << 30);
-        let me = |epoch| Seg { block: 0, thread: 5, epoch, wepoch: 0 };
+        let me = |epoch| Seg { block: 0, thread: 5, epoch, wepoch: 0, fgen: 0 };
         assert_eq!(races.access(0, 8, 1, me(0), Span::DUMMY, true), Ok(None));
         assert_eq!(races.access(0, 8, 1, me(1), Span::DUMMY, true), Err(Fail::Full(1)));
     }
@@ -678,7 +803,7 @@ mod tests {
     fn a_cell_is_small_and_charged() {
         let _s = mem::Session::start(u64::MAX);
         let mut races = Races::new();
-        let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0 };
+        let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0, fgen: 0 };
         races.access(3, 5000, 4321, me, Span::DUMMY, true).unwrap();
         assert_eq!(mem::used(), races.bytes());
         assert!(races.bytes() >= (PAGE * 8) as u64);
