@@ -112,14 +112,25 @@ impl Rel {
 /// Releases kept at most (beyond, new ones are dropped: accesses they would order are reported).
 const MAX_RELEASES: usize = 1 << 16;
 
+/// Adds `r` to `rs` unless one there covers it, dropping those it covers; whether it was added.
+fn add_release(rs: &mut Vec<Rel>, r: Rel) -> bool {
+    if rs.iter().any(|x| x.covers(&r)) {
+        return false;
+    }
+    rs.retain(|x| !r.covers(x));
+    rs.push(r);
+    true
+}
+
 /// The current access, as the log compares others with it.
 #[derive(Copy, Clone)]
 struct Now<'a> {
     ent: Ent,
     /// The first stamp of the current block.
     block_start: u32,
-    /// The releases of other blocks the current access is ordered after.
-    acquired: &'a [Rel],
+    /// The releases the current access is ordered after: its block's, and its thread's.
+    acq_block: &'a [Rel],
+    acq_mine: &'a [Rel],
 }
 
 impl Now<'_> {
@@ -130,12 +141,16 @@ impl Now<'_> {
         }
         if e.stamp < self.block_start {
             // Another block: concurrent unless a release acquired since publishes it.
-            return !self.acquired.iter().any(|r| r.publishes(e));
+            return !self.published(e);
         }
         if e.thread == self.ent.thread || e.stamp != self.ent.stamp {
             return false;
         }
-        !(e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch)
+        !(e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch) && !self.published(e)
+    }
+
+    fn published(&self, e: &Ent) -> bool {
+        self.acq_block.iter().chain(self.acq_mine).any(|r| r.publishes(e))
     }
 
     /// The same block and epoch as the current access.
@@ -261,7 +276,7 @@ pub struct Races {
     releases_kept: usize,
     /// Releases acquired in the current block epoch, by thread; and by the block in its earlier
     /// epochs (a barrier passes a thread's acquisitions on to the whole block).
-    acq_thread: Vec<(u32, Rel)>,
+    acq_thread: HashMap<u32, Vec<Rel>, Fast>,
     acq_block: Vec<Rel>,
     spans: Vec<Span>,
     span_ids: HashMap<Span, u32>,
@@ -333,10 +348,8 @@ impl Races {
                 self.acq_thread.clear();
                 self.acq_block.clear();
             } else {
-                for (_, r) in std::mem::take(&mut self.acq_thread) {
-                    if !self.acq_block.contains(&r) {
-                        self.acq_block.push(r);
-                    }
+                for r in std::mem::take(&mut self.acq_thread).into_values().flatten() {
+                    add_release(&mut self.acq_block, r);
                 }
             }
             self.current = Some((me.block, me.epoch));
@@ -444,18 +457,15 @@ impl Races {
         let stamp = self.stamp(me)?;
         let key = (buf, off);
         if let Some(rs) = self.releases.get(&key) {
-            for r in rs.iter().filter(|r| r.block != me.block) {
-                if !self.acq_thread.contains(&(me.thread, *r)) {
-                    self.acq_thread.push((me.thread, *r));
-                }
+            // Another block's release, or another thread's of this block (a lock between
+            // threads of one block: the barriers order the rest).
+            for r in rs.iter().filter(|r| r.block != me.block || (r.thread != me.thread && r.stamp == stamp)) {
+                add_release(self.acq_thread.entry(me.thread).or_default(), *r);
             }
         }
         if me.fgen > 0 && self.releases_kept < MAX_RELEASES {
             let r = Rel { block: me.block, block_start: self.block_start, stamp, thread: me.thread, fgen: me.fgen };
-            let rs = self.releases.entry(key).or_default();
-            if !rs.iter().any(|x| x.covers(&r)) {
-                rs.retain(|x| !r.covers(x));
-                rs.push(r);
+            if add_release(self.releases.entry(key).or_default(), r) {
                 self.releases_kept += 1;
             }
         }
@@ -488,12 +498,9 @@ impl Races {
         let stamp = self.stamp(me)?;
         let packed = self.pack(stamp, me.thread, me.wepoch, me.fgen, span)?;
         // The releases the access is ordered after: the block's, and its thread's own.
-        let mut acquired = Vec::new();
-        if !self.acq_block.is_empty() || !self.acq_thread.is_empty() {
-            acquired.extend_from_slice(&self.acq_block);
-            acquired.extend(self.acq_thread.iter().filter(|(t, _)| *t == me.thread).map(|(_, r)| *r));
-        }
-        let Races { shadows, atomics, stamp_block, ctxs, spans, charged, shift, block_start, .. } = self;
+        let Races { shadows, atomics, stamp_block, ctxs, spans, charged, shift, block_start, acq_block, acq_thread, .. } =
+            self;
+        let acq_mine = acq_thread.get(&me.thread).map_or(&[][..], |v| &v[..]);
         let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
         let unpack = |p: u32| -> Ent {
@@ -503,7 +510,7 @@ impl Races {
             let c = ctxs[(p >> shift) as usize];
             Ent { stamp: c.stamp, thread: (p >> 1) & tmask, wepoch: c.wepoch, span: c.span, fgen: c.fgen }
         };
-        let now = Now { ent: unpack(packed), block_start: *block_start, acquired: &acquired };
+        let now = Now { ent: unpack(packed), block_start: *block_start, acq_block, acq_mine };
         let sh = match shadows.get_mut(&buf) {
             Some(sh) => sh,
             None => {
