@@ -1105,7 +1105,10 @@ impl<'p> Emitter<'p> {
                 // middle of its allocation (`strata_sidx` checks it stays inside, as `sim` does).
                 PathStep::Elem(IExpr::Value(v)) if pointer && checks.is_empty() => {
                     let i = self.expr(cx, v)?;
-                    s = format!("{s}[strata_sidx((int64_t)({i}), (const void *)({s}), sizeof(*({s})), {})]", self.at(p.span));
+                    s = format!(
+                        "{s}[strata_sidx((int64_t)({i}), (const void *)({s}), sizeof(*({s})), {})]",
+                        self.at(p.span)
+                    );
                     t = leaf(&t).clone();
                     pointer = false;
                 }

@@ -2732,7 +2732,10 @@ fn launch_limits(g: [u64; 3], b: [u64; 3], span: Span) -> R<()> {
     if (0..3).any(|i| g[i] > GRID_DIM[i]) {
         return Err(fail(
             codes::GRID_TOO_LARGE,
-            format!("a grid of {}: a GPU allows at most (2147483647, 65535, 65535) blocks, and refuses the launch", shape(g)),
+            format!(
+                "a grid of {}: a GPU allows at most (2147483647, 65535, 65535) blocks, and refuses the launch",
+                shape(g)
+            ),
             span,
             "launched here",
         ));

@@ -146,7 +146,9 @@ impl Now<'_> {
         if e.thread == self.ent.thread || e.stamp != self.ent.stamp {
             return false;
         }
-        !(e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch) && !self.published(e)
+        // A warp barrier between them, or a release of the other thread acquired since.
+        let warp_ordered = e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch;
+        !warp_ordered && !self.published(e)
     }
 
     fn published(&self, e: &Ent) -> bool {
@@ -442,7 +444,14 @@ impl Races {
 
     /// Logs an atomic access (`atomicAdd`, …): it races with an earlier plain access that
     /// nothing orders with it, and with later ones ([`Races::access`]), never with atomics.
-    pub fn atomic(&mut self, buf: usize, len: usize, off: usize, me: Seg, span: Span) -> Result<Option<Conflict>, Fail> {
+    pub fn atomic(
+        &mut self,
+        buf: usize,
+        len: usize,
+        off: usize,
+        me: Seg,
+        span: Span,
+    ) -> Result<Option<Conflict>, Fail> {
         if let Some(c) = self.log_in(false, buf, len, off, me, span, Mode::Check)? {
             return Ok(Some(c));
         }
@@ -498,8 +507,19 @@ impl Races {
         let stamp = self.stamp(me)?;
         let packed = self.pack(stamp, me.thread, me.wepoch, me.fgen, span)?;
         // The releases the access is ordered after: the block's, and its thread's own.
-        let Races { shadows, atomics, stamp_block, ctxs, spans, charged, shift, block_start, acq_block, acq_thread, .. } =
-            self;
+        let Races {
+            shadows,
+            atomics,
+            stamp_block,
+            ctxs,
+            spans,
+            charged,
+            shift,
+            block_start,
+            acq_block,
+            acq_thread,
+            ..
+        } = self;
         let acq_mine = acq_thread.get(&me.thread).map_or(&[][..], |v| &v[..]);
         let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
@@ -743,7 +763,10 @@ mod tests {
                             let (a, b) = if atomic_odds != 0 && (r >> 48).is_multiple_of(atomic_odds) {
                                 (races.atomic(0, elems, off, me, span).unwrap(), full.atomic(off, me, span))
                             } else {
-                                (races.access(0, elems, off, me, span, write).unwrap(), full.access(off, me, span, write))
+                                (
+                                    races.access(0, elems, off, me, span, write).unwrap(),
+                                    full.access(off, me, span, write),
+                                )
                             };
                             assert_eq!(a, b, "seed {seed}");
                             if a.is_some() {
