@@ -1,6 +1,6 @@
-// `p[-1]` where `p` points one element into the allocation is valid C, but the IR's offsets are
-// relative to what the variable points to and never negative: refused at run time (E0903).
-__device__ int before(const int *p) { return p[-1]; }
+// `p[-1]` where `p` points one element into the allocation is valid C (and runs); `p[-2]`
+// points before the start of the allocation: refused at run time (E0903).
+__device__ int before(const int *p) { return p[-1] + p[-2]; }
 
 __global__ void k(const int *p, int *out) { out[0] = before(p); }
 

@@ -120,8 +120,8 @@ fn an_offset_pointer_is_checked_against_its_whole_allocation() {
 }
 
 #[test]
-fn a_negative_index_relative_to_an_offset_pointer_is_refused_at_run_time() {
-    fails_with("pointer_negative", "", "3:46: error[E0903]: index `-1` is negative");
+fn a_negative_index_inside_the_allocation_runs_and_one_before_its_start_is_refused() {
+    fails_with("pointer_negative", "", "3:54: error[E0903]: index `-2` is negative");
 }
 
 #[test]

@@ -72,12 +72,18 @@ impl Lx {
                 out.push(Stmt::Sync { warp: true, span });
             }
             "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
-                // `sim` runs threads one at a time and every write is at once visible to all: a
-                // fence orders nothing more (its absence is not reported either).
+                // `sim` runs threads one at a time and every write is at once visible to all; a
+                // device-wide fence is kept for the race check, where a fence followed by an
+                // atomic publishes the thread's earlier writes to the block whose atomic on the
+                // same element comes later (`Builtin::Fence`). A block-wide fence orders nothing
+                // between blocks.
                 if !self.f.gpu {
                     return Err(self.unsupported(n, src, format!("`{name}` in host code")));
                 }
                 want(self, 0)?;
+                if name != "__threadfence_block" {
+                    out.push(Stmt::Eval(Expr::Builtin(Builtin::Fence, Vec::new(), span)));
+                }
             }
             "printf" => self.printf(n, &args, src, out)?,
             "exit" | "abort" | "assert" => {

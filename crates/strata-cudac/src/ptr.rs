@@ -5,10 +5,9 @@
 //! that variable points. As a value it is the IR's reference to that element of the allocation,
 //! `&(*p)[off]` ([`Expr::Ref`] of a place with a run-time index), so `sim` keeps the buffer and
 //! the offset and checks every access through it against the buffer's real bounds. An access
-//! `q[j]` through such an expression is the place `(*p)[off + j]`. The IR's offsets are natural
-//! numbers: an access or pointer before the start of what the *variable* points to (`p[-1]`,
-//! `p - 1`, even where `p` itself points into the middle of an allocation) stops the program
-//! with E0903 "index is negative".
+//! `q[j]` through such an expression is the place `(*p)[off + j]`. The offset may be negative
+//! (`p[-1]`, `p - 1` where `p` points into the middle of an allocation): `sim` and the cpu device
+//! check only that the element reached is not before the allocation's start (E0903).
 
 use super::*;
 

@@ -1101,6 +1101,17 @@ impl<'p> Emitter<'p> {
                         pointer = true;
                     }
                 }
+                // An index through a pointer may be negative where the pointer points into the
+                // middle of its allocation (`strata_sidx` checks it stays inside, as `sim` does).
+                PathStep::Elem(IExpr::Value(v)) if pointer && checks.is_empty() => {
+                    let i = self.expr(cx, v)?;
+                    s = format!(
+                        "{s}[strata_sidx((int64_t)({i}), (const void *)({s}), sizeof(*({s})), {})]",
+                        self.at(p.span)
+                    );
+                    t = leaf(&t).clone();
+                    pointer = false;
+                }
                 PathStep::Elem(e) => {
                     let mut off = self.index(cx, e)?;
                     for (i, b) in checks.drain(..) {
@@ -1596,6 +1607,10 @@ impl<'p> Emitter<'p> {
             Builtin::NullPtr | Builtin::PtrEq | Builtin::PtrDiff => {
                 return Err(unsupported(span, "null pointers and pointer comparisons (CUDA-C input)"))
             }
+            // CUDA-C's `__threadfence()`: on the cpu device, the C11 fence that orders the
+            // thread's memory accesses before it before those after it for every other thread.
+            Builtin::Fence if self.cuda => "__threadfence()".to_string(),
+            Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),
         })
     }
 
@@ -1695,6 +1710,10 @@ impl<'p> Emitter<'p> {
     /// Host code that would read GPU memory to print `e` (what `sim` reports as E0905): the
     /// printer follows pointers, and host code must never index a device pointer.
     fn prints_gpu_memory(&self, cx: &Cx, e: &Expr) -> Option<String> {
+        // A kernel or device function prints GPU memory as CUDA's device `printf` does.
+        if !matches!(cx.f.kind, FnKind::Host) {
+            return None;
+        }
         let place_gpu = matches!(e, Expr::Load(p) | Expr::Ref(p) if cx.f.place_mem(p).is_gpu());
         let pointee_gpu = matches!(self.expr_ty(cx, e), Ty::Ref(_, m) | Ty::Owned(_, m) if m.is_gpu());
         (place_gpu || pointee_gpu).then(|| {

@@ -247,6 +247,25 @@ STRATA_INLINE STRATA_HD uint64_t strata_idx(int64_t i, strata_pos at) {
     return (uint64_t)i;
 }
 
+/* An index counted from where a pointer `p` points (C's `p[-1]` with `p` inside its buffer, as
+   `sim` allows): a negative one must stay inside the registered allocation `p` points into (or
+   one past); anything else, and any negative index in CUDA device code, is error E0903. */
+STRATA_INLINE STRATA_HD int64_t strata_sidx(int64_t i, const void *p, size_t size, strata_pos at) {
+    if (i >= 0) return i;
+#if !defined(__CUDA_ARCH__)
+    uintptr_t c = (uintptr_t)p;
+    for (uint64_t k = strata_rt_count; k-- > 0;) {
+        strata_rt_block b = strata_rt_blocks[k];
+        if (c >= b.base && c - b.base <= b.bytes) {
+            if (size != 0 && (uint64_t)(-(i + 1)) < (uint64_t)(c - b.base) / size) return i;
+            break;
+        }
+    }
+#endif
+    strata_fail_any(903, at, "a negative index");
+    return 0;
+}
+
 /* Integer division and remainder: a zero divisor is error E0909, as is the one quotient of
    signed integers that does not fit (the minimum divided by -1). */
 #define STRATA_DIVISION(T, name, OVERFLOWS)                                      \

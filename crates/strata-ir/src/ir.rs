@@ -287,6 +287,11 @@ pub enum Builtin {
     /// different allocations (or one null) stop the program (E0903), as C leaves them undefined.
     /// The relational comparisons `p < q` are this compared with 0.
     PtrDiff,
+    /// CUDA-C's `__threadfence()` (no arguments, unit): the thread's writes before it are seen by
+    /// every thread of the grid before its writes after it. `sim`'s race check takes a fence
+    /// followed by an atomic as a release that a later atomic on the same element acquires; the
+    /// cpu device emits a sequentially consistent fence, CUDA `__threadfence()`.
+    Fence,
     // Streams and events (host code only). Work issued on a stream (a launch with a stream,
     // `CopyAsync`, `EventRecord`) runs after the stream's earlier work and after everything the
     // host did before issuing it, but concurrently with the host and with other streams until a

@@ -118,7 +118,7 @@ struct Acc {
 
 impl Acc {
     fn seg(&self) -> Seg {
-        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch }
+        Seg { block: self.block, thread: self.thread, epoch: self.epoch, wepoch: self.wepoch, fgen: 0 }
     }
 }
 
@@ -150,6 +150,9 @@ struct Launch {
     epoch: u32,
     /// Warp barriers passed, per warp of the current block.
     warp_epochs: HashMap<u32, u32>,
+    /// `__threadfence()`s executed, per thread of the current block (the race check's release
+    /// points: `race.rs`).
+    fences: HashMap<u32, u32>,
     /// Threads of the current block (linear numbers) that executed a `return`: they run no
     /// further code of the kernel.
     returned: std::collections::BTreeSet<u32>,
@@ -661,6 +664,7 @@ impl Machine<'_, '_> {
             g[i] = self.iexpr(&grid[i], f, HOST)?;
             b[i] = self.iexpr(&block[i], f, HOST)?;
         }
+        launch_limits(g, b, span)?;
         let mut kn = HashMap::new();
         for (name, e) in func.nat_params.iter().zip(nats) {
             kn.insert(name.clone(), self.iexpr(e, f, HOST)?);
@@ -710,6 +714,7 @@ impl Machine<'_, '_> {
             nats: kn.clone(),
             epoch: 0,
             warp_epochs: HashMap::new(),
+            fences: HashMap::new(),
             returned: Default::default(),
             thread_locals: Vec::new(),
         });
@@ -750,6 +755,7 @@ impl Machine<'_, '_> {
             if let Some(l) = self.launch.as_mut() {
                 l.epoch = 0;
                 l.warp_epochs.clear();
+                l.fences.clear();
                 l.returned.clear();
                 for v in &mut l.thread_locals {
                     v.clear();
@@ -1281,6 +1287,14 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::Fence => {
+                if who.gpu {
+                    if let Some(l) = self.launch.as_mut() {
+                        *l.fences.entry(who.thread_lin).or_insert(0) += 1;
+                    }
+                }
+                Value::Unit
+            }
             Builtin::NullPtr => Value::Null,
             Builtin::PtrEq | Builtin::PtrDiff => {
                 // Pointers as (buffer, slot); a struct element is `stride` slots.
@@ -1460,6 +1474,11 @@ impl Machine<'_, '_> {
                     let _ = writeln!(self.out);
                 }
                 Value::Unit
+            }
+            Builtin::Print | Builtin::PrintInline | Builtin::PrintFormatted
+                if vs.iter().any(|v| matches!(v, Value::Uninit)) =>
+            {
+                return Err(uninit_variable());
             }
             Builtin::Print | Builtin::PrintInline => {
                 let end = if b == Builtin::Print { "\n" } else { "" };
@@ -1823,7 +1842,10 @@ impl Machine<'_, '_> {
             Some(Value::Boxed { buf }) => Loc::Buf(*buf, 0),
             _ => Loc::Local(p.root, Vec::new()),
         };
+        // Whether the step before is a dereference: an index right after one may be negative.
+        let mut after_deref = false;
         for step in &p.path {
+            let deref_before = std::mem::replace(&mut after_deref, matches!(step, PathStep::Deref));
             let next: &ir::Ty = match (step, t) {
                 (PathStep::Deref, ir::Ty::Ref(x, _) | ir::Ty::Owned(x, _)) => x,
                 (PathStep::Field(i), ir::Ty::Tuple(ts)) => ts.get(*i as usize).unwrap_or(&NAT),
@@ -1870,6 +1892,24 @@ impl Machine<'_, '_> {
                     let o = self.iexpr(e, f, who)?;
                     path.push(LocalStep::Elem(o));
                     Loc::Local(root, path)
+                }
+                // C's `p[-1]` and `p - 1` where `p` points into the middle of its buffer: the
+                // index counts from where the reference points, and only the element reached
+                // must not lie before the buffer's start.
+                (Loc::Buf(buf, off), PathStep::Elem(IExpr::Value(v))) if deref_before => {
+                    let i = self.sc_index_signed(v, f, who)?;
+                    let size = self.slots(next, f, who)?;
+                    match u64::try_from(i128::from(off) + i * i128::from(size)) {
+                        Ok(at) => Loc::Buf(buf, at),
+                        Err(_) => {
+                            return Err(fail(
+                                codes::RUN_OUT_OF_BOUNDS,
+                                format!("index `{i}` is negative"),
+                                Span::DUMMY,
+                                "",
+                            ))
+                        }
+                    }
                 }
                 (Loc::Buf(buf, off), PathStep::Elem(e)) => {
                     let o = self.iexpr(e, f, who)?;
@@ -2223,6 +2263,7 @@ impl Machine<'_, '_> {
         if v == Value::Uninit && who.gpu {
             let acc = self.acc(who, span);
             self.pending_uninit.push((buf, off, acc));
+            // An atomic is logged once, at its write.
             if !atomic {
                 self.log(buf, off, who, span, false)?;
             }
@@ -2256,8 +2297,13 @@ impl Machine<'_, '_> {
             self.note_accesses(buf, off, &[(acc, false)]);
             return Err(self.uninit_error(buf, off, &acc));
         }
-        if who.gpu && !atomic {
-            self.log(buf, off, who, span, true)?;
+        if who.gpu {
+            // An atomic read-modify-write (or store) is logged once, here, as an atomic access.
+            if atomic {
+                self.log_atomic(buf, off, who, span)?;
+            } else {
+                self.log(buf, off, who, span, true)?;
+            }
         }
         self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
     }
@@ -2314,12 +2360,29 @@ impl Machine<'_, '_> {
     }
 
     fn log(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool) -> R<()> {
+        self.log_kind(buf, off, who, span, write, false)
+    }
+
+    /// Logs an atomic access: it races with plain accesses nothing orders with it, not with
+    /// other atomics (reported as a write).
+    fn log_atomic(&mut self, buf: usize, off: u64, who: Who, span: Span) -> R<()> {
+        self.log_kind(buf, off, who, span, true, true)
+    }
+
+    fn log_kind(&mut self, buf: usize, off: u64, who: Who, span: Span, write: bool, atomic: bool) -> R<()> {
         if !self.opts.check_races {
             return Ok(());
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let found = self.races.access(buf, len, off as usize, acc.seg(), span, write).map_err(|e| match e {
+        let fgen = self.launch.as_ref().and_then(|l| l.fences.get(&who.thread_lin).copied()).unwrap_or(0);
+        let seg = Seg { fgen, ..acc.seg() };
+        let logged = if atomic {
+            self.races.atomic(buf, len, off as usize, seg, span)
+        } else {
+            self.races.access(buf, len, off as usize, seg, span, write)
+        };
+        let found = logged.map_err(|e| match e {
             race::Fail::Oom(e) => oom(e, span, &format!("the race detector's record of `{}`", self.buffers[buf].name)),
             race::Fail::Full(limit) => fail(
                 codes::RUN_OUT_OF_BOUNDS,
@@ -2652,4 +2715,46 @@ pub fn local_level(f: &ir::Function, l: usize) -> Level {
 /// An access through a null pointer (CUDA-C's `NULL`): out of bounds of every allocation.
 fn null_deref(span: Span) -> Box<Diagnostic> {
     fail(codes::RUN_OUT_OF_BOUNDS, "access through a null pointer", span, "this access")
+}
+
+/// A launch shape a GPU refuses (`cudaErrorInvalidConfiguration`: the kernel does not run at
+/// all, and a program that does not check `cudaGetLastError` goes on with what it did not
+/// compute): a block of more than 1024 threads or beyond (1024, 1024, 64), a grid beyond
+/// (2^31 - 1, 65535, 65535). Strata programs are held to the same limits by the checker (E0703,
+/// E0704, the sm_80 profile); CUDA-C launches are sized at run time, so `sim` checks them here
+/// rather than run a kernel a GPU would not. (A zero-sized launch runs nothing here as there.)
+fn launch_limits(g: [u64; 3], b: [u64; 3], span: Span) -> R<()> {
+    const BLOCK_DIM: [u64; 3] = [1024, 1024, 64];
+    const GRID_DIM: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+    let shape = |d: [u64; 3]| format!("({}, {}, {})", d[0], d[1], d[2]);
+    let threads = b[0].saturating_mul(b[1]).saturating_mul(b[2]);
+    if threads > 1024 || (0..3).any(|i| b[i] > BLOCK_DIM[i]) {
+        return Err(fail(
+            codes::BLOCK_TOO_LARGE,
+            format!(
+                "a block of {} ({threads} threads): a GPU allows at most 1024 threads per block and (1024, 1024, 64) per dimension, and refuses the launch",
+                shape(b)
+            ),
+            span,
+            "launched here",
+        ));
+    }
+    if (0..3).any(|i| g[i] > GRID_DIM[i]) {
+        return Err(fail(
+            codes::GRID_TOO_LARGE,
+            format!(
+                "a grid of {}: a GPU allows at most (2147483647, 65535, 65535) blocks, and refuses the launch",
+                shape(g)
+            ),
+            span,
+            "launched here",
+        ));
+    }
+    Ok(())
+}
+
+/// A variable read before anything was assigned to it (C's `int x; printf("%d", x);`): its value
+/// is indeterminate, and using it is undefined.
+pub(crate) fn uninit_variable() -> Fail {
+    fail(codes::RUN_UNINIT, "read of an uninitialised variable", Span::DUMMY, "nothing was assigned to it before")
 }

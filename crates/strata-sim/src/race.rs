@@ -43,6 +43,8 @@ pub struct Seg {
     pub thread: u32,
     pub epoch: u32,
     pub wepoch: u32,
+    /// The `__threadfence()`s the thread had executed (in its block).
+    pub fgen: u32,
 }
 
 #[cfg(test)]
@@ -69,6 +71,7 @@ struct Ent {
     thread: u32,
     wepoch: u32,
     span: u32,
+    fgen: u32,
 }
 
 impl Ent {
@@ -77,27 +80,79 @@ impl Ent {
     }
 }
 
+/// A release: an atomic by `thread` of `block` after its `fgen`-th `__threadfence()`, at
+/// `stamp`. It publishes the block's accesses of its earlier epochs (stamps from `block_start`),
+/// ordered before the fence by barriers, and the thread's own before the fence; a later atomic
+/// on the same element acquires it: the acquiring thread's later accesses, and after the next
+/// barrier its block's, are ordered after those (CUDA's fence-and-flag pattern, the last block of
+/// a reduction reading the other blocks' results).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Rel {
+    block: u32,
+    block_start: u32,
+    stamp: u32,
+    thread: u32,
+    fgen: u32,
+}
+
+impl Rel {
+    fn publishes(&self, e: &Ent) -> bool {
+        (e.stamp >= self.block_start && e.stamp < self.stamp)
+            || (e.stamp == self.stamp && e.thread == self.thread && e.fgen < self.fgen)
+    }
+
+    /// Everything `other` publishes, `self` does too.
+    fn covers(&self, other: &Rel) -> bool {
+        self.block == other.block
+            && (self.stamp > other.stamp
+                || (self.stamp == other.stamp && self.thread == other.thread && self.fgen >= other.fgen))
+    }
+}
+
+/// Releases kept at most (beyond, new ones are dropped: accesses they would order are reported).
+const MAX_RELEASES: usize = 1 << 16;
+
+/// Adds `r` to `rs` unless one there covers it, dropping those it covers; whether it was added.
+fn add_release(rs: &mut Vec<Rel>, r: Rel) -> bool {
+    if rs.iter().any(|x| x.covers(&r)) {
+        return false;
+    }
+    rs.retain(|x| !r.covers(x));
+    rs.push(r);
+    true
+}
+
 /// The current access, as the log compares others with it.
 #[derive(Copy, Clone)]
-struct Now {
+struct Now<'a> {
     ent: Ent,
     /// The first stamp of the current block.
     block_start: u32,
+    /// The releases the current access is ordered after: its block's, and its thread's.
+    acq_block: &'a [Rel],
+    acq_mine: &'a [Rel],
 }
 
-impl Now {
+impl Now<'_> {
     /// Nothing orders `e` and the current access (see [`Seg::concurrent`]).
     fn concurrent(&self, e: &Ent) -> bool {
         if e.stamp == 0 {
             return false;
         }
         if e.stamp < self.block_start {
-            return true; // another block
+            // Another block: concurrent unless a release acquired since publishes it.
+            return !self.published(e);
         }
         if e.thread == self.ent.thread || e.stamp != self.ent.stamp {
             return false;
         }
-        !(e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch)
+        // A warp barrier between them, or a release of the other thread acquired since.
+        let warp_ordered = e.warp() == self.ent.warp() && e.wepoch != self.ent.wepoch;
+        !warp_ordered && !self.published(e)
+    }
+
+    fn published(&self, e: &Ent) -> bool {
+        self.acq_block.iter().chain(self.acq_mine).any(|r| r.publishes(e))
     }
 
     /// The same block and epoch as the current access.
@@ -116,6 +171,7 @@ struct Ctx {
     stamp: u32,
     wepoch: u32,
     span: u32,
+    fgen: u32,
 }
 
 /// The reads kept after the first (packed).
@@ -190,9 +246,22 @@ struct Shadow {
     charged: u64,
 }
 
+/// How an access is logged in a shadow.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Read,
+    Write,
+    /// Checked as a write would be, without being logged.
+    Check,
+}
+
 #[derive(Default)]
 pub struct Races {
     shadows: HashMap<usize, Shadow, Fast>,
+    /// The atomic accesses, logged as reads of a shadow of their own: atomics never race with
+    /// each other, but each races with a plain access that nothing orders with it, as a write
+    /// would (checked against the plain shadow without being logged there).
+    atomics: HashMap<usize, Shadow, Fast>,
     /// The block of each stamp (index 0 is unused).
     stamp_block: Vec<u32>,
     /// The current stamp's block and epoch.
@@ -201,9 +270,16 @@ pub struct Races {
     /// Context 0 is unused (a packed 0 is no access).
     ctxs: Vec<Ctx>,
     /// The contexts of the current stamp, by warp epoch and position.
-    ctx_ids: HashMap<(u32, u32), u32, Fast>,
+    ctx_ids: HashMap<(u32, u32, u32), u32, Fast>,
     /// The last context made or found: its stamp, warp epoch, position and number.
-    last_ctx: (u32, u32, Span, u32),
+    last_ctx: (u32, u32, u32, Span, u32),
+    /// The releases made at each element (buffer, element) by an atomic ([`Rel`]).
+    releases: HashMap<(usize, usize), Vec<Rel>, Fast>,
+    releases_kept: usize,
+    /// Releases acquired in the current block epoch, by thread; and by the block in its earlier
+    /// epochs (a barrier passes a thread's acquisitions on to the whole block).
+    acq_thread: HashMap<u32, Vec<Rel>, Fast>,
+    acq_block: Vec<Rel>,
     spans: Vec<Span>,
     span_ids: HashMap<Span, u32>,
     span_cache: Vec<(Span, u32)>,
@@ -253,7 +329,7 @@ impl Races {
 
     /// Forgets the accesses to buffer `buf` (shared memory at the end of its block).
     pub fn forget(&mut self, buf: usize) {
-        if let Some(sh) = self.shadows.remove(&buf) {
+        for sh in [self.shadows.remove(&buf), self.atomics.remove(&buf)].into_iter().flatten() {
             self.charged -= sh.charged;
             mem::release(sh.charged);
         }
@@ -271,6 +347,12 @@ impl Races {
             let stamp = (self.stamp_block.len() - 1) as u32;
             if self.current.is_none_or(|(b, _)| b != me.block) {
                 self.block_start = stamp;
+                self.acq_thread.clear();
+                self.acq_block.clear();
+            } else {
+                for r in std::mem::take(&mut self.acq_thread).into_values().flatten() {
+                    add_release(&mut self.acq_block, r);
+                }
             }
             self.current = Some((me.block, me.epoch));
             self.ctx_ids.clear();
@@ -303,13 +385,13 @@ impl Races {
 
     /// The packed form of an access by `thread` at warp epoch `wepoch` and `span`, in the current
     /// stamp (its context is made on first use).
-    fn pack(&mut self, stamp: u32, thread: u32, wepoch: u32, span: Span) -> Result<u32, Fail> {
-        let (s, w, sp, id) = self.last_ctx;
-        let ctx = if id != 0 && s == stamp && w == wepoch && sp == span {
+    fn pack(&mut self, stamp: u32, thread: u32, wepoch: u32, fgen: u32, span: Span) -> Result<u32, Fail> {
+        let (s, w, g, sp, id) = self.last_ctx;
+        let ctx = if id != 0 && s == stamp && w == wepoch && g == fgen && sp == span {
             id
         } else {
             let span_id = self.span_id(span);
-            let id = match self.ctx_ids.get(&(wepoch, span_id)) {
+            let id = match self.ctx_ids.get(&(wepoch, span_id, fgen)) {
                 Some(&id) => id,
                 None => {
                     if self.ctxs.is_empty() {
@@ -322,13 +404,13 @@ impl Races {
                         return Err(Fail::Full(limit - 1));
                     }
                     grow(&mut self.ctxs, &mut self.charged)?;
-                    self.ctxs.push(Ctx { stamp, wepoch, span: span_id });
+                    self.ctxs.push(Ctx { stamp, wepoch, span: span_id, fgen });
                     // Few per stamp (warp epochs times positions), dropped with the stamp.
-                    self.ctx_ids.insert((wepoch, span_id), id);
+                    self.ctx_ids.insert((wepoch, span_id, fgen), id);
                     id
                 }
             };
-            self.last_ctx = (stamp, wepoch, span, id);
+            self.last_ctx = (stamp, wepoch, fgen, span, id);
             id
         };
         if self.shift < 32 && thread >> (self.shift - 1) != 0 {
@@ -337,8 +419,9 @@ impl Races {
         Ok(ctx << self.shift | thread << 1)
     }
 
-    /// Logs an access by `me` at `span` to element `off` of buffer `buf` (of `len` elements);
-    /// returns the earlier access it races with, if any.
+    /// Logs a plain access by `me` at `span` to element `off` of buffer `buf` (of `len`
+    /// elements); returns the earlier access it races with, if any (a plain one, or an atomic
+    /// one, reported as a write).
     pub fn access(
         &mut self,
         buf: usize,
@@ -348,21 +431,106 @@ impl Races {
         span: Span,
         write: bool,
     ) -> Result<Option<Conflict>, Fail> {
+        let mode = if write { Mode::Write } else { Mode::Read };
+        if let Some(c) = self.log_in(false, buf, len, off, me, span, mode)? {
+            return Ok(Some(c));
+        }
+        if self.atomics.is_empty() {
+            return Ok(None);
+        }
+        let found = self.log_in(true, buf, len, off, me, span, Mode::Check)?;
+        Ok(found.map(|c| Conflict { write: true, ..c }))
+    }
+
+    /// Logs an atomic access (`atomicAdd`, …): it races with an earlier plain access that
+    /// nothing orders with it, and with later ones ([`Races::access`]), never with atomics.
+    pub fn atomic(
+        &mut self,
+        buf: usize,
+        len: usize,
+        off: usize,
+        me: Seg,
+        span: Span,
+    ) -> Result<Option<Conflict>, Fail> {
+        if let Some(c) = self.log_in(false, buf, len, off, me, span, Mode::Check)? {
+            return Ok(Some(c));
+        }
+        self.log_in(true, buf, len, off, me, span, Mode::Read)?;
+        self.sync(buf, off, me)?;
+        Ok(None)
+    }
+
+    /// The atomic by `me` at element `off` of `buf` acquires the releases of other blocks made
+    /// there, and is a release itself after a `__threadfence()` of its thread ([`Rel`]).
+    fn sync(&mut self, buf: usize, off: usize, me: Seg) -> Result<(), Fail> {
+        let stamp = self.stamp(me)?;
+        let key = (buf, off);
+        if let Some(rs) = self.releases.get(&key) {
+            // Another block's release, or another thread's of this block (a lock between
+            // threads of one block: the barriers order the rest).
+            for r in rs.iter().filter(|r| r.block != me.block || (r.thread != me.thread && r.stamp == stamp)) {
+                add_release(self.acq_thread.entry(me.thread).or_default(), *r);
+            }
+        }
+        if me.fgen > 0 && self.releases_kept < MAX_RELEASES {
+            let r = Rel { block: me.block, block_start: self.block_start, stamp, thread: me.thread, fgen: me.fgen };
+            if add_release(self.releases.entry(key).or_default(), r) {
+                self.releases_kept += 1;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn log_in(
+        &mut self,
+        atomic: bool,
+        buf: usize,
+        len: usize,
+        off: usize,
+        me: Seg,
+        span: Span,
+        mode: Mode,
+    ) -> Result<Option<Conflict>, Fail> {
+        let write = mode != Mode::Read;
+        if mode == Mode::Check {
+            // Nothing logged in the shadow yet: nothing to race with (and nothing to allocate).
+            let map = if atomic { &self.atomics } else { &self.shadows };
+            match map.get(&buf) {
+                Some(sh) if sh.pages.get(off / PAGE).is_some_and(|p| p.is_some()) => {}
+                _ => return Ok(None),
+            }
+        }
         if self.shift == 0 {
             self.begin(1 << 10);
         }
         let stamp = self.stamp(me)?;
-        let packed = self.pack(stamp, me.thread, me.wepoch, span)?;
-        let Races { shadows, stamp_block, ctxs, spans, charged, shift, block_start, .. } = self;
+        let packed = self.pack(stamp, me.thread, me.wepoch, me.fgen, span)?;
+        // The releases the access is ordered after: the block's, and its thread's own.
+        let Races {
+            shadows,
+            atomics,
+            stamp_block,
+            ctxs,
+            spans,
+            charged,
+            shift,
+            block_start,
+            acq_block,
+            acq_thread,
+            ..
+        } = self;
+        let acq_mine = acq_thread.get(&me.thread).map_or(&[][..], |v| &v[..]);
+        let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
         let unpack = |p: u32| -> Ent {
             if p >> shift == 0 {
                 return Ent::default();
             }
             let c = ctxs[(p >> shift) as usize];
-            Ent { stamp: c.stamp, thread: (p >> 1) & tmask, wepoch: c.wepoch, span: c.span }
+            Ent { stamp: c.stamp, thread: (p >> 1) & tmask, wepoch: c.wepoch, span: c.span, fgen: c.fgen }
         };
-        let now = Now { ent: unpack(packed), block_start: *block_start };
+        let now = Now { ent: unpack(packed), block_start: *block_start, acq_block, acq_mine };
         let sh = match shadows.get_mut(&buf) {
             Some(sh) => sh,
             None => {
@@ -405,6 +573,9 @@ impl Races {
                     return Ok(Some(c));
                 }
             }
+            if mode == Mode::Check {
+                return Ok(None);
+            }
             *cell = u64::from(packed);
             if had_more {
                 more.remove(&off);
@@ -413,7 +584,8 @@ impl Races {
         }
         // A read: keep it if it can be the first read a later write races with.
         let me = now.ent;
-        let same = |a: &Ent, b: &Ent| a.stamp == b.stamp && a.thread == b.thread && a.wepoch == b.wepoch;
+        let same =
+            |a: &Ent, b: &Ent| a.stamp == b.stamp && a.thread == b.thread && a.wepoch == b.wepoch && a.fgen == b.fgen;
         if first == 0 {
             *cell = u64::from(wrote) | u64::from(packed) << 32;
             return Ok(None);
@@ -503,14 +675,40 @@ mod tests {
 
     type Logged = (Seg, Span);
 
-    /// The reference: the last write and every read since, in order.
+    /// The reference: the last write and every read since, in order, and every atomic access.
     #[derive(Default)]
     struct Full {
         cells: HashMap<usize, (Option<Logged>, Vec<Logged>)>,
+        atomics: HashMap<usize, Vec<Logged>>,
     }
 
     impl Full {
         fn access(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
+            if let Some(c) = self.plain(off, me, span, write) {
+                return Some(c);
+            }
+            let atomics = self.atomics.entry(off).or_default();
+            let (s, sp) = atomics.iter().find(|(s, _)| s.concurrent(&me))?;
+            Some(Conflict { block: s.block, thread: s.thread, span: *sp, write: true })
+        }
+
+        /// An atomic: checked as a plain write is, without replacing it; never against atomics.
+        fn atomic(&mut self, off: usize, me: Seg, span: Span) -> Option<Conflict> {
+            let (w, reads) = self.cells.entry(off).or_default();
+            if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
+                return Some(Conflict { block: s.block, thread: s.thread, span: sp, write: true });
+            }
+            if let Some((s, sp)) = reads.iter().find(|(s, _)| s.concurrent(&me)) {
+                return Some(Conflict { block: s.block, thread: s.thread, span: *sp, write: false });
+            }
+            let atomics = self.atomics.entry(off).or_default();
+            if !atomics.iter().any(|(s, _)| *s == me) {
+                atomics.push((me, span));
+            }
+            None
+        }
+
+        fn plain(&mut self, off: usize, me: Seg, span: Span, write: bool) -> Option<Conflict> {
             let (w, reads) = self.cells.entry(off).or_default();
             if let Some((s, sp)) = w.filter(|(s, _)| s.concurrent(&me)) {
                 return Some(Conflict { block: s.block, thread: s.thread, span: sp, write: true });
@@ -546,6 +744,8 @@ mod tests {
             races.begin(threads);
             let elems = 1 + (splitmix(&mut rng) % 4) as usize;
             let write_odds = 1 + splitmix(&mut rng) % 6;
+            // Some launches make some accesses atomic.
+            let atomic_odds = if seed % 3 == 0 { 0 } else { 2 + splitmix(&mut rng) % 6 };
             'launch: for block in 0..blocks as u32 {
                 let mut epoch = 0;
                 let mut wepochs = [0u32; 3];
@@ -556,12 +756,18 @@ mod tests {
                         1 | 2 => wepochs[(r / 20 % 3) as usize] += 1,
                         _ => {
                             let thread = ((r >> 8) % threads) as u32;
-                            let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32] };
+                            let me = Seg { block, thread, epoch, wepoch: wepochs[thread as usize / 32], fgen: 0 };
                             let off = (r >> 20) as usize % elems;
                             let span = Span { file: FileId(0), lo: (r >> 30) as u32 % 5, hi: 9 };
                             let write = (r >> 40).is_multiple_of(write_odds);
-                            let a = races.access(0, elems, off, me, span, write).unwrap();
-                            let b = full.access(off, me, span, write);
+                            let (a, b) = if atomic_odds != 0 && (r >> 48).is_multiple_of(atomic_odds) {
+                                (races.atomic(0, elems, off, me, span).unwrap(), full.atomic(off, me, span))
+                            } else {
+                                (
+                                    races.access(0, elems, off, me, span, write).unwrap(),
+                                    full.access(off, me, span, write),
+                                )
+                            };
                             assert_eq!(a, b, "seed {seed}");
                             if a.is_some() {
                                 break 'launch;
@@ -573,6 +779,44 @@ mod tests {
         }
     }
 
+    /// A fence and an atomic publish the thread's earlier writes to the thread whose later
+    /// atomic on the same element acquires them, and after its next barrier to its block; not
+    /// to other threads before that, and not writes after the fence.
+    #[test]
+    fn a_fence_and_an_atomic_publish_earlier_writes() {
+        let _s = mem::Session::start(u64::MAX);
+        let mut races = Races::new();
+        races.begin(64);
+        let at = |block, thread, epoch, fgen| Seg { block, thread, epoch, wepoch: 0, fgen };
+        let sp = Span::DUMMY;
+        // Block 0, thread 0: writes element 0 of buffer 0, fences, adds to the counter (buffer
+        // 1), then writes element 1.
+        assert_eq!(races.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+        assert_eq!(races.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+        assert_eq!(races.access(0, 4, 1, at(0, 0, 0, 1), sp, true), Ok(None));
+        // Block 1: thread 3 reads element 0 before any acquire: a race.
+        assert!(races.access(0, 4, 0, at(1, 3, 0, 0), sp, false).unwrap().is_some());
+        let mut races2 = Races::new();
+        races2.begin(64);
+        assert_eq!(races2.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+        assert_eq!(races2.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+        assert_eq!(races2.access(0, 4, 1, at(0, 0, 0, 1), sp, true), Ok(None));
+        // Block 1, thread 0 acquires: it may read element 0, not element 1 (written after).
+        assert_eq!(races2.atomic(1, 1, 0, at(1, 0, 0, 0), sp), Ok(None));
+        assert_eq!(races2.access(0, 4, 0, at(1, 0, 0, 0), sp, false), Ok(None));
+        assert!(races2.access(0, 4, 1, at(1, 0, 0, 0), sp, false).unwrap().is_some());
+        // Another thread of the acquiring block: ordered only after the block's next barrier.
+        for (epoch, ordered) in [(0, false), (1, true)] {
+            let mut races = Races::new();
+            races.begin(64);
+            assert_eq!(races.access(0, 4, 0, at(0, 0, 0, 0), sp, true), Ok(None));
+            assert_eq!(races.atomic(1, 1, 0, at(0, 0, 0, 1), sp), Ok(None));
+            assert_eq!(races.atomic(1, 1, 0, at(1, 0, 0, 0), sp), Ok(None));
+            let r = races.access(0, 4, 0, at(1, 5, epoch, 0), sp, false).unwrap();
+            assert_eq!(r.is_none(), ordered, "epoch {epoch}");
+        }
+    }
+
     /// A launch with more contexts than the packed form can name is refused, not checked wrongly.
     #[test]
     fn too_many_contexts_are_refused() {
@@ -580,7 +824,7 @@ mod tests {
         let mut races = Races::new();
         // 2^30 threads a block leave one bit of context: one context besides the unused 0.
         races.begin(1 << 30);
-        let me = |epoch| Seg { block: 0, thread: 5, epoch, wepoch: 0 };
+        let me = |epoch| Seg { block: 0, thread: 5, epoch, wepoch: 0, fgen: 0 };
         assert_eq!(races.access(0, 8, 1, me(0), Span::DUMMY, true), Ok(None));
         assert_eq!(races.access(0, 8, 1, me(1), Span::DUMMY, true), Err(Fail::Full(1)));
     }
@@ -589,7 +833,7 @@ mod tests {
     fn a_cell_is_small_and_charged() {
         let _s = mem::Session::start(u64::MAX);
         let mut races = Races::new();
-        let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0 };
+        let me = Seg { block: 0, thread: 1, epoch: 0, wepoch: 0, fgen: 0 };
         races.access(3, 5000, 4321, me, Span::DUMMY, true).unwrap();
         assert_eq!(mem::used(), races.bytes());
         assert!(races.bytes() >= (PAGE * 8) as u64);

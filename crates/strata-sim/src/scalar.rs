@@ -9,7 +9,7 @@
 //! here is handed to `eval`, and operators other than same-typed integer arithmetic go through
 //! the same [`binary`] function.
 
-use crate::{binary, fail, Fail, Frame, Machine, Value, Who, R};
+use crate::{binary, fail, uninit_variable, Fail, Frame, Machine, Value, Who, R};
 use strata_diag::{codes, Span};
 use strata_ir::ir::{BinOp, Expr, Lit, ScalarTy, UnOp};
 
@@ -323,12 +323,16 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// A binary operator on anything but two integers of one type: through [`binary`].
+    /// A binary operator on anything but two integers of one type: through [`binary`]. An operand
+    /// that is a variable never assigned (C's `int x; … x + 1`) is E0904.
     #[inline(never)]
     fn sc_binary(&mut self, op: BinOp, x: Sc, y: Sc) -> Sc {
         // Held values come off in reverse order.
         let b = if y.k == K::Held { self.held.pop().unwrap_or(Value::Uninit) } else { y.scalar_value() };
         let a = if x.k == K::Held { self.held.pop().unwrap_or(Value::Uninit) } else { x.scalar_value() };
+        if matches!(a, Value::Uninit) || matches!(b, Value::Uninit) {
+            return self.sc_err(uninit_variable());
+        }
         match binary(op, a, b) {
             Some(v) => self.sc_of(Ok(v)),
             None => self.sc_err(fail(
@@ -382,6 +386,21 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// An index `IExpr::Value` counted from where a reference points: any integer (the caller
+    /// checks the element it reaches).
+    pub(crate) fn sc_index_signed(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<i128> {
+        let s = self.sc(e, f, who);
+        match s.k {
+            K::I32 | K::I64 => Ok(i128::from(s.bits as i64)),
+            K::U32 | K::U64 | K::Nat => Ok(i128::from(s.bits)),
+            K::Err => Err(self.take_err()),
+            _ => match self.sc_value(s)? {
+                Value::Uninit => Err(uninit_variable()),
+                v => Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is not an integer"), Span::DUMMY, "")),
+            },
+        }
+    }
+
     /// An index `IExpr::Value`: a natural number, or the error for a negative one.
     pub(crate) fn sc_index(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<u64> {
         let s = self.sc(e, f, who);
@@ -393,10 +412,10 @@ impl Machine<'_, '_> {
         };
         match x {
             Some(x) => Ok(x),
-            None => {
-                let v = self.sc_value(s)?;
-                Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is negative"), Span::DUMMY, ""))
-            }
+            None => match self.sc_value(s)? {
+                Value::Uninit => Err(uninit_variable()),
+                v => Err(fail(codes::RUN_OUT_OF_BOUNDS, format!("index `{v}` is negative"), Span::DUMMY, "")),
+            },
         }
     }
 }
