@@ -332,7 +332,11 @@ STRATA_INLINE uint64_t strata_nmul(uint64_t a, uint64_t b, strata_pos at) {
 }
 /* A host size expression with a subtraction, whose steps may leave 64 bits where the result
    does not (`n*m - n*k`): checked 128-bit steps, then the result must be a 64-bit size. */
-typedef __int128 strata_wide;
+#ifdef __SIZEOF_INT128__
+__extension__ typedef __int128 strata_wide; /* `__extension__`: accepted under -Wpedantic */
+#else
+typedef int64_t strata_wide; /* no 128-bit type: 64-bit steps, each checked, as before */
+#endif
 STRATA_INLINE strata_wide strata_wadd(strata_wide a, strata_wide b, strata_pos at) {
     strata_wide r;
     if (__builtin_add_overflow(a, b, &r)) strata_fail(903, at, "size arithmetic overflowed or went below zero");
@@ -349,7 +353,11 @@ STRATA_INLINE strata_wide strata_wmul(strata_wide a, strata_wide b, strata_pos a
     return r;
 }
 STRATA_INLINE uint64_t strata_nfit(strata_wide v, strata_pos at) {
+#ifdef __SIZEOF_INT128__
     if (v < 0 || v > (strata_wide)UINT64_MAX) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+#else
+    if (v < 0) strata_fail(903, at, "size arithmetic overflowed or went below zero");
+#endif
     return (uint64_t)v;
 }
 STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {

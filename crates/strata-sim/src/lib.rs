@@ -1088,13 +1088,15 @@ impl Machine<'_, '_> {
     // Expressions
 
     /// The value of a size or index expression. A size is a natural number below 2^64; the
-    /// steps to it are too, except that a subtraction may cancel what a step before it took
-    /// beyond 64 bits (the checker normalises `n * (m - k)` to `n*m - n*k`): then the expression
-    /// is evaluated again in 128 bits, and only the result must fit.
+    /// steps to it are too, except that in host code a subtraction may cancel what a step before
+    /// it took beyond 64 bits (the checker normalises `n * (m - k)` to `n*m - n*k`): then the
+    /// expression is evaluated again in 128 bits, and only the result must fit. Kernel index
+    /// arithmetic stays 64-bit per step, as the C and CUDA of kernels compute it (E0903 where a
+    /// step overflows).
     #[inline]
     fn iexpr(&mut self, e: &IExpr, f: &mut Frame, who: Who) -> R<u64> {
         match self.iexpr_u64(e, f, who) {
-            Err(err) if e.has_sub() => match self.iexpr_wide(e, f, who) {
+            Err(err) if !who.gpu && e.has_sub() => match self.iexpr_wide(e, f, who) {
                 Ok(v) => u64::try_from(v).map_err(|_| size_overflow()),
                 Err(_) => Err(err),
             },
