@@ -420,6 +420,14 @@ impl Lx {
                 lit.push_str(&t);
                 continue;
             }
+            if length == "z" && self.f.gpu {
+                // CUDA's device `printf` has no `z` length (an H200 printed `%zu` as it is).
+                return Err(self.unsupported(
+                    *fmt,
+                    src,
+                    format!("`%{conv}` in device `printf` (CUDA's has no `z`; use `%lu`)"),
+                ));
+            }
             use ScalarTy::*;
             let (t, float) = match (letter, length) {
                 ('d' | 'i', "") | ('c', "") => (I32, false),

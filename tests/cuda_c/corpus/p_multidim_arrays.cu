@@ -22,7 +22,7 @@ __global__ void k(float *in, float *out, int n) {
     for (int a = 0; a < 2; a++) for (int b = 0; b < 2; b++) for (int c = 0; c < 2; c++) loc[a][b][c] = a * 4 + b * 2 + c;
     if (i == 3) printf("loc %g %g\n", loc[1][0][1], loc[0][1][1]);
     float *row = loc[1][1];
-    if (i == 3) printf("row %g %zu %zu\n", row[1], sizeof(loc[1]), sizeof loc[0][0]);
+    if (i == 3) printf("row %g %lu %lu\n", row[1], (unsigned long) sizeof(loc[1]), (unsigned long) sizeof loc[0][0]);
 }
 int main(void) {
 
