@@ -522,44 +522,13 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
     }
 }
 
-/// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
-/// printing, an assertion, an allocation or copy.
 /// Whether the expression calls a function (or launches a kernel) anywhere.
 fn ast_has_call(e: &ast::Expr) -> bool {
-    fn block(b: &ast::Block) -> bool {
-        b.stmts.iter().any(|s| match s {
-            ast::Stmt::Let(l) => l.init.as_ref().is_some_and(ast_has_call),
-            ast::Stmt::Expr { expr, .. } => ast_has_call(expr),
-        })
-    }
-    match &e.kind {
-        ExprKind::Call { .. } => true,
-        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => false,
-        ExprKind::Unary(_, x)
-        | ExprKind::Cast(x, _)
-        | ExprKind::Field(x, _)
-        | ExprKind::Deref(x)
-        | ExprKind::Select(x, _)
-        | ExprKind::View(x, _)
-        | ExprKind::Paren(x)
-        | ExprKind::Unsafe(x)
-        | ExprKind::ArrayRepeat(x, _)
-        | ExprKind::Return(Some(x))
-        | ExprKind::Borrow { place: x, .. } => ast_has_call(x),
-        ExprKind::Binary(_, a, c)
-        | ExprKind::Index(a, c)
-        | ExprKind::Assign(a, c)
-        | ExprKind::CompoundAssign(_, a, c) => ast_has_call(a) || ast_has_call(c),
-        ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(ast_has_call),
-        ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => block(b),
-        ExprKind::While { cond, body } => ast_has_call(cond) || block(body),
-        ExprKind::If { cond, then, els } => {
-            ast_has_call(cond) || block(then) || els.as_deref().is_some_and(ast_has_call)
-        }
-        ExprKind::Split { arms, .. } => arms.iter().any(|a| ast_has_call(&a.body)),
-    }
+    e.any(&|x| matches!(x.kind, ExprKind::Call { .. }))
 }
 
+/// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
+/// printing, an assertion, an allocation or copy.
 fn expr_has_effects(e: &Expr) -> bool {
     let mut effects = false;
     e.visit(&mut |x| {

@@ -469,6 +469,52 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Block {
+    /// Does `pred` hold for an expression anywhere in the block (initialisers included)?
+    pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
+        self.stmts.iter().any(|s| match s {
+            Stmt::Let(l) => l.init.as_ref().is_some_and(|e| e.any(pred)),
+            Stmt::Expr { expr, .. } => expr.any(pred),
+        })
+    }
+}
+
+impl Expr {
+    /// Does `pred` hold for this expression or one inside it (the bodies of blocks, loops,
+    /// branches and `split` arms included)?
+    pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
+        if pred(self) {
+            return true;
+        }
+        let sub = |x: &Expr| x.any(pred);
+        match &self.kind {
+            ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => {
+                false
+            }
+            ExprKind::Unary(_, x)
+            | ExprKind::Cast(x, _)
+            | ExprKind::Field(x, _)
+            | ExprKind::Deref(x)
+            | ExprKind::Select(x, _)
+            | ExprKind::View(x, _)
+            | ExprKind::Paren(x)
+            | ExprKind::Unsafe(x)
+            | ExprKind::ArrayRepeat(x, _)
+            | ExprKind::Return(Some(x))
+            | ExprKind::Borrow { place: x, .. } => sub(x),
+            ExprKind::Binary(_, a, c)
+            | ExprKind::Index(a, c)
+            | ExprKind::Assign(a, c)
+            | ExprKind::CompoundAssign(_, a, c) => sub(a) || sub(c),
+            ExprKind::Call { args: xs, .. } | ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(sub),
+            ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => b.any(pred),
+            ExprKind::While { cond, body } => sub(cond) || body.any(pred),
+            ExprKind::If { cond, then, els } => sub(cond) || then.any(pred) || els.as_deref().is_some_and(sub),
+            ExprKind::Split { arms, .. } => arms.iter().any(|a| sub(&a.body)),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Lit {
     Bool(bool),

@@ -57,7 +57,7 @@ impl FnCx<'_> {
             },
             _ => false,
         });
-        if !synced || block_has(body, &|e| matches!(e.kind, ExprKind::Return(_) | ExprKind::Unsafe(_))) {
+        if !synced || body.any(&|e| matches!(e.kind, ExprKind::Return(_) | ExprKind::Unsafe(_))) {
             return None;
         }
         // Only references are mapped to their arguments' loans: a parameter holding references
@@ -208,43 +208,5 @@ impl FnCx<'_> {
             }
             other => other.clone(),
         }
-    }
-}
-
-/// Does `pred` hold for an expression anywhere in `b`?
-fn block_has(b: &ast::Block, pred: &dyn Fn(&ast::Expr) -> bool) -> bool {
-    b.stmts.iter().any(|s| match s {
-        ast::Stmt::Let(l) => l.init.as_ref().is_some_and(|e| expr_has(e, pred)),
-        ast::Stmt::Expr { expr, .. } => expr_has(expr, pred),
-    })
-}
-
-fn expr_has(e: &ast::Expr, pred: &dyn Fn(&ast::Expr) -> bool) -> bool {
-    if pred(e) {
-        return true;
-    }
-    let sub = |x: &ast::Expr| expr_has(x, pred);
-    match &e.kind {
-        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => false,
-        ExprKind::Unary(_, x)
-        | ExprKind::Cast(x, _)
-        | ExprKind::Field(x, _)
-        | ExprKind::Deref(x)
-        | ExprKind::Select(x, _)
-        | ExprKind::View(x, _)
-        | ExprKind::Paren(x)
-        | ExprKind::Unsafe(x)
-        | ExprKind::ArrayRepeat(x, _)
-        | ExprKind::Return(Some(x))
-        | ExprKind::Borrow { place: x, .. } => sub(x),
-        ExprKind::Binary(_, a, c)
-        | ExprKind::Index(a, c)
-        | ExprKind::Assign(a, c)
-        | ExprKind::CompoundAssign(_, a, c) => sub(a) || sub(c),
-        ExprKind::Call { args: xs, .. } | ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => xs.iter().any(sub),
-        ExprKind::Block(b) | ExprKind::For { body: b, .. } | ExprKind::Sched { body: b, .. } => block_has(b, pred),
-        ExprKind::While { cond, body } => sub(cond) || block_has(body, pred),
-        ExprKind::If { cond, then, els } => sub(cond) || block_has(then, pred) || els.as_deref().is_some_and(sub),
-        ExprKind::Split { arms, .. } => arms.iter().any(|a| sub(&a.body)),
     }
 }
