@@ -2377,7 +2377,11 @@ impl Machine<'_, '_> {
         }
         let acc = self.acc(who, span);
         let len = self.buffers[buf].data.len();
-        let fgen = self.launch.as_ref().and_then(|l| l.fences.get(&who.thread_lin).copied()).unwrap_or(0);
+        // (No lookup per access in a block that executed no `__threadfence()`.)
+        let fgen = match self.launch.as_ref() {
+            Some(l) if !l.fences.is_empty() => l.fences.get(&who.thread_lin).copied().unwrap_or(0),
+            _ => 0,
+        };
         let seg = Seg { fgen, ..acc.seg() };
         let logged = if atomic {
             self.races.atomic(buf, len, off as usize, seg, span)

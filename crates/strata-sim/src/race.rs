@@ -152,6 +152,9 @@ impl Now<'_> {
     }
 
     fn published(&self, e: &Ent) -> bool {
+        if self.acq_block.is_empty() && self.acq_mine.is_empty() {
+            return false;
+        }
         self.acq_block.iter().chain(self.acq_mine).any(|r| r.publishes(e))
     }
 
@@ -520,7 +523,9 @@ impl Races {
             acq_thread,
             ..
         } = self;
-        let acq_mine = acq_thread.get(&me.thread).map_or(&[][..], |v| &v[..]);
+        // (No lookup per access where nothing was acquired: the common case, without atomics.)
+        let acq_mine =
+            if acq_thread.is_empty() { &[][..] } else { acq_thread.get(&me.thread).map_or(&[][..], |v| &v[..]) };
         let shadows = if atomic { atomics } else { shadows };
         let (shift, tmask) = (*shift, (1u32 << (*shift - 1)) - 1);
         let unpack = |p: u32| -> Ent {
