@@ -549,6 +549,8 @@ impl Gen {
                 "tinc" => "fn tinc<m: mem>(p: &uniq m i32, v: i32) -[t: gpu.thread]-> () {\n    *p = *p + v;\n}\n",
                 "pass_u" => "fn pass_u<m: mem>(r: &uniq m i32) -[t: gpu.thread]-> &uniq m i32 {\n    r\n}\n",
                 "pass_s" => "fn pass_s<m: mem>(r: &shrd m i32) -[t: gpu.thread]-> &shrd m i32 {\n    r\n}\n",
+                "tup_inc" => "fn tup_inc<m: mem>(q: &uniq gpu.local (&uniq m i32, i32), v: i32) -[t: gpu.thread]-> () {\n    *q.0 = *q.0 + q.1 + v;\n}\n",
+                "tup_get" => "fn tup_get<m: mem>(q: &shrd gpu.local (&shrd m i32, i32)) -[t: gpu.thread]-> i32 {\n    *q.0 + q.1\n}\n",
                 _ => unreachable!(),
             };
             self.items.push(text.to_string());
@@ -744,6 +746,26 @@ impl Gen {
                 self.line(&format!("let {c} = {f}(&{own} {text});"));
                 self.mark("ref: returned by a call");
                 self.guarded("call of a gpu.thread function");
+            }
+            5 | 4 if rest.is_empty() && self.rng.chance(40) => {
+                // The reference reached through the tuple by a gpu.thread function: the loans of
+                // references stored where an argument points (soundness.md, I8).
+                let k = self.rng.below(10);
+                let mutable = if uniq { "mut " } else { "" };
+                let t2 = other(self);
+                self.line(&format!("let {mutable}{c} = (&{own} {t2}, {k});"));
+                if uniq {
+                    self.helper("tup_inc");
+                    self.line(&format!("tup_inc(&uniq {c}, {e});"));
+                    self.mark("ref: stored in a tuple, written by a gpu.thread function");
+                } else {
+                    self.helper("tup_get");
+                    let x = self.name("x");
+                    self.line(&format!("let {x} = tup_get(&shrd {c});"));
+                    self.mark("ref: stored in a tuple, read by a gpu.thread function");
+                }
+                self.guarded("call of a gpu.thread function");
+                tail_reads = false;
             }
             5 | 4 => {
                 let k = self.rng.below(10);
