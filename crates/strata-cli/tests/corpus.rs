@@ -37,6 +37,8 @@
 //! Environment: `STRATA_BLESS=1` blesses snapshots, `STRATA_CORPUS_FILTER=text` runs only the files
 //! whose path contains `text`, `STRATA_CORPUS_TIMEOUT=secs` bounds one compiler run (default 60).
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -521,28 +523,18 @@ struct Ctx {
 /// ptrace, which some containers refuse).
 fn cpu32_env() -> Vec<(String, String)> {
     let mut env = vec![("STRATA_NARROW_C".to_string(), "1".to_string())];
-    let dir = std::env::temp_dir().join(format!("strata-sanitizer-probe-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let (src, exe) = (dir.join("probe.c"), dir.join("probe"));
-    let flags = "-fsanitize=address,undefined -fno-sanitize-recover=undefined";
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let built = std::fs::write(&src, "#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n").is_ok()
-        && Command::new(&cc)
-            .args(flags.split(' '))
-            .arg("-o")
-            .arg(&exe)
-            .arg(&src)
-            .output()
-            .is_ok_and(|o| o.status.success());
-    let runs = |opts: &str| Command::new(&exe).env("ASAN_OPTIONS", opts).output().is_ok_and(|o| o.status.success());
-    if built && runs("detect_leaks=0") {
-        env.push(("STRATA_CFLAGS".to_string(), flags.to_string()));
-        let opts = if runs("detect_leaks=1") { "detect_leaks=1" } else { "detect_leaks=0" };
-        env.push(("ASAN_OPTIONS".to_string(), opts.to_string()));
-    } else {
-        eprintln!("corpus: `{cc}` cannot build with {flags}; the cpu32 run goes without sanitizers");
+    match common::sanitizers_work() {
+        Some(leaks) => {
+            env.push(("STRATA_CFLAGS".to_string(), common::SANITIZER_FLAGS.to_string()));
+            let opts = if leaks { "detect_leaks=1" } else { "detect_leaks=0" };
+            env.push(("ASAN_OPTIONS".to_string(), opts.to_string()));
+        }
+        None => eprintln!(
+            "corpus: `{}` cannot build with {}; the cpu32 run goes without sanitizers",
+            common::cc(),
+            common::SANITIZER_FLAGS
+        ),
     }
-    let _ = std::fs::remove_dir_all(&dir);
     env
 }
 

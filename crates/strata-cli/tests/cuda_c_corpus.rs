@@ -13,6 +13,8 @@
 //! there without a label is left to those tests. Files expected to be refused (E0801) are checked
 //! but not counted as classified kernels.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -215,24 +217,16 @@ fn correct_programs_print_the_same_on_cpu() {
 /// `STRATA_CFLAGS` for ASan and UBSan (leaks not reported: CUDA-C programs may leave memory to
 /// the end of the process) if the C compiler builds and runs a program with them, else nothing.
 fn sanitizer_env() -> Vec<(String, String)> {
-    let flags = "-fsanitize=address,undefined -fno-sanitize-recover=undefined";
-    let dir = std::env::temp_dir().join(format!("strata-cu-sanitizer-probe-{}", std::process::id()));
-    let (src, exe) = (dir.join("probe.c"), dir.join("probe"));
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let works = std::fs::create_dir_all(&dir).is_ok()
-        && std::fs::write(&src, "#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n").is_ok()
-        && Command::new(&cc)
-            .args(flags.split(' '))
-            .arg("-o")
-            .arg(&exe)
-            .arg(&src)
-            .output()
-            .is_ok_and(|o| o.status.success())
-        && Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=0").output().is_ok_and(|o| o.status.success());
-    let _ = std::fs::remove_dir_all(&dir);
-    if !works {
-        eprintln!("cuda_c_corpus: `{cc}` cannot build with {flags}; the cpu runs go without sanitizers");
+    if common::sanitizers_work().is_none() {
+        eprintln!(
+            "cuda_c_corpus: `{}` cannot build with {}; the cpu runs go without sanitizers",
+            common::cc(),
+            common::SANITIZER_FLAGS
+        );
         return Vec::new();
     }
-    vec![("STRATA_CFLAGS".to_string(), flags.to_string()), ("ASAN_OPTIONS".to_string(), "detect_leaks=0".to_string())]
+    vec![
+        ("STRATA_CFLAGS".to_string(), common::SANITIZER_FLAGS.to_string()),
+        ("ASAN_OPTIONS".to_string(), "detect_leaks=0".to_string()),
+    ]
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 mod common;
-use common::{compiled_programs, root};
+use common::{cc, compiled_programs, root};
 
 /// `strata ARGS` run in the repository root (so that paths print as given, relative).
 fn strata(args: &[&str]) -> Output {
@@ -32,10 +32,6 @@ fn work_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("strata-emitted-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn cc() -> String {
-    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
 }
 
 /// Compiles the C `c` into an executable in `dir` by hand, the way a user would.

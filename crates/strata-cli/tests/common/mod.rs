@@ -58,3 +58,31 @@ pub fn output_on_both_devices(p: &strata_ir::ir::Program) -> (String, String) {
     strata_cpu::run(p, strata_diag::FileId(0), &mut cpu, &strata_cpu::RunOptions::default()).unwrap();
     (String::from_utf8(sim).unwrap(), String::from_utf8(cpu).unwrap())
 }
+
+/// The C compiler the tests use: `$CC`, else `cc`.
+pub fn cc() -> String {
+    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
+}
+
+/// The C compiler's flags for AddressSanitizer and UndefinedBehaviorSanitizer, if it builds and
+/// runs a program with them (probed with an empty one), and whether leak detection works there too
+/// (it needs ptrace, which some containers refuse).
+pub const SANITIZER_FLAGS: &str = "-fsanitize=address,undefined -fno-sanitize-recover=undefined";
+
+pub fn sanitizers_work() -> Option<bool> {
+    let dir = std::env::temp_dir().join(format!("strata-sanitizer-probe-{}", std::process::id()));
+    let (src, exe) = (dir.join("probe.c"), dir.join("probe"));
+    let built = std::fs::create_dir_all(&dir).is_ok()
+        && std::fs::write(&src, "#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n").is_ok()
+        && Command::new(cc())
+            .args(SANITIZER_FLAGS.split(' '))
+            .arg("-o")
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let runs = |opts: &str| Command::new(&exe).env("ASAN_OPTIONS", opts).output().is_ok_and(|o| o.status.success());
+    let result = (built && runs("detect_leaks=0")).then(|| runs("detect_leaks=1"));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
