@@ -15,7 +15,8 @@
 //! loop variables) used in `if`/`while` conditions around barriers, collectives, calls and
 //! `return`s; partial writes in split arms; shared memory declared in block-level `for` loops;
 //! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
-//! functions; warp shuffles and ballots; in the host `main`, random sequences of launches,
+//! functions and the results of `gpu.warp` and `Any` functions given a warp's part, in
+//! conditions; shared memory declared for each warp (always refused); warp shuffles and ballots; in the host `main`, random sequences of launches,
 //! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
@@ -550,6 +551,8 @@ impl Gen {
                 "pass_u" => "fn pass_u<m: mem>(r: &uniq m i32) -[t: gpu.thread]-> &uniq m i32 {\n    r\n}\n",
                 "pass_s" => "fn pass_s<m: mem>(r: &shrd m i32) -[t: gpu.thread]-> &shrd m i32 {\n    r\n}\n",
                 "tup_inc" => "fn tup_inc<m: mem>(q: &uniq gpu.local (&uniq m i32, i32), v: i32) -[t: gpu.thread]-> () {\n    *q.0 = *q.0 + q.1 + v;\n}\n",
+                "wfirst" => "fn wfirst<m: mem>(p: &shrd m [[i32; 32]]) -[w: gpu.warp]-> i32 {\n    p[0]\n}\n",
+                "afirst" => "fn afirst<m: mem>(p: &shrd m [[i32; 32]]) -[a: Any]-> i32 {\n    p[0]\n}\n",
                 "tup_get" => "fn tup_get<m: mem>(q: &shrd gpu.local (&shrd m i32, i32)) -[t: gpu.thread]-> i32 {\n    *q.0 + q.1\n}\n",
                 _ => unreachable!(),
             };
@@ -1379,6 +1382,16 @@ impl Gen {
             })
             .collect();
         let to = if self.rng.chance(80) { "warps" } else { "to_warps" };
+        if !self.rng.clean && self.rng.chance(5) {
+            // Memory declared for each warp: every device has one buffer per block, so this is
+            // refused (E0502) with the per-block form; inside the warps, each lane writes it.
+            let ws = self.name("ws");
+            self.line(&format!("let [{}.{to}.forall(X)] {ws}: [i32; 32] @ gpu.shared;", b.block));
+            self.mark("shared memory declared for each warp");
+            self.open(&format!("sched(X) {warp} in {}.{to} {{", b.block));
+            self.line(&format!("sched(X) l in {warp}.lanes {{ {ws}[[l]] = 1; }}"));
+            self.close("}");
+        }
         self.open(&format!("sched(X) {warp} in {}.{to} {{", b.block));
         self.mark("sched over a block's warps");
         let w = WarpCx { block: Some(b.block.clone()), warp, arrays };
@@ -1417,7 +1430,24 @@ impl Gen {
                 // A value of the warp (read through `[[warp]]`) or computed in the warp's
                 // `sched`, in a condition.
                 6..=8 if depth < 3 => {
-                    let (v, level) = if self.rng.chance(60) {
+                    let part = w.arrays.iter().find(|a| a.shape == [32] && a.kind == ArrKind::Place).cloned();
+                    let (v, level) = if let Some(a) = part.filter(|_| !self.in_helper && self.rng.chance(25)) {
+                        // A call's result is as varying as the resource that runs the callee and
+                        // as what its references point to (`&shrd v[[warp]]`): warp-level.
+                        let warp_fn = self.rng.chance(50) && self.barrier_ok("call of a gpu.warp function");
+                        let f = if warp_fn {
+                            self.guarded("call of a gpu.warp function");
+                            self.mark("result of a gpu.warp function given the warp's part");
+                            "wfirst"
+                        } else {
+                            self.mark("result of an Any function given a reference to the warp's part");
+                            "afirst"
+                        };
+                        self.helper(f);
+                        let v = self.name("wr");
+                        self.line(&format!("let {v} = {f}({});", a.arg("shrd")));
+                        (v, "warp-value")
+                    } else if self.rng.chance(60) {
                         let i = if self.rng.chance(70) { 0 } else { self.rng.below(w.arrays.len()) };
                         let i = if self.rng.clean && w.arrays[i].writable { 0 } else { i };
                         let a = w.arrays[i].clone();

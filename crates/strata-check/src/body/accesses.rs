@@ -144,6 +144,27 @@ impl FnCx<'_> {
             } else if let Owner::Chain(k) = self.vars[info.place.root].owner {
                 // T-WRITE-LOCAL: only the resource that owns a local writes it.
                 let chain = self.chain();
+                let arms = self.vars[info.place.root].arms;
+                if k == chain.len() && self.arm_count() > arms {
+                    // Prism's write-down rule: a `split` arm is part of the declaring resource.
+                    // Each thread has its own copy, so a write by the arm's threads leaves the
+                    // other threads with the old value, where a reading of the variable as one
+                    // value for the resource (`__shared__`) would give them the new one.
+                    let name = self.vars[info.place.root].name.clone();
+                    let here = self.current.to_string();
+                    self.report(
+                        Diagnostic::error(
+                            codes::NARROWING_VIOLATED,
+                            "narrowing violated",
+                            span,
+                            format!("`{name}` is declared for the whole resource and cannot be written by `{here}`, a `split` arm of it"),
+                        )
+                        .with_note(format!(
+                            "a value declared for a resource is written by the whole resource (write-down rule): after this write the threads of `{here}` would see the new value and the others the old one; declare the variable inside the arm, or compute it before the `split` (`let {name} = if … {{ … }} else {{ … }};`), or exchange it through shared memory"
+                        )),
+                    );
+                    return;
+                }
                 if k != chain.len() {
                     let name = self.vars[info.place.root].name.clone();
                     let here = self.current.to_string();

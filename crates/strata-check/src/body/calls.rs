@@ -451,8 +451,25 @@ impl FnCx<'_> {
             // Every lane of the warp takes part (`check_collective`) and gets the same mask,
             // whatever each lane's predicate: the result is warp-uniform.
             self.varies = varies_before.max(Uni::Warp);
+        } else if name == "shfl_idx"
+            && self.on_gpu()
+            && !self.in_unsafe()
+            && arg_unis.get(1).is_some_and(|u| *u <= Uni::Warp)
+        {
+            // Every lane takes part and reads the same source lane when the lane index is the
+            // same for the warp: the result is warp-uniform (a broadcast).
+            self.varies = varies_before.max(Uni::Warp).max(arg_unis[1]);
         } else if matches!(sig.root, Root::Thread) && self.on_gpu() {
             self.varies = Uni::Thread;
+        } else if self.on_gpu() {
+            // A `gpu.warp` (`gpu.block`) callee's result is one value per warp (block) whatever
+            // its arguments: it may read per-warp memory or coordinates (I4).
+            let floor = match sig.root {
+                Root::Warp => Uni::Warp,
+                Root::Block { .. } => Uni::Block,
+                _ => Uni::Uniform,
+            };
+            self.varies = self.varies.max(floor);
         }
         let nats = sig
             .generics

@@ -86,6 +86,9 @@ struct Var {
     /// code: its value changes only by writes, which raise `varies` (a `uniq` borrow of it makes it
     /// `Thread`), so a read need not also assume it varies at the level of the declaring resource.
     tracked: bool,
+    /// How many `split` arms enclosed the declaration: a write inside a further arm is made by
+    /// part of the declaring resource (Prism's write-down rule, T-WRITE-LOCAL).
+    arms: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -394,7 +397,10 @@ impl<'p> FnCx<'p> {
             self.check_sizes_natural(&p.ty, f.params[i].ty.span);
             let owner = match &f.params[i].exec {
                 Some(e) => match self.resolve_exec(e) {
-                    Some(ex) => Owner::Exec(ex),
+                    Some(ex) => {
+                        self.check_memory_owner(&ex, e.span, &p.name, &p.ty);
+                        Owner::Exec(ex)
+                    }
                     None => Owner::Chain(0),
                 },
                 None => Owner::Chain(0),
@@ -412,6 +418,7 @@ impl<'p> FnCx<'p> {
                 depth: 0,
                 varies: Uni::Uniform,
                 tracked: false,
+                arms: 0,
             };
             self.declare(var);
         }
@@ -430,6 +437,7 @@ impl<'p> FnCx<'p> {
                     depth: 0,
                     varies: Uni::Uniform,
                     tracked: false,
+                    arms: 0,
                 };
                 self.declare(var);
             }
@@ -815,6 +823,10 @@ impl<'p> FnCx<'p> {
                 ),
             );
         }
+        if let (Some(ex), Some(e)) = (&owner_exec, &l.exec) {
+            let ex = ex.clone();
+            self.check_memory_owner(&ex, e.span, &l.name.name, &ty);
+        }
         let owner = match owner_exec {
             Some(e) => Owner::Exec(e),
             None => Owner::Chain(self.chain().len()),
@@ -836,6 +848,7 @@ impl<'p> FnCx<'p> {
             depth: self.scopes.len(),
             varies: if self.on_gpu() { init_uni.max(self.context_uni()) } else { Uni::Uniform },
             tracked,
+            arms: self.arm_count(),
         };
         let id = self.declare(var);
         self.same_memory_as_earlier_pass(id);
@@ -1428,6 +1441,7 @@ impl<'p> FnCx<'p> {
             depth: self.scopes.len(),
             varies: Uni::Uniform,
             tracked: false,
+            arms: 0,
         });
         // Twice, so the accesses of one iteration meet those of the next; a loop that runs at
         // most once has no next iteration.

@@ -612,6 +612,12 @@ impl FnCx<'_> {
         if !info.via_alias {
             self.check_host_borrow(&info.place, own, span);
         }
+        // A reference is as varying as the places it points to: `&shrd v[[warp]]` is one
+        // pointer per warp, so what a callee reads through it differs between warps (I4).
+        if self.on_gpu() {
+            let uni = info.targets().map(|t| self.read_uni(t)).max().unwrap_or_default();
+            self.varies = self.varies.max(uni);
+        }
         if own == Ownership::Uniq && self.on_gpu() {
             // A variable's own memory borrowed `uniq` may be written through the reference, by a
             // callee too (per thread, once narrowed there): its value may differ per thread.

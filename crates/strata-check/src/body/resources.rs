@@ -369,4 +369,66 @@ impl FnCx<'_> {
         }
         self.release(&tb, target_binder);
     }
+
+    /// Memory declared for each member of a resource (`let [e] x: T;`, a parameter `[e] x`) is
+    /// shared memory the launch allocates once per *block*: every device has one buffer per
+    /// block, so an owner below the block (each warp, lane or thread, a split arm's threads)
+    /// would give all of a block's warps the same buffer while the checker counted one each
+    /// (I2/I3). Such declarations are refused with the per-block form that says what CUDA's
+    /// `__shared__ T s[WARPS][32]` says; so is a declaration for a resource of anything but
+    /// shared memory (a local array exists per thread, not per block).
+    pub(super) fn check_memory_owner(&mut self, owner: &Exec, span: Span, name: &str, ty: &Ty) {
+        let shared = match ty {
+            Ty::At(_, Mem::GpuShared) | Ty::Error => true,
+            Ty::Ref { mem: Mem::GpuShared, .. } => true,
+            _ => false,
+        };
+        if !shared {
+            self.report(
+                Diagnostic::error(
+                    codes::NARROWING_VIOLATED,
+                    "narrowing violated",
+                    span,
+                    format!("`{name}` is declared for each member of `{owner}`, but it is not shared memory"),
+                )
+                .with_note(
+                    "only `@ gpu.shared` memory is declared for a resource; a plain local is private to each thread that runs its declaration: declare it without the `[…]`",
+                ),
+            );
+            return;
+        }
+        let Ok(shape) = owner.shape() else { return };
+        if shape.level == Level::Block {
+            return;
+        }
+        let (noun, sel) = match shape.level {
+            Level::Warp | Level::Warps => ("warp", "warp"),
+            Level::Lanes | Level::Thread | Level::Threads => ("thread", "thread"),
+            _ => {
+                self.report(
+                    Diagnostic::error(
+                        codes::NARROWING_VIOLATED,
+                        "narrowing violated",
+                        span,
+                        format!("shared memory exists once per block, but `{name}` is declared for a group of blocks"),
+                    )
+                    .with_note(
+                        "declare it for each block: `[grid.blocks.forall(X)]` (one `forall` per dimension of the grid)",
+                    ),
+                );
+                return;
+            }
+        };
+        self.report(
+            Diagnostic::error(
+                codes::NARROWING_VIOLATED,
+                "narrowing violated",
+                span,
+                format!("shared memory exists once per block, but `{name}` is declared for each {noun}"),
+            )
+            .with_note(format!(
+                "every {noun} of a block would use the same buffer; declare one buffer for the block with a part per {noun} (`let {name}: [[T; 32]; N] @ gpu.shared;` in block-level code, or a parameter `[grid.blocks.forall(X)] {name}: &uniq gpu.shared [[T; 32]; N]`) and select the part with `{name}[[{sel}]]`, as CUDA's `__shared__ T {name}[N][32]` does"
+            )),
+        );
+    }
 }

@@ -98,6 +98,7 @@ impl FnCx<'_> {
             depth,
             varies: Uni::Uniform,
             tracked: false,
+            arms: 0,
         });
         self.bound_sizes.push((name.name.clone(), depth));
     }

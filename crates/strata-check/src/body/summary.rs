@@ -102,6 +102,7 @@ impl FnCx<'_> {
                     depth: self.scopes.len(),
                     varies: Uni::Uniform,
                     tracked: false,
+                    arms: 0,
                 });
                 self.site_shared.insert(span, id);
                 id

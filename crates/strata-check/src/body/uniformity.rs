@@ -87,6 +87,11 @@ impl FnCx<'_> {
         uni
     }
 
+    /// How many `split` arms enclose the current point.
+    pub(super) fn arm_count(&self) -> usize {
+        self.frames.iter().filter(|f| matches!(f, Frame::Arm { .. })).count()
+    }
+
     pub(super) fn context_uni(&self) -> Uni {
         self.frames
             .iter()
