@@ -2,7 +2,7 @@
 //! time of every kernel (median, minimum, maximum and spread over all its launches). Only the
 //! launches are timed: checking, lowering, the C compiler (cached) and host code are not.
 
-use crate::{compile, report, Device, Format, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
+use crate::{compile, failure, report, Device, Format, EXIT_USAGE};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -55,8 +55,9 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
                 match strata_cpu::emit_c(&program).and_then(|c| strata_cpu::build(&c, &strata_cpu::cache_dir())) {
                     Ok(exe) => Some(exe),
                     Err(d) => {
+                        let status = failure(&d);
                         report(&[*d], &sources, Format::Human);
-                        return EXIT_PROGRAM_ERRORS;
+                        return status;
                     }
                 }
             }
@@ -84,8 +85,9 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
                     if progress {
                         eprintln!();
                     }
+                    let status = failure(&d);
                     report(&[*d], &sources, Format::Human);
-                    return EXIT_PROGRAM_ERRORS;
+                    return status;
                 }
             };
             if i < opts.warmup {

@@ -34,7 +34,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Show at most this many errors (`0`: all of them); the rest are counted.
-    #[arg(long, global = true, value_name = "N", default_value_t = strata_diag::DEFAULT_ERROR_LIMIT)]
+    #[arg(long, allow_negative_numbers = true, global = true, value_name = "N", default_value_t = strata_diag::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
 }
 
@@ -76,11 +76,11 @@ enum Command {
         /// Rewrite the files that are not formatted in place.
         #[arg(long)]
         write: bool,
-        /// The `.strata` files to format.
+        /// The `.strata` files to format (CUDA-C `.cu` files are not formatted).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Run a program's `main`.
+    /// Run a program's `main` (a `.strata` program, or a CUDA-C `.cu` program: docs/cuda-c.md).
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
         /// semantics; the default for CUDA-C `.cu` files, which run on `cpu` too).
@@ -91,21 +91,21 @@ enum Command {
         define: Vec<(String, u64)>,
         /// Thread steps after which `sim` stops a runaway program [default: 200000000]
         /// (`--device sim` only).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         max_steps: Option<u64>,
         /// Order in which `sim` runs blocks and threads [default: deterministic] (`--device sim`
         /// only).
         #[arg(long, value_enum)]
         schedule: Option<Schedule>,
         /// Seed for `--schedule random` [default: 0].
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         seed: Option<u64>,
         /// `sim` without race detection (bounds, barriers and memory spaces are still checked;
         /// `--device sim` only).
         #[arg(long)]
         no_race_check: bool,
         /// Stop the program after this many seconds of wall-clock time (E0910); no limit by default.
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit)]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit, allow_negative_numbers = true)]
         time_limit: Option<std::time::Duration>,
         /// The GPU architecture whose limits the program must respect (threads per block, grid
         /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
@@ -115,7 +115,8 @@ enum Command {
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// The `.strata` file to run.
+        /// The program to run: a `.strata` file, or a CUDA-C `.cu` file (run on `sim` unless
+        /// `--device cpu`; `-D` and `--arch` do not apply to it).
         file: PathBuf,
         /// The program's arguments, after `--`: `strata run prog.strata -- a.npy 2.5` (argument 0
         /// is `a.npy`; `arg_u64`, `arg_f64`, `load_npy`, `save_npy` read them).
@@ -146,13 +147,16 @@ enum Command {
         /// For a kernel library: also write the header declaring its launch functions to this file.
         #[arg(long, value_name = "FILE")]
         header: Option<PathBuf>,
-        /// The `.strata` file.
+        /// The `.strata` file (CUDA-C `.cu` files are run and checked, not emitted).
         file: PathBuf,
     },
-    /// Compile a program to an executable for a real GPU: emits CUDA C++ and runs `nvcc` on it
-    /// (`$NVCC`, else `nvcc` on the PATH, else `.venv/bin/nvcc` from `scripts/setup-nvcc.sh`).
+    /// Compile a program to an executable: for a real GPU (`--target cuda`, the default: emits
+    /// CUDA C++ and runs `nvcc` on it: `$NVCC`, else `nvcc` on the PATH, else `.venv/bin/nvcc` from
+    /// `scripts/setup-nvcc.sh`), or for the cpu (`--target cpu`: the cpu device's C, with its
+    /// run-time checks, compiled by `$CC` or `cc`).
     Build {
-        /// What to build for: `cuda` (NVIDIA GPUs).
+        /// What to build for: `cuda` (NVIDIA GPUs) or `cpu` (a native executable, the C that
+        /// `strata run` runs).
         #[arg(long, value_enum, default_value_t = BuildTarget::Cuda)]
         target: BuildTarget,
         /// The GPU architecture to compile for, as nvcc's `-arch`, whose limits the program must
@@ -166,7 +170,7 @@ enum Command {
         /// The executable to write.
         #[arg(short = 'o', long)]
         output: PathBuf,
-        /// The `.strata` file.
+        /// The `.strata` file (CUDA-C `.cu` files are run and checked, not built).
         file: PathBuf,
     },
     /// Time the kernels of programs: runs each `main` repeatedly and reports every kernel's
@@ -179,10 +183,10 @@ enum Command {
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
         /// Untimed runs before the timed ones.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
         warmup: usize,
         /// Timed runs of each program.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, allow_negative_numbers = true, default_value_t = 5)]
         runs: usize,
         /// Also write the results, with every sample, as JSON to this file.
         #[arg(long)]
@@ -193,7 +197,7 @@ enum Command {
         /// `sim` without race detection.
         #[arg(long)]
         no_race_check: bool,
-        /// The `.strata` files.
+        /// The `.strata` files (CUDA-C `.cu` files are not benchmarked).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The programs' arguments, after `--` (as for `strata run`).
@@ -211,13 +215,13 @@ enum Command {
 #[derive(clap::Args)]
 struct CudaCheckArgs {
     /// CUDA-C: random schedules to run besides the default order (seeds 1 to N).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 4)]
     schedules: u64,
     /// CUDA-C: run only the random schedule with this seed.
-    #[arg(long, conflicts_with = "schedules")]
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "schedules")]
     seed: Option<u64>,
     /// CUDA-C: thread steps after which `sim` stops a runaway program [default: 200000000].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_steps: Option<u64>,
     /// CUDA-C kernel-only mode: the kernel to launch (needed when the file has several).
     #[arg(long, value_name = "NAME")]
@@ -314,6 +318,8 @@ enum Target {
 enum BuildTarget {
     /// An executable for NVIDIA GPUs, compiled by nvcc.
     Cuda,
+    /// A native executable: the C of the cpu device, with its run-time checks.
+    Cpu,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -431,23 +437,28 @@ fn run(cli: Cli) -> u8 {
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, arch, lib, header, file } => {
             let outputs = [("-o", output.as_deref()), ("--header", header.as_deref())];
-            if !outputs_distinct(&file, &outputs) {
+            if !outputs_distinct(&file, &outputs) || !strata_input(&file, "emit") {
                 return EXIT_USAGE;
             }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files, args } => {
-            if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
+            if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)])
+                || !files.iter().all(|f| strata_input(f, "bench"))
+            {
                 return EXIT_USAGE;
             }
             let sim = strata_sim::Options { check_races: !no_race_check, args, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
-        Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
-            if !outputs_distinct(&file, &[("-o", Some(&output))]) {
+        Command::Build { target, arch, define, output, file } => {
+            if !outputs_distinct(&file, &[("-o", Some(&output))]) || !strata_input(&file, "build") {
                 return EXIT_USAGE;
             }
-            build_cuda(&file, arch, &define, &output)
+            match target {
+                BuildTarget::Cuda => build_cuda(&file, arch, &define, &output),
+                BuildTarget::Cpu => build_cpu(&file, arch, &define, &output),
+            }
         }
         Command::Run {
             device,
@@ -885,11 +896,100 @@ fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)]
             eprintln!("error: {e}");
             EXIT_PROGRAM_ERRORS
         }
+        Err(strata_cuda::BuildError::NvccMissing(searched)) => {
+            let mut looked = String::from("looked at:");
+            for place in &searched {
+                looked.push_str("\n    ");
+                looked.push_str(place);
+            }
+            let d = Diagnostic::error(
+                codes::NVCC_MISSING,
+                "`nvcc` not found: `--target cuda` compiles with NVIDIA's CUDA compiler",
+                strata_diag::Span::new(id, 0, 0),
+                "",
+            )
+            .with_note(looked)
+            .with_note(
+                "help: `scripts/setup-nvcc.sh` installs nvcc from PyPI into .venv (no GPU needed), or install \
+                 NVIDIA's CUDA Toolkit and set NVCC=/path/to/nvcc, or STRATA_HOME to the Strata checkout whose \
+                 .venv has it (`strata explain E1002`)",
+            );
+            report(&[d], &sources, Format::Human);
+            EXIT_USAGE
+        }
         Err(e) => {
             eprintln!("error: {e}");
             EXIT_USAGE
         }
     }
+}
+
+/// `strata build --target cpu`: the C of the cpu device (the same C, with the same run-time
+/// checks, that `strata run` runs), compiled by the system's C compiler into an executable.
+fn build_cpu(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+    if let Err(e) = writable(output) {
+        eprintln!("error: cannot write `{}`: {e}", output.display());
+        return EXIT_USAGE;
+    }
+    let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Err(code) = require_main(&program, id, &sources, Format::Human) {
+        return code;
+    }
+    // Built in (or found in) the program cache, as for `strata run`, then copied out whole.
+    let exe = match strata_cpu::emit_c(&program).and_then(|c| strata_cpu::build(&c, &strata_cpu::cache_dir())) {
+        Ok(exe) => exe,
+        Err(d) => {
+            let status = failure(&d);
+            report(&[*d], &sources, Format::Human);
+            return status;
+        }
+    };
+    match copy_executable(&exe, output) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", output.display());
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Copies the executable `exe` to `output`: written beside it under a temporary name, then
+/// renamed, so that `output` is never a half-written file.
+fn copy_executable(exe: &std::path::Path, output: &std::path::Path) -> std::io::Result<()> {
+    let name = output.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = output.with_file_name(format!(".{name}.strata-tmp-{}", std::process::id()));
+    let copied = std::fs::copy(exe, &tmp).and_then(|_| std::fs::rename(&tmp, output));
+    if copied.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    copied
+}
+
+/// The exit status of a failure reported as `d`: 2 for a problem of the machine (a missing C
+/// compiler, nvcc or GPU driver: `codes::Phase::Environment`), else 1 (the program has errors).
+fn failure(d: &Diagnostic) -> u8 {
+    if d.code.is_environment() {
+        EXIT_USAGE
+    } else {
+        EXIT_PROGRAM_ERRORS
+    }
+}
+
+/// `emit`, `build` and `bench` take Strata programs: a CUDA-C file (`.cu`), which they would
+/// read as Strata and fill with syntax errors, is a usage error that says what does take one.
+fn strata_input(file: &std::path::Path, command: &str) -> bool {
+    if file.extension().is_some_and(|e| e == "cu") {
+        eprintln!(
+            "error: `strata {command}` takes `.strata` programs; CUDA-C files (`{}`) run with `strata run` and \
+             are checked with `strata check` (docs/cuda-c.md)",
+            file.display()
+        );
+        return false;
+    }
+    true
 }
 
 /// Whether the file `path` can be written: its directory exists and takes a new file (tried with
@@ -1024,8 +1124,9 @@ fn run_lowered(
         Err(d) => {
             use std::io::Write;
             let _ = out.flush();
+            let status = failure(&d);
             report(&[*d], sources, format);
-            EXIT_PROGRAM_ERRORS
+            status
         }
     }
 }

@@ -20,6 +20,25 @@ fn error(message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic
     Box::new(Diagnostic::error(codes::UNSUPPORTED, message, Span::DUMMY, label))
 }
 
+/// E1001: the C compiler `cc` could not be started (not installed, not on the `PATH`, not
+/// executable). A problem of the machine, not of the program.
+fn no_c_compiler(cc: &str, e: &std::io::Error) -> Box<Diagnostic> {
+    let from = if std::env::var_os("CC").is_some() { "`$CC`" } else { "the default (`cc` on the `PATH`)" };
+    Box::new(
+        Diagnostic::error(
+            codes::NO_C_COMPILER,
+            format!("no C compiler: cannot run `{cc}`: {e}"),
+            Span::DUMMY,
+            "the cpu device compiles programs with the system's C compiler",
+        )
+        .with_note(format!("the compiler is {from}"))
+        .with_note(
+            "help: install gcc or clang (e.g. `sudo apt-get install gcc`), or set CC=/path/to/compiler; \
+             `--device sim` runs the program without one (`strata explain E1001`)",
+        ),
+    )
+}
+
 /// Where compiled programs are cached: `$STRATA_CACHE_DIR`, else `$XDG_CACHE_HOME/strata`, else
 /// `~/.cache/strata`, else the system's temporary directory.
 pub fn cache_dir() -> PathBuf {
@@ -84,12 +103,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
         Ok(o) if o.status.success() => o,
         // Without OpenMP the program is still correct, only single-threaded.
         Ok(_) => attempt(false).map_err(|e| error(format!("cannot run the C compiler `{cc}`: {e}"), ""))?,
-        Err(e) => {
-            return Err(error(
-                format!("cannot run the C compiler `{cc}`: {e}"),
-                "the cpu device needs a C compiler: install gcc or clang, or set CC",
-            ))
-        }
+        Err(e) => return Err(no_c_compiler(&cc, &e)),
     };
     if !out.status.success() {
         let _ = std::fs::remove_file(&tmp);
