@@ -495,7 +495,7 @@ mod tests {
         let col = |s: &str, pat: &str| s[..s.find(pat).unwrap()].chars().count();
         assert_eq!(col(line, "BAD"), col(carets, "^^^"), "{text}");
         // The column of the header is the file's (in characters).
-        assert!(text.contains("t.strata:1:14"), "{text}");
+        assert!(text.contains("t.strata:1:15"), "{text}");
         // A label starting at a control character still points at it.
         let text = one(src, 1, 2);
         let line = text.lines().find(|l| l.starts_with("1 │")).unwrap();
