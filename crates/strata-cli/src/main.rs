@@ -1,7 +1,10 @@
-//! The `strata` command: check, format and explain Strata programs.
+//! The `strata` command: check, format, run, emit, build and explain Strata programs.
+//!
+//! This file reads the command line, drives the phases through the library's
+//! [`strata_cli::Pipeline`] and renders what they return.
 //!
 //! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
-//! errors. A panic is always a bug.
+//! errors and for a tool or driver missing from the machine (E10xx). A panic is always a bug.
 
 // Standard output goes through these instead of `print!`/`println!`, which panic when the
 // reader has gone (`strata emit … | head`); a closed pipe just ends the output.
@@ -26,6 +29,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use strata_check::TargetProfile;
+use strata_cli::{Error, Pipeline, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
 use strata_diag::{codes, Diagnostic, SourceMap};
 
 #[derive(Parser)]
@@ -336,10 +340,14 @@ enum Format {
     Short,
 }
 
-/// Exit status for "the program has errors".
-const EXIT_PROGRAM_ERRORS: u8 = 1;
-/// Exit status for usage and I/O errors.
-const EXIT_USAGE: u8 = 2;
+impl From<Device> for strata_cli::Device {
+    fn from(d: Device) -> Self {
+        match d {
+            Device::Sim => strata_cli::Device::Sim,
+            Device::Cpu => strata_cli::Device::Cpu,
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -488,17 +496,18 @@ fn run(cli: Cli) -> u8 {
                 eprintln!("error: `--seed` only applies to `--schedule random`");
                 return EXIT_USAGE;
             }
-            let opts = strata_sim::Options {
+            let sim = strata_sim::Options {
                 max_steps: max_steps.unwrap_or(strata_sim::Options::default().max_steps),
                 random_seed: (schedule == Some(Schedule::Random)).then_some(seed.unwrap_or(0)),
                 check_races: !no_race_check,
                 deadline: None,
                 args,
             };
+            let opts = strata_cli::RunOptions { device: device.into(), sim, time_limit };
             if cuda_c {
-                return run_cuda_c(&file, device, &define, &opts, time_limit, format);
+                return run_cuda_c(&file, &define, &opts, format);
             }
-            run_file(&file, device, &define, &opts, time_limit, format, arch)
+            run_file(&file, &define, &opts, format, arch)
         }
     }
 }
@@ -586,35 +595,20 @@ fn explain(code: &str) -> u8 {
     }
 }
 
-/// Reads every file. On failure reports it and returns the exit status: a file that cannot be
-/// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
-fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
-    files.iter().map(|path| load_file(path, sources, format)).collect()
+/// Reads a file for `fmt` and `strata check FILE.cu` ([`strata_cli::load_file`]); on failure
+/// reports it and returns the exit status.
+fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
+    strata_cli::load_file(path, sources).map_err(|e| fail(e, sources, format))
 }
 
-/// [`load`] of one file (also `strata fmt`'s reader).
-fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            eprintln!("error: cannot read `{}`: {e}", path.display());
-            return Err(EXIT_USAGE);
-        }
-    };
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(sources.add(path.display().to_string(), text)),
-        Err(e) => {
-            // The lossy text keeps the valid prefix, so the offset is the same in both.
-            let at = e.utf8_error().valid_up_to() as u32;
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let id = sources.add(path.display().to_string(), text);
-            let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
-            let d = Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
-                .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
-            report(&[d], sources, format);
-            Err(EXIT_PROGRAM_ERRORS)
-        }
+/// Reports a pipeline's error (usage errors as `error: …`, diagnostics with [`report`]) and
+/// returns the exit status.
+fn fail(e: Error, sources: &SourceMap, format: Format) -> u8 {
+    match &e {
+        Error::Usage(message) => eprintln!("error: {message}"),
+        Error::Diagnostics(diags) => report(diags, sources, format),
     }
+    e.exit_status()
 }
 
 /// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).
@@ -674,59 +668,20 @@ fn defines_unique(defines: &[(String, u64)]) -> bool {
     true
 }
 
-/// Every `-D` must name a `const` of the program (of one of `modules`): a misspelt name would
-/// otherwise be ignored without a word. Reports the first that does not, with the constants
-/// the program has, and returns false.
-fn defines_known(defines: &[(String, u64)], modules: &[&strata_syntax::ast::Module]) -> bool {
-    let consts: Vec<&str> = modules
-        .iter()
-        .flat_map(|m| &m.items)
-        .filter_map(|item| match item {
-            strata_syntax::ast::Item::Const(c) => Some(c.name.name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let Some((name, value)) = defines.iter().find(|(n, _)| !consts.contains(&n.as_str())) else { return true };
-    let mut names: Vec<&str> = consts.clone();
-    names.sort_unstable();
-    names.dedup();
-    let listed = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-    let files = if modules.len() > 1 { "programs define" } else { "program defines" };
-    eprintln!("error: `-D {name}={value}`: the {files} no constant `{name}`");
-    match strata_diag::suggest(name, names.iter().copied()) {
-        Some(s) => eprintln!("  = help: did you mean `{s}`? (the constants are {listed})"),
-        None if names.is_empty() => {
-            eprintln!("  = note: the {files} no constants at all (`-D` overrides a `const N: nat = …;` item)")
+fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &'static TargetProfile) -> u8 {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let mut ids = Vec::new();
+    for path in files {
+        match pipeline.load(path) {
+            Ok(id) => ids.push(id),
+            Err(e) => return fail(e, pipeline.sources(), format),
         }
-        None => eprintln!("  = note: the constants are {listed}"),
     }
-    false
-}
-
-fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &TargetProfile) -> u8 {
-    let mut sources = SourceMap::new();
-    let ids = match load(files, &mut sources, format) {
-        Ok(ids) => ids,
-        Err(code) => return code,
+    let all = match pipeline.check(&ids) {
+        Ok(all) => all,
+        Err(e) => return fail(e, pipeline.sources(), format),
     };
-    let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
-    let parsed: Vec<_> = ids.iter().map(|&id| strata_syntax::parse(id, sources.source(id))).collect();
-    // A file with syntax errors may have lost a `const`; its errors are reported instead.
-    if parsed.iter().all(|p| !strata_diag::has_errors(&p.diagnostics))
-        && !defines_known(defines, &parsed.iter().map(|p| &p.module).collect::<Vec<_>>())
-    {
-        return EXIT_USAGE;
-    }
-    let mut all = Vec::new();
-    for parsed in parsed {
-        let syntax_ok = !strata_diag::has_errors(&parsed.diagnostics);
-        all.extend(parsed.diagnostics);
-        // Type checking a tree with holes would only report consequences of the syntax errors.
-        if syntax_ok {
-            all.extend(strata_check::check_module_for(&parsed.module, prelude, defines, profile));
-        }
-    }
-    report(&all, &sources, format);
+    report(&all, pipeline.sources(), format);
     if strata_diag::has_errors(&all) {
         EXIT_PROGRAM_ERRORS
     } else {
@@ -734,80 +689,30 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: 
     }
 }
 
-/// Parses, checks (for the default architecture) and lowers one file; on failure reports and
-/// returns the exit status.
-fn compile(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
-    compile_for(file, defines, format, TargetProfile::default_profile())
+/// Loads, checks and lowers one file with `pipeline`; on failure reports and returns the exit
+/// status.
+fn compile(pipeline: &mut Pipeline, file: &std::path::Path, format: Format) -> Result<strata_cli::Lowered, u8> {
+    let lowered = pipeline.load(file).and_then(|id| pipeline.lower(id));
+    lowered.map_err(|e| fail(e, pipeline.sources(), format))
 }
 
-/// [`compile`] for the limits of the GPU architecture `profile`.
-fn compile_for(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-    profile: &TargetProfile,
-) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
-    compile_with(file, defines, format, profile, |_, _, program| Ok(program))
-}
-
-/// [`compile_for`], then `then` on the lowered program, with the checker's environment and the file.
-fn compile_with<T>(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-    profile: &TargetProfile,
-    then: impl FnOnce(
-        &strata_check::program::Program,
-        strata_diag::FileId,
-        strata_ir::ir::Program,
-    ) -> Result<T, Vec<Diagnostic>>,
-) -> Result<(SourceMap, strata_diag::FileId, T), u8> {
-    let mut sources = SourceMap::new();
-    let ids = load(std::slice::from_ref(file), &mut sources, format)?;
-    let id = ids[0];
-    let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
-    let parsed = strata_syntax::parse(id, sources.source(id));
-    if strata_diag::has_errors(&parsed.diagnostics) {
-        report(&parsed.diagnostics, &sources, format);
-        return Err(EXIT_PROGRAM_ERRORS);
-    }
-    if !defines_known(defines, &[&parsed.module]) {
-        return Err(EXIT_USAGE);
-    }
-    let checked = strata_check::check_program_for(&parsed.module, prelude_id, defines, profile);
-    if strata_diag::has_errors(&checked.diagnostics) {
-        report(&checked.diagnostics, &sources, format);
-        return Err(EXIT_PROGRAM_ERRORS);
-    }
-    let prelude = strata_check::program::parse_prelude(prelude_id);
-    let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    // Run-time errors of the emitted C and CUDA name `file:line:col` of this file.
-    let source = strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id));
-    let lowered = strata_ir::lower(&parsed.module, &env, &checked.types).map(|mut p| {
-        p.sources = vec![source];
-        p
-    });
-    match lowered.and_then(|p| then(&env, id, p)) {
-        Ok(p) => Ok((sources, id, p)),
-        Err(diags) => {
-            report(&diags, &sources, format);
-            Err(EXIT_PROGRAM_ERRORS)
-        }
+/// [`compile`], then the check that the program has a `main` (to run or build it).
+fn compile_main(pipeline: &mut Pipeline, file: &std::path::Path, format: Format) -> Result<strata_cli::Lowered, u8> {
+    let lowered = compile(pipeline, file, format)?;
+    match pipeline.require_main(&lowered.program, lowered.file) {
+        Ok(()) => Ok(lowered),
+        Err(e) => Err(fail(e, pipeline.sources(), format)),
     }
 }
 
 /// `strata emit`: the C of the cpu device, the CUDA C++, or the IR; for a file without `main`
 /// (or with `--lib`) a kernel library ([`emit_library`]).
 fn emit(
-    file: &PathBuf,
+    file: &std::path::Path,
     target: Target,
     defines: &[(String, u64)],
     output: Option<&std::path::Path>,
-    profile: &TargetProfile,
+    profile: &'static TargetProfile,
     lib: bool,
     header: Option<&std::path::Path>,
 ) -> u8 {
@@ -815,19 +720,18 @@ fn emit(
         eprintln!("error: `--lib` and `--header` are for `--target c` and `--target cuda`");
         return EXIT_USAGE;
     }
-    let compiled = compile_with(file, defines, Format::Human, profile, |env, id, program| {
-        if target != Target::Ir && (lib || program.entry.is_none()) {
-            strata_ir::library::library(&program, env, id).map(|l| (program, Some(l)))
-        } else {
-            Ok((program, None))
-        }
-    });
-    let (sources, _, (program, library)) = match compiled {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile(&mut pipeline, file, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Some(library) = library {
-        return emit_library(file, target, &library, &sources, output, header);
+    let sources = pipeline.sources();
+    let program = lowered.program;
+    if target != Target::Ir && (lib || program.entry.is_none()) {
+        return match strata_ir::library::library(&program, &lowered.env, lowered.file) {
+            Ok(library) => emit_library(file, target, &library, sources, output, header),
+            Err(diags) => fail(Error::Diagnostics(diags), sources, Format::Human),
+        };
     }
     if header.is_some() {
         eprintln!(
@@ -841,17 +745,11 @@ fn emit(
         Target::Ir => format!("{program:#?}\n"),
         Target::Cuda => match strata_cuda::emit_cuda(&program) {
             Ok(c) => c,
-            Err(d) => {
-                report(&[*d], &sources, Format::Human);
-                return EXIT_PROGRAM_ERRORS;
-            }
+            Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
         },
         Target::C => match strata_cpu::emit_c(&program) {
             Ok(c) => c,
-            Err(d) => {
-                report(&[*d], &sources, Format::Human);
-                return EXIT_PROGRAM_ERRORS;
-            }
+            Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
         },
     };
     match output {
@@ -870,25 +768,26 @@ fn emit(
 }
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
-fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+fn build_cuda(
+    file: &std::path::Path,
+    profile: &'static TargetProfile,
+    defines: &[(String, u64)],
+    output: &std::path::Path,
+) -> u8 {
     // Found now, not by the linker after nvcc has run (which would read as nvcc rejecting Strata's code).
     if let Err(e) = writable(output) {
         eprintln!("error: cannot write `{}`: {e}", output.display());
         return EXIT_USAGE;
     }
-    let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Err(code) = require_main(&program, id, &sources, Format::Human) {
-        return code;
-    }
-    let cuda = match strata_cuda::emit_cuda(&program) {
+    let (sources, id) = (pipeline.sources(), lowered.file);
+    let cuda = match strata_cuda::emit_cuda(&lowered.program) {
         Ok(c) => c,
-        Err(d) => {
-            report(&[*d], &sources, Format::Human);
-            return EXIT_PROGRAM_ERRORS;
-        }
+        Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
     };
     match strata_cuda::build(&cuda, profile.arch, output) {
         Ok(()) => 0,
@@ -914,8 +813,7 @@ fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)]
                  NVIDIA's CUDA Toolkit and set NVCC=/path/to/nvcc, or STRATA_HOME to the Strata checkout whose \
                  .venv has it (`strata explain E1002`)",
             );
-            report(&[d], &sources, Format::Human);
-            EXIT_USAGE
+            fail(Error::Diagnostics(vec![d]), sources, Format::Human)
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -926,26 +824,25 @@ fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)]
 
 /// `strata build --target cpu`: the C of the cpu device (the same C, with the same run-time
 /// checks, that `strata run` runs), compiled by the system's C compiler into an executable.
-fn build_cpu(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+fn build_cpu(
+    file: &std::path::Path,
+    profile: &'static TargetProfile,
+    defines: &[(String, u64)],
+    output: &std::path::Path,
+) -> u8 {
     if let Err(e) = writable(output) {
         eprintln!("error: cannot write `{}`: {e}", output.display());
         return EXIT_USAGE;
     }
-    let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Err(code) = require_main(&program, id, &sources, Format::Human) {
-        return code;
-    }
     // Built in (or found in) the program cache, as for `strata run`, then copied out whole.
-    let exe = match strata_cpu::emit_c(&program).and_then(|c| strata_cpu::build(&c, &strata_cpu::cache_dir())) {
+    let exe = match pipeline.build_cpu(&lowered.program) {
         Ok(exe) => exe,
-        Err(d) => {
-            let status = failure(&d);
-            report(&[*d], &sources, Format::Human);
-            return status;
-        }
+        Err(e) => return fail(e, pipeline.sources(), Format::Human),
     };
     match copy_executable(&exe, output) {
         Ok(()) => 0,
@@ -966,16 +863,6 @@ fn copy_executable(exe: &std::path::Path, output: &std::path::Path) -> std::io::
         let _ = std::fs::remove_file(&tmp);
     }
     copied
-}
-
-/// The exit status of a failure reported as `d`: 2 for a problem of the machine (a missing C
-/// compiler, nvcc or GPU driver: `codes::Phase::Environment`), else 1 (the program has errors).
-fn failure(d: &Diagnostic) -> u8 {
-    if d.code.is_environment() {
-        EXIT_USAGE
-    } else {
-        EXIT_PROGRAM_ERRORS
-    }
 }
 
 /// `emit`, `build` and `bench` take Strata programs: a CUDA-C file (`.cu`), which they would
@@ -1019,150 +906,53 @@ fn writable(path: &std::path::Path) -> Result<(), String> {
 
 /// Checks, lowers and runs one program.
 fn run_file(
-    file: &PathBuf,
-    device: Device,
+    file: &std::path::Path,
     defines: &[(String, u64)],
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
+    opts: &strata_cli::RunOptions,
     format: Format,
-    profile: &TargetProfile,
+    profile: &'static TargetProfile,
 ) -> u8 {
-    let (sources, id, program) = match compile_for(file, defines, format, profile) {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, format) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Err(code) = require_main(&program, id, &sources, format) {
-        return code;
-    }
-    run_lowered(&program, id, &sources, device, opts, time_limit, format)
+    run_lowered(&pipeline, &lowered.program, lowered.file, opts, format)
 }
 
 /// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim` or `cpu`
-/// (docs/cuda-c.md). A file of kernels without `main` whose GPUVerify header gives the launch
-/// runs that launch and prints the buffers (kernel-only mode). `-D` does not apply.
-fn run_cuda_c(
-    file: &std::path::Path,
-    device: Device,
-    defines: &[(String, u64)],
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
-    format: Format,
-) -> u8 {
+/// (docs/cuda-c.md; `-D` does not apply: a usage error before the file is read).
+fn run_cuda_c(file: &std::path::Path, defines: &[(String, u64)], opts: &strata_cli::RunOptions, format: Format) -> u8 {
+    let mut pipeline = Pipeline::new(defines.to_vec(), TargetProfile::default_profile());
     if !defines.is_empty() {
         eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
         return EXIT_USAGE;
     }
-    let mut sources = SourceMap::new();
-    let id = match load_file(file, &mut sources, format) {
-        Ok(id) => id,
-        Err(code) => return code,
-    };
-    let text = sources.source(id);
-    let no_main = matches!(strata_cudac::lower_items(id, text), Ok(p) if p.entry.is_none());
-    let lowered = match strata_cudac::harness::header(text) {
-        Ok(Some(h)) if no_main => {
-            let threads = h.grid.iter().chain(&h.block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
-            let launch = strata_cudac::harness::KernelLaunch {
-                kernel: None,
-                grid: h.grid,
-                block: h.block,
-                buffer_len: threads,
-                shared_bytes: 0,
-                args: Vec::new(),
-                print_buffers: true,
-            };
-            match strata_cudac::harness::kernel_only(id, text, &launch) {
-                Ok(p) => Ok(p),
-                Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
-                Err(strata_cudac::harness::HarnessError::Usage(m)) => {
-                    eprintln!("error: {m}");
-                    return EXIT_USAGE;
-                }
-            }
-        }
-        _ => strata_cudac::lower(id, text),
-    };
-    let mut program = match lowered {
-        Ok(p) => p,
-        Err(d) => {
-            report(&[*d], &sources, format);
-            return EXIT_PROGRAM_ERRORS;
-        }
-    };
-    program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
-    run_lowered(&program, id, &sources, device, opts, time_limit, format)
+    let lowered = pipeline.load(file).and_then(|id| Ok((id, pipeline.lower_cuda_c(id)?)));
+    match lowered {
+        Ok((id, program)) => run_lowered(&pipeline, &program, id, opts, format),
+        Err(e) => fail(e, pipeline.sources(), format),
+    }
 }
 
-/// Runs a lowered program on `device` and reports its run-time error, if any: the exit status.
+/// Runs a lowered program and reports its run-time error, if any: the exit status.
 fn run_lowered(
+    pipeline: &Pipeline,
     program: &strata_ir::ir::Program,
     id: strata_diag::FileId,
-    sources: &SourceMap,
-    device: Device,
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
+    opts: &strata_cli::RunOptions,
     format: Format,
 ) -> u8 {
-    // The limit counts the program's run only, not checking or compiling it.
-    let opts =
-        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let result = match device {
-        Device::Sim => strata_sim::run(program, opts, &mut out).map(|_| ()),
-        Device::Cpu => {
-            let run = strata_cpu::RunOptions {
-                time_limit,
-                main_span: main_name_span(program, sources),
-                args: opts.args.clone(),
-            };
-            strata_cpu::run(program, id, &mut out, &run)
-        }
-    };
-    match result {
-        Ok(_) => 0,
-        Err(d) => {
+    match pipeline.run(program, id, opts, &mut out) {
+        Ok(()) => 0,
+        Err(e) => {
             use std::io::Write;
             let _ = out.flush();
-            let status = failure(&d);
-            report(&[*d], sources, format);
-            status
+            fail(e, pipeline.sources(), format)
         }
     }
-}
-
-/// A program to run or build must have a `main` (E0106, pointing at the start of the file);
-/// reports and returns the exit status if it has none.
-fn require_main(
-    program: &strata_ir::ir::Program,
-    file: strata_diag::FileId,
-    sources: &SourceMap,
-    format: Format,
-) -> Result<(), u8> {
-    if program.entry.is_some() {
-        return Ok(());
-    }
-    let d = Diagnostic::error(
-        codes::NO_MAIN,
-        "the program has no `main` function",
-        strata_diag::Span::new(file, 0, 0),
-        "no `fn main` in this file",
-    )
-    .with_note("a program starts at `fn main() -[t: cpu.thread]-> ()`")
-    .with_note(
-        "help: a file without `main` is a kernel library: `strata emit --target c|cuda FILE -o OUT --header H` \
-         compiles its kernels with launch functions (docs/libraries.md)",
-    );
-    report(&[d], sources, format);
-    Err(EXIT_PROGRAM_ERRORS)
-}
-
-/// The name in `fn main`'s signature, where a run-time error of the whole program points.
-fn main_name_span(program: &strata_ir::ir::Program, sources: &SourceMap) -> Option<strata_diag::Span> {
-    let span = program.functions.iter().find(|f| f.name == "main")?.span;
-    let text = sources.source(span.file).get(span.lo as usize..span.hi as usize)?;
-    let at = span.lo + text.find("main")? as u32;
-    Some(strata_diag::Span::new(span.file, at, at + 4))
 }
 
 /// Renders diagnostics, at most `--error-limit` errors of them, then counts the rest.
