@@ -102,7 +102,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let out = match attempt(true) {
         Ok(o) if o.status.success() => o,
         // Without OpenMP the program is still correct, only single-threaded.
-        Ok(_) => attempt(false).map_err(|e| error(format!("cannot run the C compiler `{cc}`: {e}"), ""))?,
+        Ok(_) => attempt(false).map_err(|e| no_c_compiler(&cc, &e))?,
         Err(e) => return Err(no_c_compiler(&cc, &e)),
     };
     if !out.status.success() {
