@@ -511,3 +511,23 @@ fn a_cuda_executable_without_a_gpu_driver_is_e1003_with_exit_2() {
     assert!(stderr.contains("array_sum.strata:") && stderr.contains("error[E1003]: no usable GPU"), "{stderr}");
     assert!(stderr.contains("install the NVIDIA driver"), "{stderr}");
 }
+
+/// A program cache that cannot be created (here it would be below a regular file) is E1004 with
+/// exit status 2 and what to set, not a Strata bug; `sim` needs no cache.
+#[test]
+fn an_unusable_program_cache_is_e1004_with_exit_2() {
+    let s = Scratch::new("bad_cache");
+    let f = s.file("ok.strata", "fn main() -[t: cpu.thread]-> () {\n    println(1);\n}\n");
+    let blocker = s.file("not-a-dir", "");
+    for args in [vec!["run", f.to_str().unwrap()], vec!["run", "--device", "sim", f.to_str().unwrap()]] {
+        let mut cmd = s.command(&args);
+        cmd.env("STRATA_CACHE_DIR", blocker.join("cache"));
+        let out = finish(cmd.spawn().unwrap(), &args);
+        if args.len() == 2 {
+            expect(&out, 2, &["error[E1004]", "cannot create the program cache", "STRATA_CACHE_DIR"], "cpu");
+            assert!(!out.stderr.contains("E0801"), "{}", out.stderr);
+        } else {
+            expect(&out, 0, &[], "sim");
+        }
+    }
+}

@@ -151,6 +151,7 @@ registry! {
     NO_C_COMPILER = "E1001", Environment, "no C compiler found";
     NVCC_MISSING = "E1002", Environment, "nvcc not found";
     NO_GPU_DRIVER = "E1003", Environment, "no usable GPU or GPU driver";
+    CACHE_UNUSABLE = "E1004", Environment, "the program cache cannot be used";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
