@@ -26,6 +26,9 @@ pub enum Error {
     /// The program has errors, or the machine lacks a tool (E10xx): the diagnostics, whose spans
     /// point into [`Pipeline::sources`].
     Diagnostics(Vec<Diagnostic>),
+    /// A tool refused what Strata generated (nvcc rejected the emitted CUDA): its message, which
+    /// follows `error: `; exit status 1.
+    Rejected(String),
 }
 
 impl Error {
@@ -35,6 +38,7 @@ impl Error {
         match self {
             Error::Usage(_) => EXIT_USAGE,
             Error::Diagnostics(ds) => exit_status_of(ds),
+            Error::Rejected(_) => EXIT_PROGRAM_ERRORS,
         }
     }
 }
@@ -66,6 +70,25 @@ pub struct RunOptions {
     pub sim: strata_sim::Options,
     /// Stop the program after this long (E0910); counts the run only, not compiling it.
     pub time_limit: Option<std::time::Duration>,
+}
+
+/// What [`Pipeline::emit`] emits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// C for the cpu device.
+    C,
+    /// CUDA C++ for NVIDIA GPUs.
+    Cuda,
+    /// The IR, printed for debugging.
+    Ir,
+}
+
+/// The text [`Pipeline::emit`] produced.
+pub enum Emitted {
+    /// A program (or the IR).
+    Program(String),
+    /// A kernel library: its source and the header declaring its launch functions.
+    Library { source: String, header: String },
 }
 
 /// A program lowered to the IR, with what produced it.
@@ -236,6 +259,60 @@ impl Pipeline {
             }
         };
         result.map_err(one)
+    }
+
+    /// The C or CUDA C++ of a lowered program, or its IR. With `library` (for `c` and `cuda`; a
+    /// program without `main` always is one), its kernels as a library with a launch function
+    /// each, named after `name` (the include guard `STRATA_SAXPY_H` for `saxpy`): docs/libraries.md.
+    pub fn emit(&self, lowered: &Lowered, target: Target, library: bool, name: &str) -> Result<Emitted, Error> {
+        let program = &lowered.program;
+        if target != Target::Ir && (library || program.entry.is_none()) {
+            let library =
+                strata_ir::library::library(program, &lowered.env, lowered.file).map_err(Error::Diagnostics)?;
+            let emitted = match target {
+                Target::Cuda => strata_emit::emit_cuda_library(&library, name),
+                _ => strata_emit::emit_c_library(&library, name),
+            };
+            let out = emitted.map_err(one)?;
+            return Ok(Emitted::Library { source: out.source, header: out.header });
+        }
+        let text = match target {
+            Target::Ir => format!("{program:#?}\n"),
+            Target::Cuda => strata_cuda::emit_cuda(program).map_err(one)?,
+            Target::C => strata_cpu::emit_c(program).map_err(one)?,
+        };
+        Ok(Emitted::Program(text))
+    }
+
+    /// Compiles a lowered program's CUDA C++ with nvcc into the executable `output`, for the
+    /// pipeline's architecture. No nvcc is E1002 (listing where it was looked for).
+    pub fn build_cuda(&self, lowered: &Lowered, output: &Path) -> Result<(), Error> {
+        let cuda = strata_cuda::emit_cuda(&lowered.program).map_err(one)?;
+        match strata_cuda::build(&cuda, self.profile.arch, output) {
+            Ok(()) => Ok(()),
+            Err(e @ strata_cuda::BuildError::Rejected(_)) => Err(Error::Rejected(e.to_string())),
+            Err(strata_cuda::BuildError::NvccMissing(searched)) => {
+                let mut looked = String::from("looked at:");
+                for place in &searched {
+                    looked.push_str("\n    ");
+                    looked.push_str(place);
+                }
+                let d = Diagnostic::error(
+                    codes::NVCC_MISSING,
+                    "`nvcc` not found: `--target cuda` compiles with NVIDIA's CUDA compiler",
+                    Span::new(lowered.file, 0, 0),
+                    "",
+                )
+                .with_note(looked)
+                .with_note(
+                    "help: `scripts/setup-nvcc.sh` installs nvcc from PyPI into .venv (no GPU needed), or install \
+                     NVIDIA's CUDA Toolkit and set NVCC=/path/to/nvcc, or STRATA_HOME to the Strata checkout whose \
+                     .venv has it (`strata explain E1002`)",
+                );
+                Err(Error::Diagnostics(vec![d]))
+            }
+            Err(e) => Err(Error::Usage(e.to_string())),
+        }
     }
 
     /// Builds the native executable of a lowered program (the cpu device's C, with its run-time

@@ -605,7 +605,7 @@ fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) ->
 /// returns the exit status.
 fn fail(e: Error, sources: &SourceMap, format: Format) -> u8 {
     match &e {
-        Error::Usage(message) => eprintln!("error: {message}"),
+        Error::Usage(message) | Error::Rejected(message) => eprintln!("error: {message}"),
         Error::Diagnostics(diags) => report(diags, sources, format),
     }
     e.exit_status()
@@ -725,15 +725,14 @@ fn emit(
         Ok(x) => x,
         Err(code) => return code,
     };
-    let sources = pipeline.sources();
-    let program = lowered.program;
-    if target != Target::Ir && (lib || program.entry.is_none()) {
-        return match strata_ir::library::library(&program, &lowered.env, lowered.file) {
-            Ok(library) => emit_library(file, target, &library, sources, output, header),
-            Err(diags) => fail(Error::Diagnostics(diags), sources, Format::Human),
-        };
-    }
-    if header.is_some() {
+    let target = match target {
+        Target::C => strata_cli::Target::C,
+        Target::Cuda => strata_cli::Target::Cuda,
+        Target::Ir => strata_cli::Target::Ir,
+    };
+    // A program (with `main`, no `--lib`) has no header to write: refused before it is emitted.
+    let library = target != strata_cli::Target::Ir && (lib || lowered.program.entry.is_none());
+    if header.is_some() && !library {
         eprintln!(
             "error: `--header` is for kernel libraries, and `{}` is a program (it has `main`): add `--lib` to \
              emit its kernels as a library",
@@ -741,16 +740,13 @@ fn emit(
         );
         return EXIT_USAGE;
     }
-    let text = match target {
-        Target::Ir => format!("{program:#?}\n"),
-        Target::Cuda => match strata_cuda::emit_cuda(&program) {
-            Ok(c) => c,
-            Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
-        },
-        Target::C => match strata_cpu::emit_c(&program) {
-            Ok(c) => c,
-            Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
-        },
+    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
+    let text = match pipeline.emit(&lowered, target, lib, &name) {
+        Ok(strata_cli::Emitted::Library { source, header: text }) => {
+            return write_library(&source, &text, output, header)
+        }
+        Ok(strata_cli::Emitted::Program(text)) => text,
+        Err(e) => return fail(e, pipeline.sources(), Format::Human),
     };
     match output {
         Some(path) => match std::fs::write(path, text) {
@@ -784,41 +780,9 @@ fn build_cuda(
         Ok(x) => x,
         Err(code) => return code,
     };
-    let (sources, id) = (pipeline.sources(), lowered.file);
-    let cuda = match strata_cuda::emit_cuda(&lowered.program) {
-        Ok(c) => c,
-        Err(d) => return fail(Error::Diagnostics(vec![*d]), sources, Format::Human),
-    };
-    match strata_cuda::build(&cuda, profile.arch, output) {
+    match pipeline.build_cuda(&lowered, output) {
         Ok(()) => 0,
-        Err(e @ strata_cuda::BuildError::Rejected(_)) => {
-            eprintln!("error: {e}");
-            EXIT_PROGRAM_ERRORS
-        }
-        Err(strata_cuda::BuildError::NvccMissing(searched)) => {
-            let mut looked = String::from("looked at:");
-            for place in &searched {
-                looked.push_str("\n    ");
-                looked.push_str(place);
-            }
-            let d = Diagnostic::error(
-                codes::NVCC_MISSING,
-                "`nvcc` not found: `--target cuda` compiles with NVIDIA's CUDA compiler",
-                strata_diag::Span::new(id, 0, 0),
-                "",
-            )
-            .with_note(looked)
-            .with_note(
-                "help: `scripts/setup-nvcc.sh` installs nvcc from PyPI into .venv (no GPU needed), or install \
-                 NVIDIA's CUDA Toolkit and set NVCC=/path/to/nvcc, or STRATA_HOME to the Strata checkout whose \
-                 .venv has it (`strata explain E1002`)",
-            );
-            fail(Error::Diagnostics(vec![d]), sources, Format::Human)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            EXIT_USAGE
-        }
+        Err(e) => fail(e, pipeline.sources(), Format::Human),
     }
 }
 
@@ -984,27 +948,13 @@ fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
 }
 
 /// `strata emit` of a kernel library: the source (to `-o` or stdout) and, with `--header`, the
-/// header. The include guard is named after the file (`saxpy.strata`: `STRATA_SAXPY_H`).
-fn emit_library(
-    file: &std::path::Path,
-    target: Target,
-    library: &strata_ir::library::Library,
-    sources: &SourceMap,
+/// header.
+fn write_library(
+    source: &str,
+    header_text: &str,
     output: Option<&std::path::Path>,
     header: Option<&std::path::Path>,
 ) -> u8 {
-    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
-    let emitted = match target {
-        Target::Cuda => strata_emit::emit_cuda_library(library, &name),
-        _ => strata_emit::emit_c_library(library, &name),
-    };
-    let out = match emitted {
-        Ok(out) => out,
-        Err(d) => {
-            report(&[*d], sources, Format::Human);
-            return EXIT_PROGRAM_ERRORS;
-        }
-    };
     let write = |path: &std::path::Path, text: &str| match std::fs::write(path, text) {
         Ok(()) => true,
         Err(e) => {
@@ -1013,15 +963,15 @@ fn emit_library(
         }
     };
     if let Some(path) = header {
-        if !write(path, &out.header) {
+        if !write(path, header_text) {
             return EXIT_USAGE;
         }
     }
     match output {
-        Some(path) if !write(path, &out.source) => EXIT_USAGE,
+        Some(path) if !write(path, source) => EXIT_USAGE,
         Some(_) => 0,
         None => {
-            out!("{}", out.source);
+            out!("{source}");
             0
         }
     }
