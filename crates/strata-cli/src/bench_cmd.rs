@@ -2,9 +2,10 @@
 //! time of every kernel (median, minimum, maximum and spread over all its launches). Only the
 //! launches are timed: checking, lowering, the C compiler (cached) and host code are not.
 
-use crate::{compile, report, Device, Format, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
+use crate::{compile_main, fail, Device, Format, EXIT_USAGE};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use strata_cli::{Error, Pipeline};
 
 pub struct BenchOptions {
     pub device: Device,
@@ -42,24 +43,18 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
     let mut results: Vec<KernelTimes> = Vec::new();
     let progress = std::io::stderr().is_terminal();
     for file in files {
-        let (sources, id, program) = match compile(file, &opts.defines, Format::Human) {
-            Ok(x) => x,
+        let mut pipeline = Pipeline::new(opts.defines.clone(), strata_check::TargetProfile::default_profile());
+        let (id, program) = match compile_main(&mut pipeline, file, Format::Human) {
+            Ok(lowered) => (lowered.file, lowered.program),
             Err(code) => return code,
         };
-        if let Err(code) = crate::require_main(&program, id, &sources, Format::Human) {
-            return code;
-        }
+        let sources = pipeline.sources();
         // Built once, outside the timed runs.
         let exe = match opts.device {
-            Device::Cpu => {
-                match strata_cpu::emit_c(&program).and_then(|c| strata_cpu::build(&c, &strata_cpu::cache_dir())) {
-                    Ok(exe) => Some(exe),
-                    Err(d) => {
-                        report(&[*d], &sources, Format::Human);
-                        return EXIT_PROGRAM_ERRORS;
-                    }
-                }
-            }
+            Device::Cpu => match pipeline.build_cpu(&program) {
+                Ok(exe) => Some(exe),
+                Err(e) => return fail(e, sources, Format::Human),
+            },
             Device::Sim => None,
         };
         let total = opts.warmup + opts.runs;
@@ -84,8 +79,7 @@ pub fn run(files: &[PathBuf], opts: &BenchOptions) -> u8 {
                     if progress {
                         eprintln!();
                     }
-                    report(&[*d], &sources, Format::Human);
-                    return EXIT_PROGRAM_ERRORS;
+                    return fail(Error::Diagnostics(vec![*d]), sources, Format::Human);
                 }
             };
             if i < opts.warmup {

@@ -5,6 +5,9 @@
 //! the name of every file that is not formatted. Exit status: 2 if a file cannot be read or
 //! written, else 1 if a file is not UTF-8 (E0005) or has syntax errors (which are reported; such
 //! a file is not formatted) or, with `--check`, if a file is not formatted, else 0.
+//!
+//! Syntax errors are reported as `check` reports them: at most `--error-limit` of them, the rest
+//! counted. (Rendering all of them cost fmt 135 s on a 10 MB file that check rejects in 1 s.)
 
 use std::path::{Path, PathBuf};
 use strata_diag::SourceMap;
@@ -30,6 +33,9 @@ pub fn run(check: bool, write: bool, files: &[PathBuf]) -> u8 {
     } else {
         Mode::Print
     };
+    if !files.iter().all(|f| crate::strata_input(f, "fmt")) {
+        return EXIT_IO;
+    }
     let mut sources = SourceMap::new();
     let mut status = 0;
     for path in files {
@@ -49,7 +55,7 @@ fn format_file(path: &Path, mode: Mode, sources: &mut SourceMap) -> u8 {
     let formatted = match strata_syntax::format_source(id, source) {
         Ok(formatted) => formatted,
         Err(diags) => {
-            strata_diag::render(&diags, sources);
+            crate::report(&diags, sources, crate::Format::Human);
             return EXIT_SYNTAX_ERRORS;
         }
     };

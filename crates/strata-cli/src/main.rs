@@ -1,7 +1,10 @@
-//! The `strata` command: check, format and explain Strata programs.
+//! The `strata` command: check, format, run, emit, build and explain Strata programs.
+//!
+//! This file reads the command line, drives the phases through the library's
+//! [`strata_cli::Pipeline`] and renders what they return.
 //!
 //! Exit status: 0 when every file is accepted, 1 when a program has errors, 2 for usage or I/O
-//! errors. A panic is always a bug.
+//! errors and for a tool or driver missing from the machine (E10xx). A panic is always a bug.
 
 // Standard output goes through these instead of `print!`/`println!`, which panic when the
 // reader has gone (`strata emit … | head`); a closed pipe just ends the output.
@@ -26,6 +29,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use strata_check::TargetProfile;
+use strata_cli::{Error, Pipeline, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
 use strata_diag::{codes, Diagnostic, SourceMap};
 
 #[derive(Parser)]
@@ -34,7 +38,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Show at most this many errors (`0`: all of them); the rest are counted.
-    #[arg(long, global = true, value_name = "N", default_value_t = strata_diag::DEFAULT_ERROR_LIMIT)]
+    #[arg(long, allow_negative_numbers = true, global = true, value_name = "N", default_value_t = strata_diag::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
 }
 
@@ -76,11 +80,11 @@ enum Command {
         /// Rewrite the files that are not formatted in place.
         #[arg(long)]
         write: bool,
-        /// The `.strata` files to format.
+        /// The `.strata` files to format (CUDA-C `.cu` files are not formatted).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Run a program's `main`.
+    /// Run a program's `main` (a `.strata` program, or a CUDA-C `.cu` program: docs/cuda-c.md).
     Run {
         /// The device to run on: `cpu` (native code, the default) or `sim` (the checked reference
         /// semantics; the default for CUDA-C `.cu` files, which run on `cpu` too).
@@ -91,21 +95,21 @@ enum Command {
         define: Vec<(String, u64)>,
         /// Thread steps after which `sim` stops a runaway program [default: 200000000]
         /// (`--device sim` only).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         max_steps: Option<u64>,
         /// Order in which `sim` runs blocks and threads [default: deterministic] (`--device sim`
         /// only).
         #[arg(long, value_enum)]
         schedule: Option<Schedule>,
         /// Seed for `--schedule random` [default: 0].
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         seed: Option<u64>,
         /// `sim` without race detection (bounds, barriers and memory spaces are still checked;
         /// `--device sim` only).
         #[arg(long)]
         no_race_check: bool,
         /// Stop the program after this many seconds of wall-clock time (E0910); no limit by default.
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit)]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit, allow_negative_numbers = true)]
         time_limit: Option<std::time::Duration>,
         /// The GPU architecture whose limits the program must respect (threads per block, grid
         /// sizes, shared memory): `sm_70`, `sm_75`, `sm_80`, `sm_86`, `sm_87`, `sm_89`, `sm_90`,
@@ -115,7 +119,8 @@ enum Command {
         /// How to print diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// The `.strata` file to run.
+        /// The program to run: a `.strata` file, or a CUDA-C `.cu` file (run on `sim` unless
+        /// `--device cpu`; `-D` and `--arch` do not apply to it).
         file: PathBuf,
         /// The program's arguments, after `--`: `strata run prog.strata -- a.npy 2.5` (argument 0
         /// is `a.npy`; `arg_u64`, `arg_f64`, `load_npy`, `save_npy` read them).
@@ -146,13 +151,16 @@ enum Command {
         /// For a kernel library: also write the header declaring its launch functions to this file.
         #[arg(long, value_name = "FILE")]
         header: Option<PathBuf>,
-        /// The `.strata` file.
+        /// The `.strata` file (CUDA-C `.cu` files are run and checked, not emitted).
         file: PathBuf,
     },
-    /// Compile a program to an executable for a real GPU: emits CUDA C++ and runs `nvcc` on it
-    /// (`$NVCC`, else `nvcc` on the PATH, else `.venv/bin/nvcc` from `scripts/setup-nvcc.sh`).
+    /// Compile a program to an executable: for a real GPU (`--target cuda`, the default: emits
+    /// CUDA C++ and runs `nvcc` on it: `$NVCC`, else `nvcc` on the PATH, else `.venv/bin/nvcc` from
+    /// `scripts/setup-nvcc.sh`), or for the cpu (`--target cpu`: the cpu device's C, with its
+    /// run-time checks, compiled by `$CC` or `cc`).
     Build {
-        /// What to build for: `cuda` (NVIDIA GPUs).
+        /// What to build for: `cuda` (NVIDIA GPUs) or `cpu` (a native executable, the C that
+        /// `strata run` runs).
         #[arg(long, value_enum, default_value_t = BuildTarget::Cuda)]
         target: BuildTarget,
         /// The GPU architecture to compile for, as nvcc's `-arch`, whose limits the program must
@@ -166,7 +174,7 @@ enum Command {
         /// The executable to write.
         #[arg(short = 'o', long)]
         output: PathBuf,
-        /// The `.strata` file.
+        /// The `.strata` file (CUDA-C `.cu` files are run and checked, not built).
         file: PathBuf,
     },
     /// Time the kernels of programs: runs each `main` repeatedly and reports every kernel's
@@ -179,10 +187,10 @@ enum Command {
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
         /// Untimed runs before the timed ones.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
         warmup: usize,
         /// Timed runs of each program.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, allow_negative_numbers = true, default_value_t = 5)]
         runs: usize,
         /// Also write the results, with every sample, as JSON to this file.
         #[arg(long)]
@@ -193,7 +201,7 @@ enum Command {
         /// `sim` without race detection.
         #[arg(long)]
         no_race_check: bool,
-        /// The `.strata` files.
+        /// The `.strata` files (CUDA-C `.cu` files are not benchmarked).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The programs' arguments, after `--` (as for `strata run`).
@@ -211,13 +219,13 @@ enum Command {
 #[derive(clap::Args)]
 struct CudaCheckArgs {
     /// CUDA-C: random schedules to run besides the default order (seeds 1 to N).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 4)]
     schedules: u64,
     /// CUDA-C: run only the random schedule with this seed.
-    #[arg(long, conflicts_with = "schedules")]
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "schedules")]
     seed: Option<u64>,
     /// CUDA-C: thread steps after which `sim` stops a runaway program [default: 200000000].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_steps: Option<u64>,
     /// CUDA-C kernel-only mode: the kernel to launch (needed when the file has several).
     #[arg(long, value_name = "NAME")]
@@ -314,6 +322,8 @@ enum Target {
 enum BuildTarget {
     /// An executable for NVIDIA GPUs, compiled by nvcc.
     Cuda,
+    /// A native executable: the C of the cpu device, with its run-time checks.
+    Cpu,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -330,10 +340,14 @@ enum Format {
     Short,
 }
 
-/// Exit status for "the program has errors".
-const EXIT_PROGRAM_ERRORS: u8 = 1;
-/// Exit status for usage and I/O errors.
-const EXIT_USAGE: u8 = 2;
+impl From<Device> for strata_cli::Device {
+    fn from(d: Device) -> Self {
+        match d {
+            Device::Sim => strata_cli::Device::Sim,
+            Device::Cpu => strata_cli::Device::Cpu,
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -431,23 +445,28 @@ fn run(cli: Cli) -> u8 {
         Command::Explain { code } => explain(&code),
         Command::Emit { target, define, output, arch, lib, header, file } => {
             let outputs = [("-o", output.as_deref()), ("--header", header.as_deref())];
-            if !outputs_distinct(&file, &outputs) {
+            if !outputs_distinct(&file, &outputs) || !strata_input(&file, "emit") {
                 return EXIT_USAGE;
             }
             emit(&file, target, &define, output.as_deref(), arch, lib, header.as_deref())
         }
         Command::Bench { device, define, warmup, runs, json, svg, no_race_check, files, args } => {
-            if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)]) {
+            if !sim_flags_allowed(device, &[("--no-race-check", no_race_check)])
+                || !files.iter().all(|f| strata_input(f, "bench"))
+            {
                 return EXIT_USAGE;
             }
             let sim = strata_sim::Options { check_races: !no_race_check, args, ..strata_sim::Options::default() };
             bench_cmd::run(&files, &bench_cmd::BenchOptions { device, defines: define, warmup, runs, json, svg, sim })
         }
-        Command::Build { target: BuildTarget::Cuda, arch, define, output, file } => {
-            if !outputs_distinct(&file, &[("-o", Some(&output))]) {
+        Command::Build { target, arch, define, output, file } => {
+            if !outputs_distinct(&file, &[("-o", Some(&output))]) || !strata_input(&file, "build") {
                 return EXIT_USAGE;
             }
-            build_cuda(&file, arch, &define, &output)
+            match target {
+                BuildTarget::Cuda => build_cuda(&file, arch, &define, &output),
+                BuildTarget::Cpu => build_cpu(&file, arch, &define, &output),
+            }
         }
         Command::Run {
             device,
@@ -477,17 +496,18 @@ fn run(cli: Cli) -> u8 {
                 eprintln!("error: `--seed` only applies to `--schedule random`");
                 return EXIT_USAGE;
             }
-            let opts = strata_sim::Options {
+            let sim = strata_sim::Options {
                 max_steps: max_steps.unwrap_or(strata_sim::Options::default().max_steps),
                 random_seed: (schedule == Some(Schedule::Random)).then_some(seed.unwrap_or(0)),
                 check_races: !no_race_check,
                 deadline: None,
                 args,
             };
+            let opts = strata_cli::RunOptions { device: device.into(), sim, time_limit };
             if cuda_c {
-                return run_cuda_c(&file, device, &define, &opts, time_limit, format);
+                return run_cuda_c(&file, &define, &opts, format);
             }
-            run_file(&file, device, &define, &opts, time_limit, format, arch)
+            run_file(&file, &define, &opts, format, arch)
         }
     }
 }
@@ -575,35 +595,20 @@ fn explain(code: &str) -> u8 {
     }
 }
 
-/// Reads every file. On failure reports it and returns the exit status: a file that cannot be
-/// read is a usage error, one that is not UTF-8 a program error (E0005 at the first bad byte).
-fn load(files: &[PathBuf], sources: &mut SourceMap, format: Format) -> Result<Vec<strata_diag::FileId>, u8> {
-    files.iter().map(|path| load_file(path, sources, format)).collect()
+/// Reads a file for `fmt` and `strata check FILE.cu` ([`strata_cli::load_file`]); on failure
+/// reports it and returns the exit status.
+fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
+    strata_cli::load_file(path, sources).map_err(|e| fail(e, sources, format))
 }
 
-/// [`load`] of one file (also `strata fmt`'s reader).
-fn load_file(path: &std::path::Path, sources: &mut SourceMap, format: Format) -> Result<strata_diag::FileId, u8> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            eprintln!("error: cannot read `{}`: {e}", path.display());
-            return Err(EXIT_USAGE);
-        }
-    };
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(sources.add(path.display().to_string(), text)),
-        Err(e) => {
-            // The lossy text keeps the valid prefix, so the offset is the same in both.
-            let at = e.utf8_error().valid_up_to() as u32;
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let id = sources.add(path.display().to_string(), text);
-            let span = strata_diag::Span::new(id, at, at + '\u{fffd}'.len_utf8() as u32);
-            let d = Diagnostic::error(codes::INVALID_UTF8, "this file is not valid UTF-8", span, "invalid byte here")
-                .with_note("Strata source files are UTF-8 text; re-save the file as UTF-8");
-            report(&[d], sources, format);
-            Err(EXIT_PROGRAM_ERRORS)
-        }
+/// Reports a pipeline's error (usage errors as `error: …`, diagnostics with [`report`]) and
+/// returns the exit status.
+fn fail(e: Error, sources: &SourceMap, format: Format) -> u8 {
+    match &e {
+        Error::Usage(message) | Error::Rejected(message) => eprintln!("error: {message}"),
+        Error::Diagnostics(diags) => report(diags, sources, format),
     }
+    e.exit_status()
 }
 
 /// `--time-limit SECONDS`: a positive number of seconds (fractions allowed).
@@ -663,59 +668,20 @@ fn defines_unique(defines: &[(String, u64)]) -> bool {
     true
 }
 
-/// Every `-D` must name a `const` of the program (of one of `modules`): a misspelt name would
-/// otherwise be ignored without a word. Reports the first that does not, with the constants
-/// the program has, and returns false.
-fn defines_known(defines: &[(String, u64)], modules: &[&strata_syntax::ast::Module]) -> bool {
-    let consts: Vec<&str> = modules
-        .iter()
-        .flat_map(|m| &m.items)
-        .filter_map(|item| match item {
-            strata_syntax::ast::Item::Const(c) => Some(c.name.name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let Some((name, value)) = defines.iter().find(|(n, _)| !consts.contains(&n.as_str())) else { return true };
-    let mut names: Vec<&str> = consts.clone();
-    names.sort_unstable();
-    names.dedup();
-    let listed = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-    let files = if modules.len() > 1 { "programs define" } else { "program defines" };
-    eprintln!("error: `-D {name}={value}`: the {files} no constant `{name}`");
-    match strata_diag::suggest(name, names.iter().copied()) {
-        Some(s) => eprintln!("  = help: did you mean `{s}`? (the constants are {listed})"),
-        None if names.is_empty() => {
-            eprintln!("  = note: the {files} no constants at all (`-D` overrides a `const N: nat = …;` item)")
+fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &'static TargetProfile) -> u8 {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let mut ids = Vec::new();
+    for path in files {
+        match pipeline.load(path) {
+            Ok(id) => ids.push(id),
+            Err(e) => return fail(e, pipeline.sources(), format),
         }
-        None => eprintln!("  = note: the constants are {listed}"),
     }
-    false
-}
-
-fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: &TargetProfile) -> u8 {
-    let mut sources = SourceMap::new();
-    let ids = match load(files, &mut sources, format) {
-        Ok(ids) => ids,
-        Err(code) => return code,
+    let all = match pipeline.check(&ids) {
+        Ok(all) => all,
+        Err(e) => return fail(e, pipeline.sources(), format),
     };
-    let prelude = sources.add("<prelude>", strata_check::program::PRELUDE);
-    let parsed: Vec<_> = ids.iter().map(|&id| strata_syntax::parse(id, sources.source(id))).collect();
-    // A file with syntax errors may have lost a `const`; its errors are reported instead.
-    if parsed.iter().all(|p| !strata_diag::has_errors(&p.diagnostics))
-        && !defines_known(defines, &parsed.iter().map(|p| &p.module).collect::<Vec<_>>())
-    {
-        return EXIT_USAGE;
-    }
-    let mut all = Vec::new();
-    for parsed in parsed {
-        let syntax_ok = !strata_diag::has_errors(&parsed.diagnostics);
-        all.extend(parsed.diagnostics);
-        // Type checking a tree with holes would only report consequences of the syntax errors.
-        if syntax_ok {
-            all.extend(strata_check::check_module_for(&parsed.module, prelude, defines, profile));
-        }
-    }
-    report(&all, &sources, format);
+    report(&all, pipeline.sources(), format);
     if strata_diag::has_errors(&all) {
         EXIT_PROGRAM_ERRORS
     } else {
@@ -723,80 +689,30 @@ fn check(files: &[PathBuf], format: Format, defines: &[(String, u64)], profile: 
     }
 }
 
-/// Parses, checks (for the default architecture) and lowers one file; on failure reports and
-/// returns the exit status.
-fn compile(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
-    compile_for(file, defines, format, TargetProfile::default_profile())
+/// Loads, checks and lowers one file with `pipeline`; on failure reports and returns the exit
+/// status.
+fn compile(pipeline: &mut Pipeline, file: &std::path::Path, format: Format) -> Result<strata_cli::Lowered, u8> {
+    let lowered = pipeline.load(file).and_then(|id| pipeline.lower(id));
+    lowered.map_err(|e| fail(e, pipeline.sources(), format))
 }
 
-/// [`compile`] for the limits of the GPU architecture `profile`.
-fn compile_for(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-    profile: &TargetProfile,
-) -> Result<(SourceMap, strata_diag::FileId, strata_ir::ir::Program), u8> {
-    compile_with(file, defines, format, profile, |_, _, program| Ok(program))
-}
-
-/// [`compile_for`], then `then` on the lowered program, with the checker's environment and the file.
-fn compile_with<T>(
-    file: &PathBuf,
-    defines: &[(String, u64)],
-    format: Format,
-    profile: &TargetProfile,
-    then: impl FnOnce(
-        &strata_check::program::Program,
-        strata_diag::FileId,
-        strata_ir::ir::Program,
-    ) -> Result<T, Vec<Diagnostic>>,
-) -> Result<(SourceMap, strata_diag::FileId, T), u8> {
-    let mut sources = SourceMap::new();
-    let ids = load(std::slice::from_ref(file), &mut sources, format)?;
-    let id = ids[0];
-    let prelude_id = sources.add("<prelude>", strata_check::program::PRELUDE);
-    let parsed = strata_syntax::parse(id, sources.source(id));
-    if strata_diag::has_errors(&parsed.diagnostics) {
-        report(&parsed.diagnostics, &sources, format);
-        return Err(EXIT_PROGRAM_ERRORS);
-    }
-    if !defines_known(defines, &[&parsed.module]) {
-        return Err(EXIT_USAGE);
-    }
-    let checked = strata_check::check_program_for(&parsed.module, prelude_id, defines, profile);
-    if strata_diag::has_errors(&checked.diagnostics) {
-        report(&checked.diagnostics, &sources, format);
-        return Err(EXIT_PROGRAM_ERRORS);
-    }
-    let prelude = strata_check::program::parse_prelude(prelude_id);
-    let env = strata_check::program_env(&parsed.module, &prelude, defines);
-    // Run-time errors of the emitted C and CUDA name `file:line:col` of this file.
-    let source = strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id));
-    let lowered = strata_ir::lower(&parsed.module, &env, &checked.types).map(|mut p| {
-        p.sources = vec![source];
-        p
-    });
-    match lowered.and_then(|p| then(&env, id, p)) {
-        Ok(p) => Ok((sources, id, p)),
-        Err(diags) => {
-            report(&diags, &sources, format);
-            Err(EXIT_PROGRAM_ERRORS)
-        }
+/// [`compile`], then the check that the program has a `main` (to run or build it).
+fn compile_main(pipeline: &mut Pipeline, file: &std::path::Path, format: Format) -> Result<strata_cli::Lowered, u8> {
+    let lowered = compile(pipeline, file, format)?;
+    match pipeline.require_main(&lowered.program, lowered.file) {
+        Ok(()) => Ok(lowered),
+        Err(e) => Err(fail(e, pipeline.sources(), format)),
     }
 }
 
 /// `strata emit`: the C of the cpu device, the CUDA C++, or the IR; for a file without `main`
 /// (or with `--lib`) a kernel library ([`emit_library`]).
 fn emit(
-    file: &PathBuf,
+    file: &std::path::Path,
     target: Target,
     defines: &[(String, u64)],
     output: Option<&std::path::Path>,
-    profile: &TargetProfile,
+    profile: &'static TargetProfile,
     lib: bool,
     header: Option<&std::path::Path>,
 ) -> u8 {
@@ -804,21 +720,19 @@ fn emit(
         eprintln!("error: `--lib` and `--header` are for `--target c` and `--target cuda`");
         return EXIT_USAGE;
     }
-    let compiled = compile_with(file, defines, Format::Human, profile, |env, id, program| {
-        if target != Target::Ir && (lib || program.entry.is_none()) {
-            strata_ir::library::library(&program, env, id).map(|l| (program, Some(l)))
-        } else {
-            Ok((program, None))
-        }
-    });
-    let (sources, _, (program, library)) = match compiled {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile(&mut pipeline, file, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Some(library) = library {
-        return emit_library(file, target, &library, &sources, output, header);
-    }
-    if header.is_some() {
+    let target = match target {
+        Target::C => strata_cli::Target::C,
+        Target::Cuda => strata_cli::Target::Cuda,
+        Target::Ir => strata_cli::Target::Ir,
+    };
+    // A program (with `main`, no `--lib`) has no header to write: refused before it is emitted.
+    let library = target != strata_cli::Target::Ir && (lib || lowered.program.entry.is_none());
+    if header.is_some() && !library {
         eprintln!(
             "error: `--header` is for kernel libraries, and `{}` is a program (it has `main`): add `--lib` to \
              emit its kernels as a library",
@@ -826,22 +740,13 @@ fn emit(
         );
         return EXIT_USAGE;
     }
-    let text = match target {
-        Target::Ir => format!("{program:#?}\n"),
-        Target::Cuda => match strata_cuda::emit_cuda(&program) {
-            Ok(c) => c,
-            Err(d) => {
-                report(&[*d], &sources, Format::Human);
-                return EXIT_PROGRAM_ERRORS;
-            }
-        },
-        Target::C => match strata_cpu::emit_c(&program) {
-            Ok(c) => c,
-            Err(d) => {
-                report(&[*d], &sources, Format::Human);
-                return EXIT_PROGRAM_ERRORS;
-            }
-        },
+    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
+    let text = match pipeline.emit(&lowered, target, lib, &name) {
+        Ok(strata_cli::Emitted::Library { source, header: text }) => {
+            return write_library(&source, &text, output, header)
+        }
+        Ok(strata_cli::Emitted::Program(text)) => text,
+        Err(e) => return fail(e, pipeline.sources(), Format::Human),
     };
     match output {
         Some(path) => match std::fs::write(path, text) {
@@ -859,37 +764,83 @@ fn emit(
 }
 
 /// `strata build --target cuda`: the emitted CUDA C++, compiled by nvcc into an executable.
-fn build_cuda(file: &PathBuf, profile: &TargetProfile, defines: &[(String, u64)], output: &std::path::Path) -> u8 {
+fn build_cuda(
+    file: &std::path::Path,
+    profile: &'static TargetProfile,
+    defines: &[(String, u64)],
+    output: &std::path::Path,
+) -> u8 {
     // Found now, not by the linker after nvcc has run (which would read as nvcc rejecting Strata's code).
     if let Err(e) = writable(output) {
         eprintln!("error: cannot write `{}`: {e}", output.display());
         return EXIT_USAGE;
     }
-    let (sources, id, program) = match compile_for(file, defines, Format::Human, profile) {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, Format::Human) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Err(code) = require_main(&program, id, &sources, Format::Human) {
-        return code;
-    }
-    let cuda = match strata_cuda::emit_cuda(&program) {
-        Ok(c) => c,
-        Err(d) => {
-            report(&[*d], &sources, Format::Human);
-            return EXIT_PROGRAM_ERRORS;
-        }
-    };
-    match strata_cuda::build(&cuda, profile.arch, output) {
+    match pipeline.build_cuda(&lowered, output) {
         Ok(()) => 0,
-        Err(e @ strata_cuda::BuildError::Rejected(_)) => {
-            eprintln!("error: {e}");
-            EXIT_PROGRAM_ERRORS
-        }
+        Err(e) => fail(e, pipeline.sources(), Format::Human),
+    }
+}
+
+/// `strata build --target cpu`: the C of the cpu device (the same C, with the same run-time
+/// checks, that `strata run` runs), compiled by the system's C compiler into an executable.
+fn build_cpu(
+    file: &std::path::Path,
+    profile: &'static TargetProfile,
+    defines: &[(String, u64)],
+    output: &std::path::Path,
+) -> u8 {
+    if let Err(e) = writable(output) {
+        eprintln!("error: cannot write `{}`: {e}", output.display());
+        return EXIT_USAGE;
+    }
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, Format::Human) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    // Built in (or found in) the program cache, as for `strata run`, then copied out whole.
+    let exe = match pipeline.build_cpu(&lowered.program) {
+        Ok(exe) => exe,
+        Err(e) => return fail(e, pipeline.sources(), Format::Human),
+    };
+    match copy_executable(&exe, output) {
+        Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: cannot write `{}`: {e}", output.display());
             EXIT_USAGE
         }
     }
+}
+
+/// Copies the executable `exe` to `output`: written beside it under a temporary name, then
+/// renamed, so that `output` is never a half-written file.
+fn copy_executable(exe: &std::path::Path, output: &std::path::Path) -> std::io::Result<()> {
+    let name = output.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = output.with_file_name(format!(".{name}.strata-tmp-{}", std::process::id()));
+    let copied = std::fs::copy(exe, &tmp).and_then(|_| std::fs::rename(&tmp, output));
+    if copied.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    copied
+}
+
+/// `emit`, `build` and `bench` take Strata programs: a CUDA-C file (`.cu`), which they would
+/// read as Strata and fill with syntax errors, is a usage error that says what does take one.
+fn strata_input(file: &std::path::Path, command: &str) -> bool {
+    if file.extension().is_some_and(|e| e == "cu") {
+        eprintln!(
+            "error: `strata {command}` takes `.strata` programs; CUDA-C files (`{}`) run with `strata run` and \
+             are checked with `strata check` (docs/cuda-c.md)",
+            file.display()
+        );
+        return false;
+    }
+    true
 }
 
 /// Whether the file `path` can be written: its directory exists and takes a new file (tried with
@@ -919,149 +870,53 @@ fn writable(path: &std::path::Path) -> Result<(), String> {
 
 /// Checks, lowers and runs one program.
 fn run_file(
-    file: &PathBuf,
-    device: Device,
+    file: &std::path::Path,
     defines: &[(String, u64)],
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
+    opts: &strata_cli::RunOptions,
     format: Format,
-    profile: &TargetProfile,
+    profile: &'static TargetProfile,
 ) -> u8 {
-    let (sources, id, program) = match compile_for(file, defines, format, profile) {
+    let mut pipeline = Pipeline::new(defines.to_vec(), profile);
+    let lowered = match compile_main(&mut pipeline, file, format) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    if let Err(code) = require_main(&program, id, &sources, format) {
-        return code;
-    }
-    run_lowered(&program, id, &sources, device, opts, time_limit, format)
+    run_lowered(&pipeline, &lowered.program, lowered.file, opts, format)
 }
 
 /// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim` or `cpu`
-/// (docs/cuda-c.md). A file of kernels without `main` whose GPUVerify header gives the launch
-/// runs that launch and prints the buffers (kernel-only mode). `-D` does not apply.
-fn run_cuda_c(
-    file: &std::path::Path,
-    device: Device,
-    defines: &[(String, u64)],
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
-    format: Format,
-) -> u8 {
+/// (docs/cuda-c.md; `-D` does not apply: a usage error before the file is read).
+fn run_cuda_c(file: &std::path::Path, defines: &[(String, u64)], opts: &strata_cli::RunOptions, format: Format) -> u8 {
+    let mut pipeline = Pipeline::new(defines.to_vec(), TargetProfile::default_profile());
     if !defines.is_empty() {
         eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
         return EXIT_USAGE;
     }
-    let mut sources = SourceMap::new();
-    let id = match load_file(file, &mut sources, format) {
-        Ok(id) => id,
-        Err(code) => return code,
-    };
-    let text = sources.source(id);
-    let no_main = matches!(strata_cudac::lower_items(id, text), Ok(p) if p.entry.is_none());
-    let lowered = match strata_cudac::harness::header(text) {
-        Ok(Some(h)) if no_main => {
-            let threads = h.grid.iter().chain(&h.block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
-            let launch = strata_cudac::harness::KernelLaunch {
-                kernel: None,
-                grid: h.grid,
-                block: h.block,
-                buffer_len: threads,
-                shared_bytes: 0,
-                args: Vec::new(),
-                print_buffers: true,
-            };
-            match strata_cudac::harness::kernel_only(id, text, &launch) {
-                Ok(p) => Ok(p),
-                Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
-                Err(strata_cudac::harness::HarnessError::Usage(m)) => {
-                    eprintln!("error: {m}");
-                    return EXIT_USAGE;
-                }
-            }
-        }
-        _ => strata_cudac::lower(id, text),
-    };
-    let mut program = match lowered {
-        Ok(p) => p,
-        Err(d) => {
-            report(&[*d], &sources, format);
-            return EXIT_PROGRAM_ERRORS;
-        }
-    };
-    program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
-    run_lowered(&program, id, &sources, device, opts, time_limit, format)
+    let lowered = pipeline.load(file).and_then(|id| Ok((id, pipeline.lower_cuda_c(id)?)));
+    match lowered {
+        Ok((id, program)) => run_lowered(&pipeline, &program, id, opts, format),
+        Err(e) => fail(e, pipeline.sources(), format),
+    }
 }
 
-/// Runs a lowered program on `device` and reports its run-time error, if any: the exit status.
+/// Runs a lowered program and reports its run-time error, if any: the exit status.
 fn run_lowered(
+    pipeline: &Pipeline,
     program: &strata_ir::ir::Program,
     id: strata_diag::FileId,
-    sources: &SourceMap,
-    device: Device,
-    opts: &strata_sim::Options,
-    time_limit: Option<std::time::Duration>,
+    opts: &strata_cli::RunOptions,
     format: Format,
 ) -> u8 {
-    // The limit counts the program's run only, not checking or compiling it.
-    let opts =
-        &strata_sim::Options { deadline: time_limit.map(|t| (std::time::Instant::now() + t, t)), ..opts.clone() };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let result = match device {
-        Device::Sim => strata_sim::run(program, opts, &mut out).map(|_| ()),
-        Device::Cpu => {
-            let run = strata_cpu::RunOptions {
-                time_limit,
-                main_span: main_name_span(program, sources),
-                args: opts.args.clone(),
-            };
-            strata_cpu::run(program, id, &mut out, &run)
-        }
-    };
-    match result {
-        Ok(_) => 0,
-        Err(d) => {
+    match pipeline.run(program, id, opts, &mut out) {
+        Ok(()) => 0,
+        Err(e) => {
             use std::io::Write;
             let _ = out.flush();
-            report(&[*d], sources, format);
-            EXIT_PROGRAM_ERRORS
+            fail(e, pipeline.sources(), format)
         }
     }
-}
-
-/// A program to run or build must have a `main` (E0106, pointing at the start of the file);
-/// reports and returns the exit status if it has none.
-fn require_main(
-    program: &strata_ir::ir::Program,
-    file: strata_diag::FileId,
-    sources: &SourceMap,
-    format: Format,
-) -> Result<(), u8> {
-    if program.entry.is_some() {
-        return Ok(());
-    }
-    let d = Diagnostic::error(
-        codes::NO_MAIN,
-        "the program has no `main` function",
-        strata_diag::Span::new(file, 0, 0),
-        "no `fn main` in this file",
-    )
-    .with_note("a program starts at `fn main() -[t: cpu.thread]-> ()`")
-    .with_note(
-        "help: a file without `main` is a kernel library: `strata emit --target c|cuda FILE -o OUT --header H` \
-         compiles its kernels with launch functions (docs/libraries.md)",
-    );
-    report(&[d], sources, format);
-    Err(EXIT_PROGRAM_ERRORS)
-}
-
-/// The name in `fn main`'s signature, where a run-time error of the whole program points.
-fn main_name_span(program: &strata_ir::ir::Program, sources: &SourceMap) -> Option<strata_diag::Span> {
-    let span = program.functions.iter().find(|f| f.name == "main")?.span;
-    let text = sources.source(span.file).get(span.lo as usize..span.hi as usize)?;
-    let at = span.lo + text.find("main")? as u32;
-    Some(strata_diag::Span::new(span.file, at, at + 4))
 }
 
 /// Renders diagnostics, at most `--error-limit` errors of them, then counts the rest.
@@ -1093,27 +948,13 @@ fn report(diags: &[Diagnostic], sources: &SourceMap, format: Format) {
 }
 
 /// `strata emit` of a kernel library: the source (to `-o` or stdout) and, with `--header`, the
-/// header. The include guard is named after the file (`saxpy.strata`: `STRATA_SAXPY_H`).
-fn emit_library(
-    file: &std::path::Path,
-    target: Target,
-    library: &strata_ir::library::Library,
-    sources: &SourceMap,
+/// header.
+fn write_library(
+    source: &str,
+    header_text: &str,
     output: Option<&std::path::Path>,
     header: Option<&std::path::Path>,
 ) -> u8 {
-    let name = file.file_stem().map_or_else(|| "library".to_string(), |s| s.to_string_lossy().into_owned());
-    let emitted = match target {
-        Target::Cuda => strata_emit::emit_cuda_library(library, &name),
-        _ => strata_emit::emit_c_library(library, &name),
-    };
-    let out = match emitted {
-        Ok(out) => out,
-        Err(d) => {
-            report(&[*d], sources, Format::Human);
-            return EXIT_PROGRAM_ERRORS;
-        }
-    };
     let write = |path: &std::path::Path, text: &str| match std::fs::write(path, text) {
         Ok(()) => true,
         Err(e) => {
@@ -1122,15 +963,15 @@ fn emit_library(
         }
     };
     if let Some(path) = header {
-        if !write(path, &out.header) {
+        if !write(path, header_text) {
             return EXIT_USAGE;
         }
     }
     match output {
-        Some(path) if !write(path, &out.source) => EXIT_USAGE,
+        Some(path) if !write(path, source) => EXIT_USAGE,
         Some(_) => 0,
         None => {
-            out!("{}", out.source);
+            out!("{source}");
             0
         }
     }

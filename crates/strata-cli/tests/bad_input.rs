@@ -422,3 +422,112 @@ fn zero_sizes() {
     let out = s.run(&["check", "-D", "N=0", host.to_str().unwrap()]);
     assert_eq!(out.code, Some(1), "N=0 host: {}", out.stderr);
 }
+
+/// What a terminal must never receive from a diagnostic: a control character other than a line
+/// break (an escape sequence would recolour or clear the screen).
+fn raw_controls(text: &str) -> Vec<char> {
+    text.chars().filter(|&c| c.is_control() && c != '\n').collect()
+}
+
+#[test]
+fn binary_input_is_shown_escaped_never_raw() {
+    let s = Scratch::new("binary");
+    // Valid UTF-8 with control characters: E0001 at each, shown as control pictures.
+    let f =
+        s.file("esc.strata", "fn main() -[t: cpu.thread]-> () {\n    \u{1b}[2J\u{1b}]0;owned\u{7}\0 println(1);\n}\n");
+    for args in [vec!["check"], vec!["check", "--format", "short"], vec!["run"], vec!["fmt"]] {
+        let mut args = args.clone();
+        args.push(f.to_str().unwrap());
+        let out = s.run(&args);
+        expect(&out, 1, &["error[E0001]", "esc.strata:2:"], &args.join(" "));
+        assert!(raw_controls(&out.stderr).is_empty(), "{args:?}: {:?}", out.stderr);
+        if args.len() == 2 {
+            assert!(out.stderr.contains("␛[2J␛]0;owned␇␀ println(1);"), "{args:?}: {}", out.stderr);
+        }
+    }
+    // Not UTF-8: E0005, and the snippet around the bad byte shows the NULs and escapes as pictures.
+    let g = s.file("binary.strata", [0u8, 27, b'[', b'H', 159, 146, 150, 255, 0, 1, 2, b'\n']);
+    for cmd in ["check", "run", "fmt"] {
+        let out = s.run(&[cmd, g.to_str().unwrap()]);
+        expect(&out, 1, &["error[E0005]", "binary.strata:1:5"], cmd);
+        assert!(raw_controls(&out.stderr).is_empty(), "{cmd}: {:?}", out.stderr);
+        assert!(out.stderr.contains("␀␛[H"), "{cmd}: {}", out.stderr);
+    }
+}
+
+/// `$CC` naming no compiler: the machine lacks something, the program is fine.
+#[test]
+fn a_missing_c_compiler_is_e1001_with_exit_2_and_what_to_install() {
+    let s = Scratch::new("no_cc");
+    let f = s.file("ok.strata", "fn main() -[t: cpu.thread]-> () {\n    println(1);\n}\n");
+    let f = f.to_str().unwrap();
+    let exe = s.dir.join("prog");
+    let exe = exe.to_str().unwrap();
+    for args in [vec!["run", f], vec!["bench", "--runs", "1", f], vec!["build", "--target", "cpu", "-o", exe, f]] {
+        let mut cmd = s.command(&args);
+        cmd.env("CC", "/nonexistent/strata-test-cc");
+        let out = finish(cmd.spawn().unwrap(), &args);
+        expect(
+            &out,
+            2,
+            &["error[E1001]", "no C compiler", "/nonexistent/strata-test-cc", "install gcc or clang"],
+            &args.join(" "),
+        );
+        assert!(!out.stderr.contains("E0801") && !out.stderr.contains("bug in Strata"), "{}", out.stderr);
+    }
+    assert!(!Path::new(exe).exists());
+    // The simulator needs no compiler.
+    let mut cmd = s.command(&["run", "--device", "sim", f]);
+    cmd.env("CC", "/nonexistent/strata-test-cc");
+    let out = finish(cmd.spawn().unwrap(), &["run"]);
+    expect(&out, 0, &[], "sim without cc");
+    let out = s.run(&["explain", "E1001"]);
+    expect(&out, 0, &[], "explain E1001");
+    assert!(out.stdout.starts_with("# E1001: no C compiler found") && out.stdout.contains("apt-get install gcc"));
+}
+
+/// An executable of `strata build --target cuda` on a machine without a GPU driver (as CI and
+/// this build machine are): E1003 with exit status 2, not E0801. Needs nvcc; skipped without it,
+/// and where `nvidia-smi` lists a GPU (then the program just runs).
+#[test]
+fn a_cuda_executable_without_a_gpu_driver_is_e1003_with_exit_2() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let has_nvcc = std::env::var_os("NVCC").is_some() || root.join(".venv/bin/nvcc").exists();
+    let gpu = Command::new("nvidia-smi").arg("-L").output().is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    if !has_nvcc || gpu {
+        eprintln!("skipped: needs nvcc and a machine without a GPU driver");
+        return;
+    }
+    let s = Scratch::new("no_gpu");
+    let f = root.join("examples/array_sum.strata");
+    let exe = s.dir.join("array_sum");
+    let mut cmd = s.command(&["build", "--target", "cuda", "-o", exe.to_str().unwrap(), f.to_str().unwrap()]);
+    cmd.current_dir(&root);
+    let out = finish(cmd.spawn().unwrap(), &["build"]);
+    expect(&out, 0, &[], "build");
+    let run = Command::new(&exe).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("array_sum.strata:") && stderr.contains("error[E1003]: no usable GPU"), "{stderr}");
+    assert!(stderr.contains("install the NVIDIA driver"), "{stderr}");
+}
+
+/// A program cache that cannot be created (here it would be below a regular file) is E1004 with
+/// exit status 2 and what to set, not a Strata bug; `sim` needs no cache.
+#[test]
+fn an_unusable_program_cache_is_e1004_with_exit_2() {
+    let s = Scratch::new("bad_cache");
+    let f = s.file("ok.strata", "fn main() -[t: cpu.thread]-> () {\n    println(1);\n}\n");
+    let blocker = s.file("not-a-dir", "");
+    for args in [vec!["run", f.to_str().unwrap()], vec!["run", "--device", "sim", f.to_str().unwrap()]] {
+        let mut cmd = s.command(&args);
+        cmd.env("STRATA_CACHE_DIR", blocker.join("cache"));
+        let out = finish(cmd.spawn().unwrap(), &args);
+        if args.len() == 2 {
+            expect(&out, 2, &["error[E1004]", "cannot create the program cache", "STRATA_CACHE_DIR"], "cpu");
+            assert!(!out.stderr.contains("E0801"), "{}", out.stderr);
+        } else {
+            expect(&out, 0, &[], "sim");
+        }
+    }
+}

@@ -108,6 +108,31 @@ fn errors_are_capped_at_the_limit_with_a_count_of_the_rest() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `fmt` reports a file's syntax errors exactly as `check` does: within `--error-limit`, the rest
+/// counted (it used to print all of them: 60 002 lines for 10 000 errors).
+#[test]
+fn fmt_reports_syntax_errors_like_check_within_the_error_limit() {
+    let dir = scratch("fmt-errors");
+    let body: String = (0..10_000).map(|i| format!("    let x{i} = ;\n")).collect();
+    let file = write(&dir, "bad.strata", &format!("fn main() -[t: cpu.thread]-> () {{\n{body}}}\n"));
+    let summary = "… and 9950 more errors (10000 errors in total; `--error-limit 0` shows them all)";
+    let check = run(&["check"], &file);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(text(&check.stderr).contains(summary), "{}", text(&check.stderr));
+    for args in [&["fmt"][..], &["fmt", "--check"], &["fmt", "--write"]] {
+        let out = run(args, &file);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(text(&out.stderr), text(&check.stderr), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let out = run(&[args, &["--error-limit", "3"][..]].concat(), &file);
+        assert_eq!(text(&out.stderr).matches("error[E").count(), 3, "{args:?}");
+        assert!(text(&out.stderr).contains("… and 9997 more errors"), "{args:?}");
+    }
+    let out = run(&["fmt", "--error-limit", "0"], &file);
+    assert_eq!(text(&out.stderr).matches("error[E").count(), 10_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ------------------------------------------------------------------------------------------------
 // -D
 
@@ -268,6 +293,58 @@ fn help_shows_files_as_required_and_every_emit_target() {
     assert!(help.contains("cuda: CUDA C++"), "{help}");
 }
 
+/// Every command's help names every input it takes: `run` takes `.cu` files too, `build` both
+/// targets; the commands that take only `.strata` files say so, and refuse a `.cu` file with a
+/// usage error naming the commands that take it (they would read it as Strata: syntax errors).
+#[test]
+fn help_texts_name_every_accepted_input() {
+    let help = |cmd: &str| text(&strata().args([cmd, "--help"]).output().unwrap().stdout);
+    let run_help = help("run");
+    assert!(run_help.contains("a `.strata` file, or a CUDA-C `.cu` file"), "{run_help}");
+    let check_help = help("check");
+    assert!(check_help.contains("`.strata` files") && check_help.contains("`.cu` files"), "{check_help}");
+    let build_help = help("build");
+    assert!(
+        build_help.contains("- cpu:") && build_help.contains("A native executable") && build_help.contains("- cuda:"),
+        "{build_help}"
+    );
+    for cmd in ["fmt", "emit", "build", "bench"] {
+        let h = help(cmd);
+        assert!(h.contains("`.strata` file") && h.contains("`.cu` files"), "{cmd}: {h}");
+        let args: Vec<&str> = match cmd {
+            "emit" => vec!["emit"],
+            "build" => vec!["build", "-o", "never-written"],
+            _ => vec![cmd],
+        };
+        let out = strata().args(&args).arg("tests/cuda_c/unsupported_atomic.cu").output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {stderr}");
+        assert!(stderr.contains(&format!("`strata {cmd}` takes `.strata` programs")), "{cmd}: {stderr}");
+        assert!(stderr.contains("`strata run`") && !stderr.contains("error["), "{cmd}: {stderr}");
+    }
+}
+
+/// A negative number for a numeric option is refused by that option's own check, not with
+/// clap's hint to pass it after `--` (which passes program arguments).
+#[test]
+fn negative_numbers_get_the_options_own_message() {
+    for (flag, needle) in [
+        ("--time-limit", "the time limit must be a positive number of seconds, found `-1`"),
+        ("--max-steps", "invalid value '-1' for '--max-steps"),
+        ("--seed", "invalid value '-1' for '--seed"),
+        ("--error-limit", "invalid value '-1' for '--error-limit"),
+    ] {
+        let out = strata().args(["run", flag, "-1", "examples/array_sum.strata"]).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains(needle), "{flag}: {stderr}");
+        assert!(!stderr.contains("'-- -1'") && !stderr.contains("unexpected argument"), "{flag}: {stderr}");
+    }
+    let out = strata().args(["bench", "--runs", "-3", "examples/array_sum.strata"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("invalid value '-3' for '--runs"), "{}", text(&out.stderr));
+}
+
 // ------------------------------------------------------------------------------------------------
 // bench outputs
 
@@ -339,7 +416,8 @@ fn a_missing_nvcc_lists_the_places_looked_at() {
     }
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("`nvcc` not found; looked at:"), "{stderr}");
+    assert!(stderr.contains("error[E1002]: `nvcc` not found"), "{stderr}");
+    assert!(stderr.contains("looked at:") && stderr.contains("scripts/setup-nvcc.sh"), "{stderr}");
     assert!(stderr.contains("$STRATA_HOME"), "{stderr}");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     assert!(stderr.contains(&root.join(".venv/bin/nvcc").display().to_string()), "{stderr}");

@@ -20,6 +20,38 @@ fn error(message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic
     Box::new(Diagnostic::error(codes::UNSUPPORTED, message, Span::DUMMY, label))
 }
 
+/// E1001: the C compiler `cc` could not be started (not installed, not on the `PATH`, not
+/// executable). A problem of the machine, not of the program.
+fn no_c_compiler(cc: &str, e: &std::io::Error) -> Box<Diagnostic> {
+    let from = if std::env::var_os("CC").is_some() { "`$CC`" } else { "the default (`cc` on the `PATH`)" };
+    Box::new(
+        Diagnostic::error(
+            codes::NO_C_COMPILER,
+            format!("no C compiler: cannot run `{cc}`: {e}"),
+            Span::DUMMY,
+            "the cpu device compiles programs with the system's C compiler",
+        )
+        .with_note(format!("the compiler is {from}"))
+        .with_note(
+            "help: install gcc or clang (e.g. `sudo apt-get install gcc`), or set CC=/path/to/compiler; \
+             `--device sim` runs the program without one (`strata explain E1001`)",
+        ),
+    )
+}
+
+/// E1004: the program cache cannot be used (created, written, or run from). A problem of the
+/// machine, not of the program.
+fn cache_unusable(what: String) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(codes::CACHE_UNUSABLE, what, Span::DUMMY, "the cpu device compiles programs into its cache")
+            .with_note(format!("the cache is `{}`", cache_dir().display()))
+            .with_note(
+                "help: set STRATA_CACHE_DIR to a directory this user can write and run programs from (not on a \
+                 `noexec` mount), e.g. STRATA_CACHE_DIR=$HOME/.cache/strata (`strata explain E1004`)",
+            ),
+    )
+}
+
 /// Where compiled programs are cached: `$STRATA_CACHE_DIR`, else `$XDG_CACHE_HOME/strata`, else
 /// `~/.cache/strata`, else the system's temporary directory.
 pub fn cache_dir() -> PathBuf {
@@ -54,16 +86,15 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     if exe.exists() {
         return Ok(exe);
     }
-    std::fs::create_dir_all(cache).map_err(|e| {
-        error(format!("cannot create the cache directory `{}`: {e}", cache.display()), "set STRATA_CACHE_DIR")
-    })?;
+    std::fs::create_dir_all(cache)
+        .map_err(|e| cache_unusable(format!("cannot create the program cache `{}`: {e}", cache.display())))?;
     // Another `strata` may be building the same program in the same cache at the same time: the
     // source and the executable are written under names of this process (and call) only, so no
     // compiler ever reads a half-written file, and the executable is renamed into place whole.
     static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let src = cache.join(format!("prog-{key}.{unique}.c"));
-    std::fs::write(&src, c).map_err(|e| error(format!("cannot write `{}`: {e}", src.display()), ""))?;
+    std::fs::write(&src, c).map_err(|e| cache_unusable(format!("cannot write `{}`: {e}", src.display())))?;
     let tmp = cache.join(format!("prog-{key}.tmp{unique}"));
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
@@ -83,13 +114,8 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let out = match attempt(true) {
         Ok(o) if o.status.success() => o,
         // Without OpenMP the program is still correct, only single-threaded.
-        Ok(_) => attempt(false).map_err(|e| error(format!("cannot run the C compiler `{cc}`: {e}"), ""))?,
-        Err(e) => {
-            return Err(error(
-                format!("cannot run the C compiler `{cc}`: {e}"),
-                "the cpu device needs a C compiler: install gcc or clang, or set CC",
-            ))
-        }
+        Ok(_) => attempt(false).map_err(|e| no_c_compiler(&cc, &e))?,
+        Err(e) => return Err(no_c_compiler(&cc, &e)),
     };
     if !out.status.success() {
         let _ = std::fs::remove_file(&tmp);
@@ -109,7 +135,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
         ));
     }
     let _ = std::fs::remove_file(&src);
-    std::fs::rename(&tmp, &exe).map_err(|e| error(format!("cannot store the compiled program: {e}"), ""))?;
+    std::fs::rename(&tmp, &exe).map_err(|e| cache_unusable(format!("cannot store the compiled program: {e}")))?;
     Ok(exe)
 }
 
@@ -164,7 +190,7 @@ fn execute_with(
     }
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = child::spawn(&mut cmd)
-        .map_err(|e| error(format!("cannot run the compiled program `{}`: {e}", exe.display()), ""))?;
+        .map_err(|e| cache_unusable(format!("cannot run the compiled program `{}`: {e}", exe.display())))?;
     let pid = child.id();
     // The watchdog kills the program at the time limit; dropping `done` releases it earlier.
     let (done, finished) = std::sync::mpsc::channel::<()>();

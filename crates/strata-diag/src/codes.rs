@@ -15,6 +15,12 @@ impl Code {
     pub fn info(self) -> Option<&'static CodeInfo> {
         lookup(self.0)
     }
+
+    /// Whether this code reports a problem of the machine (a missing compiler or driver), not of
+    /// the program: [`Phase::Environment`].
+    pub fn is_environment(self) -> bool {
+        self.info().is_some_and(|i| i.phase == Phase::Environment)
+    }
 }
 
 impl std::fmt::Display for Code {
@@ -30,6 +36,9 @@ pub enum Phase {
     Check,
     /// Found by running the program on the `sim` device.
     Run,
+    /// Not a fault of the program: a tool or driver Strata needs is missing from this machine
+    /// (the CLI exits with status 2 for these, like other usage and I/O errors).
+    Environment,
 }
 
 /// One registry entry.
@@ -138,6 +147,11 @@ registry! {
     RUN_TIME_LIMIT = "E0910", Run, "time limit exceeded";
     RUN_KILLED = "E0911", Run, "program killed by a signal";
     RUN_PROGRAM_INPUT = "E0912", Run, "program argument or file error";
+    // --- the environment: tools and drivers missing from the machine (exit status 2) ---
+    NO_C_COMPILER = "E1001", Environment, "no C compiler found";
+    NVCC_MISSING = "E1002", Environment, "nvcc not found";
+    NO_GPU_DRIVER = "E1003", Environment, "no usable GPU or GPU driver";
+    CACHE_UNUSABLE = "E1004", Environment, "the program cache cannot be used";
 }
 
 /// Looks up a code by its text, e.g. `"E0010"`; accepts lower case and a missing `E`.
@@ -184,5 +198,13 @@ mod tests {
         assert_eq!(lookup("E10").map(|i| i.code), Some(UNEXPECTED_TOKEN));
         assert_eq!(lookup("501").map(|i| i.code), Some(CONFLICTING_ACCESS));
         assert!(lookup("E9999").is_none());
+    }
+
+    #[test]
+    fn environment_codes_are_the_e10xx() {
+        for info in ALL {
+            assert_eq!(info.phase == Phase::Environment, info.code.as_str().starts_with("E10"), "{}", info.code);
+        }
+        assert!(NO_C_COMPILER.is_environment() && !UNSUPPORTED.is_environment());
     }
 }

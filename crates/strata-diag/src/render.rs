@@ -79,8 +79,17 @@ impl SourceMap {
 pub const MAX_WORD_COLUMNS: usize = 100;
 
 /// `message` with every word longer than [`MAX_WORD_COLUMNS`] characters cut to its start and
-/// end, `…` marking the cut.
+/// end, `…` marking the cut, and control characters shown as in snippets (`␛` for ESC): a message
+/// never writes a raw control character to the terminal.
 pub fn shorten(message: &str) -> std::borrow::Cow<'_, str> {
+    match escape_controls(message) {
+        std::borrow::Cow::Borrowed(m) => shorten_words(m),
+        std::borrow::Cow::Owned(m) => std::borrow::Cow::Owned(shorten_words(&m).into_owned()),
+    }
+}
+
+/// [`shorten`] without escaping control characters.
+fn shorten_words(message: &str) -> std::borrow::Cow<'_, str> {
     if message.len() <= MAX_WORD_COLUMNS
         || !message.split_whitespace().any(|w| w.chars().nth(MAX_WORD_COLUMNS).is_some())
     {
@@ -106,6 +115,32 @@ pub fn shorten(message: &str) -> std::borrow::Cow<'_, str> {
         rest = &rest[word_end..];
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// How a snippet or message shows the character `c` when it must not reach the terminal as it
+/// is, like rustc: a C0 control character (other than a tab and a line break) or DEL as its
+/// Unicode control picture (`\0` as `␀`, ESC as `␛`), a C1 control character or a
+/// bidirectional-text override as `�`. `before_lf`: `c` is followed by `\n` (a `\r` there ends
+/// the line). `None`: shown as it is.
+fn visible(c: char, before_lf: bool) -> Option<char> {
+    match c {
+        '\t' | '\n' => None,
+        '\r' if before_lf => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+        '\u{7f}' => Some('\u{2421}'),
+        '\u{80}'..='\u{9f}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+            Some('\u{fffd}')
+        }
+        _ => None,
+    }
+}
+
+/// `s` with every character [`visible`] changes replaced (a `\r` before `\n` included).
+fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| visible(c, false).is_some()) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(s.chars().map(|c| visible(c, false).unwrap_or(c)).collect())
 }
 
 /// The largest character boundary of `s` at or before `i` (clamped to `s.len()`).
@@ -248,10 +283,28 @@ impl<'a> Excerpt<'a> {
         ex
     }
 
-    /// Appends `len` bytes of the original source from `orig`.
+    /// Appends `len` bytes of the original source from `orig`, control characters made visible
+    /// ([`visible`]): each becomes a piece of its own length in the excerpt, so label boundaries
+    /// around it still map both ways.
     fn copy(&mut self, orig: usize, len: usize) {
-        self.pieces.push(Piece { at: self.text.len(), orig, len });
-        self.text.push_str(&self.orig[orig..orig + len]);
+        let text = &self.orig[orig..orig + len];
+        let mut run = 0;
+        for (i, c) in text.char_indices() {
+            let before_lf = self.orig[orig + i + c.len_utf8()..].starts_with('\n');
+            let Some(shown) = visible(c, before_lf) else { continue };
+            if i > run {
+                self.pieces.push(Piece { at: self.text.len(), orig: orig + run, len: i - run });
+                self.text.push_str(&text[run..i]);
+            }
+            // An anchor for the character's start; its end is the start of the next piece.
+            self.pieces.push(Piece { at: self.text.len(), orig: orig + i, len: 0 });
+            self.text.push(shown);
+            run = i + c.len_utf8();
+        }
+        if len > run {
+            self.pieces.push(Piece { at: self.text.len(), orig: orig + run, len: len - run });
+            self.text.push_str(&text[run..]);
+        }
     }
 
     /// Where the original byte offset `pos` is in the excerpt (it must be a label boundary).
@@ -335,11 +388,17 @@ fn to_codespan<'a>(d: &Diagnostic, sources: &'a SourceMap) -> (Excerpts<'a>, cs:
         let hi = floor_char_boundary(src, span.hi as usize).max(lo);
         (span.file, lo, hi)
     };
+    // A problem of the machine (a missing compiler or driver) points at no source: no snippet,
+    // its labels' texts become notes.
+    let machine = d.code.is_environment();
     let labels: Vec<(bool, (FileId, usize, usize), &str)> = std::iter::once(&d.primary)
         .map(|l| (true, l))
         .chain(d.secondary.iter().map(|l| (false, l)))
+        .filter(|_| !machine)
         .map(|(primary, l)| (primary, clamp(l.span), l.message.as_str()))
         .collect();
+    let label_notes = std::iter::once(&d.primary).chain(&d.secondary).filter(|l| machine && !l.message.is_empty());
+    let notes = label_notes.map(|l| &l.message).chain(&d.notes);
     let mut excerpts = Excerpts { files: Vec::new() };
     let mut file_ids: Vec<FileId> = labels.iter().map(|l| l.1 .0).collect();
     file_ids.sort_unstable();
@@ -363,7 +422,7 @@ fn to_codespan<'a>(d: &Diagnostic, sources: &'a SourceMap) -> (Excerpts<'a>, cs:
         .with_code(d.code.as_str())
         .with_message(shorten(&d.message))
         .with_labels(cs_labels)
-        .with_notes(d.notes.iter().map(|n| shorten(n).into_owned()).collect());
+        .with_notes(notes.map(|n| shorten(n).into_owned()).collect());
     (excerpts, diagnostic)
 }
 
@@ -422,6 +481,27 @@ mod tests {
         let text = one("fn main() {\n    let x = y;\n}\n", 24, 25);
         assert!(text.contains("2 │     let x = y;\n"), "{text}");
         assert!(text.contains("t.strata:2:13"), "{text}");
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_and_the_carets_stay_under_the_label() {
+        let src = "a\u{1b}[31m\0b = \u{7f}\u{85}\u{202e}BAD\r;\r\n";
+        let at = src.find("BAD").unwrap();
+        let text = one(src, at, at + 3);
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        let line = text.lines().find(|l| l.starts_with("1 │")).unwrap();
+        assert!(line.contains("a␛[31m␀b = ␡��BAD␍;"), "{text}");
+        let carets = text.lines().find(|l| l.contains("^^^")).unwrap();
+        let col = |s: &str, pat: &str| s[..s.find(pat).unwrap()].chars().count();
+        assert_eq!(col(line, "BAD"), col(carets, "^^^"), "{text}");
+        // The column of the header is the file's (in characters).
+        assert!(text.contains("t.strata:1:15"), "{text}");
+        // A label starting at a control character still points at it.
+        let text = one(src, 1, 2);
+        let line = text.lines().find(|l| l.starts_with("1 │")).unwrap();
+        let caret = text.lines().find(|l| l.contains('^')).unwrap();
+        assert_eq!(col(line, "␛"), col(caret, "^"), "{text}");
+        assert_eq!(shorten("bad \u{1b}[2J name\n\tnext"), "bad ␛[2J name\n\tnext");
     }
 
     #[test]

@@ -82,7 +82,12 @@ STRATA_INLINE void strata_time_end(const char *kernel, double t0) {
    STRATA_ERRORS=spans in the environment (set by `strata run`, which runs the programs of the cpu
    device) the form is `STRATA-ERROR E0903 lo hi message` instead, which the strata command turns
    into a rendered diagnostic. */
-STRATA_INLINE void strata_fail(int code, strata_pos at, const char *message) {
+STRATA_INLINE void strata_fail_status(int code, strata_pos at, const char *message, int status);
+STRATA_INLINE void strata_fail(int code, strata_pos at, const char *message) { strata_fail_status(code, at, message, 1); }
+
+/* `strata_fail` with the exit status `status`: 2 for a problem of the machine, not of the program
+   (E1003, no usable GPU or driver), as the strata command's own exit status for E10xx. */
+STRATA_INLINE void strata_fail_status(int code, strata_pos at, const char *message, int status) {
     const char *form = getenv("STRATA_ERRORS");
     fflush(stdout);
     if (form != NULL && strcmp(form, "spans") == 0)
@@ -92,7 +97,7 @@ STRATA_INLINE void strata_fail(int code, strata_pos at, const char *message) {
                 message);
     else
         fprintf(stderr, "%s: error[E%04d]: %s\n", STRATA_SOURCE, code, message);
-    exit(1);
+    exit(status);
 }
 
 /* A run-time error in code that may run on either device. On a GPU the thread prints the error on
@@ -920,6 +925,22 @@ STRATA_INLINE void strata_save_npy(uint64_t i, int kind, const void *data, int r
    of memory on the host. */
 STRATA_INLINE void strata_cuda_check(cudaError_t e, strata_pos at) {
     if (e == cudaErrorMemoryAllocation) strata_fail(903, at, "out of GPU memory");
+    /* No GPU, no driver, or a driver too old for this program: the machine's problem (E1003,
+       exit status 2), with what to install. */
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorStubLibrary ||
+        e == cudaErrorDevicesUnavailable || e == cudaErrorSystemDriverMismatch ||
+        e == cudaErrorCompatNotSupportedOnDevice || e == cudaErrorSystemNotReady ||
+        e == cudaErrorUnsupportedPtxVersion) {
+        const char *what = cudaGetErrorString(e);
+        const char *help = "; install the NVIDIA driver for this machine's GPU, as new as the CUDA toolkit "
+                           "(`nvidia-smi` must list the GPU), or run the program on the cpu with `strata run` "
+                           "(strata explain E1003)";
+        size_t n = strlen(what) + strlen(help) + 32;
+        char *message = (char *)malloc(n);
+        if (message == NULL) strata_fail_status(1003, at, what, 2);
+        snprintf(message, n, "no usable GPU: %s%s", what, help);
+        strata_fail_status(1003, at, message, 2);
+    }
     if (e != cudaSuccess) strata_fail(801, at, cudaGetErrorString(e));
 }
 
