@@ -832,6 +832,11 @@ impl<'p> Emitter<'p> {
                 writeln!(self.out, "{pad}    (void)fill_;").ok();
                 writeln!(self.out, "{pad}}}").ok();
             }
+            // A cell holding a scalar or a tuple (`CpuHeap::new((&shrd h, 0))`): one value.
+            other if !matches!(ty, Ty::Array { .. }) => {
+                let src = self.typed_expr(cx, other, ty)?;
+                writeln!(self.out, "{pad}{target}[0] = {src};").ok();
+            }
             other => {
                 let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
                 let src = self.expr(cx, other)?;
