@@ -94,15 +94,16 @@ fn cpu_at_o0_at_the_device_flags_and_under_sanitizers_prints_what_sim_prints() {
     let cache = std::env::temp_dir().join(format!("strata-opt-levels-{}", std::process::id()));
     let sanitizers = common::sanitizers_work().is_some();
     if !sanitizers {
-        eprintln!("cpu_opt_levels: `{}` cannot build with {}; that build is skipped", common::cc(), common::SANITIZER_FLAGS);
+        eprintln!(
+            "cpu_opt_levels: `{}` cannot build with {}; that build is skipped",
+            common::cc(),
+            common::SANITIZER_FLAGS
+        );
     }
-    let mut variants: Vec<(&str, Vec<(&str, &str)>)> =
-        vec![("O0", vec![("STRATA_CFLAGS", "-O0")]), ("device", vec![])];
+    let mut variants: Vec<(&str, Vec<(&str, &str)>)> = vec![("O0", vec![("STRATA_CFLAGS", "-O0")]), ("device", vec![])];
     if sanitizers {
-        variants.push((
-            "sanitizers",
-            vec![("STRATA_CFLAGS", common::SANITIZER_FLAGS), ("ASAN_OPTIONS", "detect_leaks=0")],
-        ));
+        variants
+            .push(("sanitizers", vec![("STRATA_CFLAGS", common::SANITIZER_FLAGS), ("ASAN_OPTIONS", "detect_leaks=0")]));
     }
     let mut failures = Vec::new();
     for file in &files {

@@ -352,7 +352,11 @@ impl Emitter<'_> {
             // One warp's threads: 32 consecutive linear indices (x fastest, as CUDA numbers them).
             if matches!((&block[1], &block[2]), (IExpr::Const(1), IExpr::Const(1))) {
                 let (lo_b, hi_b) = &mut bounds[2];
-                *lo_b = if lo_b == "UINT64_C(0)" { format!("{w} * 32") } else { format!("strata_max_u64({lo_b}, {w} * 32)") };
+                *lo_b = if lo_b == "UINT64_C(0)" {
+                    format!("{w} * 32")
+                } else {
+                    format!("strata_max_u64({lo_b}, {w} * 32)")
+                };
                 *hi_b = format!("strata_min_u64({hi_b}, {w} * 32 + 32)");
             } else {
                 tests.push(format!("if (tid_ / 32 != {w}) continue;"));
