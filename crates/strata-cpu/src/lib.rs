@@ -76,13 +76,19 @@ fn gather_workaround(cc: &str) -> Option<&'static str> {
 
 /// Compiles `c` (or finds it in the cache) and returns the executable.
 pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
+    // Extra flags for the C compiler, e.g. sanitizers (the corpus test builds with them).
+    let extra: Vec<String> =
+        std::env::var("STRATA_CFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+    build_with_flags(c, cache, &extra)
+}
+
+/// [`build`] with `extra` flags after the device's (instead of `$STRATA_CFLAGS`): `-O0` builds the
+/// program unoptimised (the compiler's last `-O` wins), as the differential tests do.
+pub fn build_with_flags(c: &str, cache: &Path, extra: &[String]) -> Result<PathBuf, Box<Diagnostic>> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     // No contraction of `a * b + c` into a fused multiply-add: floats round after every
     // operation, as on `sim`, so both devices print the same digits.
     let base = ["-O3", "-march=native", "-fwrapv", "-ffp-contract=off", "-std=gnu11", "-w"];
-    // Extra flags for the C compiler, e.g. sanitizers (the corpus test builds with them).
-    let extra: Vec<String> =
-        std::env::var("STRATA_CFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
     let mut h = DefaultHasher::new();
     c.hash(&mut h);
     cc.hash(&mut h);
@@ -110,7 +116,7 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let workaround = gather_workaround(&cc);
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
-        cmd.args(base).args(workaround).args(&extra);
+        cmd.args(base).args(workaround).args(extra);
         if openmp {
             cmd.arg("-fopenmp");
         }
