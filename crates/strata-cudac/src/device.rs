@@ -74,7 +74,7 @@ impl Lx {
             }
             values.push(self.convert(e, et, CTy::S(t), *a, src)?);
         }
-        Ok((Expr::Builtin(Builtin::AtomicRmw(op, t), values, span), CTy::S(t)))
+        Ok((Expr::Builtin(Builtin::AtomicRmw(op, t.ir()), values, span), CTy::S(t)))
     }
 }
 
@@ -87,7 +87,12 @@ pub(crate) fn c_name(t: ScalarTy) -> &'static str {
         ScalarTy::U64 => "unsigned long long",
         ScalarTy::F32 => "float",
         ScalarTy::F64 => "double",
-        _ => "bool",
+        ScalarTy::I8 => "char",
+        ScalarTy::U8 => "unsigned char",
+        ScalarTy::I16 => "short",
+        ScalarTy::U16 => "unsigned short",
+        ScalarTy::Unit => "void",
+        ScalarTy::Bool => "bool",
     }
 }
 
@@ -151,7 +156,7 @@ impl Lx {
             return Err(self.unsupported(args[2], src, "a lane or offset that is not an integer"));
         }
         let a = self.convert(a, at, CTy::S(ScalarTy::U32), args[2], src)?;
-        Ok(Some((Expr::Builtin(Builtin::Shuffle(op, t), vec![v, a], span), CTy::S(t))))
+        Ok(Some((Expr::Builtin(Builtin::Shuffle(op, t.ir()), vec![v, a], span), CTy::S(t))))
     }
 
     /// `__syncthreads_count(p)`, `__syncthreads_and(p)`, `__syncthreads_or(p)` stored into
@@ -177,7 +182,7 @@ impl Lx {
         let threads = bd(ir::DimName::X) * bd(ir::DimName::Y) * bd(ir::DimName::Z);
         let scratch =
             self.new_local(&format!("{name} buffer"), array_ptr(ScalarTy::U32, Mem::GpuShared, false), Level::Block);
-        self.f.shared.push((scratch, ScalarTy::U32, threads.clone()));
+        self.f.shared.push((scratch, ir::ScalarTy::U32, threads.clone()));
         let tid = IExpr::ThreadIdx(ir::DimName::X)
             + bd(ir::DimName::X)
                 * (IExpr::ThreadIdx(ir::DimName::Y) + bd(ir::DimName::Y) * IExpr::ThreadIdx(ir::DimName::Z));
@@ -187,10 +192,10 @@ impl Lx {
             checks: Vec::new(),
             span,
         };
-        let count = self.new_local(&format!("{name} count"), Ty::Scalar(ScalarTy::U32), Level::Thread);
+        let count = self.new_local(&format!("{name} count"), Ty::Scalar(ir::ScalarTy::U32), Level::Thread);
         let k = self.new_local(&format!("{name} thread"), Ty::Nat, Level::Thread);
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        out.push(Stmt::Store { place: at(tid), value: Expr::Cast(Box::new(pred), ScalarTy::U32) });
+        out.push(Stmt::Store { place: at(tid), value: Expr::Cast(Box::new(pred), ir::ScalarTy::U32) });
         out.push(Stmt::Sync { warp: false, span });
         out.push(Stmt::Let { local: count, init: Some(int(0, ScalarTy::U32)), span });
         let add = Expr::Binary(BinOp::Add, Box::new(load(count)), Box::new(Expr::Load(at(IExpr::Counter(k)))));
@@ -202,7 +207,7 @@ impl Lx {
             span,
         });
         out.push(Stmt::Sync { warp: false, span });
-        let all = Expr::Cast(Box::new(Expr::Nat(threads)), ScalarTy::U32);
+        let all = Expr::Cast(Box::new(Expr::Nat(threads)), ir::ScalarTy::U32);
         let (value, vt) = match name.as_str() {
             "__syncthreads_count" => (load(count), ScalarTy::I32),
             "__syncthreads_and" => (Expr::Binary(BinOp::Eq, Box::new(load(count)), Box::new(all)), ScalarTy::Bool),
@@ -212,8 +217,8 @@ impl Lx {
             _ => return Err(self.unsupported(fnode, src, format!("calls of `{name}`"))),
         };
         let value = match vt {
-            ScalarTy::Bool => Expr::Cast(Box::new(value), ScalarTy::I32),
-            _ => Expr::Cast(Box::new(value), ScalarTy::I32),
+            ScalarTy::Bool => Expr::Cast(Box::new(value), ir::ScalarTy::I32),
+            _ => Expr::Cast(Box::new(value), ir::ScalarTy::I32),
         };
         out.push(Stmt::Store { place: target.0, value: cast(value, ScalarTy::I32, target.1) });
         Ok(())

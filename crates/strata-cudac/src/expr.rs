@@ -22,7 +22,7 @@ impl Lx {
                 let t = self.scalar_elem(p.elem, n, src)?;
                 // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
                 let i = match (&p.off, i) {
-                    (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
+                    (None, Expr::Cast(inner, ir::ScalarTy::I64)) => *inner,
                     (_, i) => i,
                 };
                 Ok((self.ptr_place(p, Some(i), span), t))
@@ -97,6 +97,8 @@ impl Lx {
             "pointer_expression" => op == Some("&"),
             "update_expression" => true,
             "cast_expression" => true,
+            "subscript_expression" => n.child_by_field_name("argument").is_some_and(|a| self.is_argv(a, src)),
+            "string_literal" | "concatenated_string" => !self.f.gpu,
             _ => false,
         };
         if maybe_pointer {
@@ -204,7 +206,7 @@ impl Lx {
                 if op != "." || !self.f.gpu {
                     return Err(self.unsupported(n, src, format!("`{arg}` outside a kernel")));
                 }
-                Ok((Expr::Cast(Box::new(Expr::Nat(i)), ScalarTy::U32), CTy::S(ScalarTy::U32)))
+                Ok((Expr::Cast(Box::new(Expr::Nat(i)), ir::ScalarTy::U32), CTy::S(ScalarTy::U32)))
             }
             "binary_expression" => {
                 let op_text = self.text(self.child(n, "operator", src)?, src);
@@ -233,7 +235,7 @@ impl Lx {
                     "-" | "+" | "~" => {
                         let (e, t) = self.rvalue(arg, src)?;
                         let CTy::S(s) = t else { return Err(self.unsupported(n, src, "pointer arithmetic")) };
-                        let s2 = if s == ScalarTy::Bool { ScalarTy::I32 } else { s };
+                        let s2 = promote(s);
                         let e = cast(e, s, s2);
                         Ok(match op {
                             "+" => (e, CTy::S(s2)),
@@ -281,6 +283,7 @@ impl Lx {
             "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
             "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            "true" | "false" => Ok((Expr::Lit(Lit::Bool(n.kind() == "true")), CTy::S(ScalarTy::Bool))),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
@@ -323,7 +326,7 @@ impl Lx {
                 None => (lower.as_str(), ScalarTy::F64),
             };
             let v: f64 = body.parse().map_err(|_| self.unsupported(n, src, "this number"))?;
-            return Ok((Expr::Lit(Lit::Float(v, t)), CTy::S(t)));
+            return Ok((Expr::Lit(Lit::Float(v, t.ir())), CTy::S(t)));
         }
         let unsigned = lower.contains('u');
         let long = lower.contains('l');

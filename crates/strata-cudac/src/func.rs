@@ -40,8 +40,9 @@ struct Head<'t> {
     host: bool,
     device: bool,
     ret: Option<ScalarTy>,
-    /// Each parameter's name and type (none for `main`, whose arguments are not used).
+    /// Each parameter's name and type (none for `main`: its `argc` and `argv` are `main_args`).
     params: Vec<(String, CTy)>,
+    main_args: Vec<String>,
 }
 
 impl Lx {
@@ -90,6 +91,7 @@ impl Lx {
             }
         }
         let mut params = Vec::new();
+        let mut main_args = Vec::new();
         let plist = self.child(decl, "parameters", src)?;
         let mut c = plist.walk();
         for p in plist.named_children(&mut c) {
@@ -100,8 +102,15 @@ impl Lx {
                 return Err(self.unsupported(p, src, "this parameter"));
             }
             if name == "main" {
-                // `int main(void)` or `int main(int argc, char **argv)`: the arguments are not
-                // available to the program (a use of them is an unknown name).
+                // `int main(void)` or `int main(int argc, char **argv)` (or `char *argv[]`):
+                // `argc` is a number, `argv[i]` a string ([`strings`]).
+                let mut d = p.child_by_field_name("declarator");
+                while let Some(x) = d.filter(|x| x.kind() != "identifier") {
+                    d = x.child_by_field_name("declarator");
+                }
+                if let Some(d) = d {
+                    main_args.push(self.text(d, src).to_string());
+                }
                 continue;
             }
             let ty_node = self.child(p, "type", src)?;
@@ -109,7 +118,13 @@ impl Lx {
                 if self.text(ty_node, src) == "void" {
                     continue; // `f(void)`
                 }
-                return Err(self.unsupported(p, src, "a parameter without a name"));
+                // A parameter without a name (a prototype's, or one the function does not use).
+                let elem = match self.struct_type(ty_node, src) {
+                    Some(id) => CTy::Struct(id),
+                    None => CTy::S(self.scalar_type(ty_node, src)?),
+                };
+                params.push((String::new(), elem));
+                continue;
             };
             let elem = match self.struct_type(ty_node, src) {
                 Some(id) => Elem::Struct(id),
@@ -125,11 +140,21 @@ impl Lx {
                     }
                     (self.text(inner, src), CTy::Ptr(elem))
                 }
+                // `int p[]`, `float p[N]`: a pointer, as in C.
+                ("array_declarator", _) => {
+                    let inner = self.child(d, "declarator", src)?;
+                    if inner.kind() != "identifier" {
+                        return Err(self.unsupported(d, src, "pointer-to-array parameters (`float a[][4]`)"));
+                    }
+                    (self.text(inner, src), CTy::Ptr(elem))
+                }
+                ("abstract_pointer_declarator", _) if d.named_child_count() == 0 => ("", CTy::Ptr(elem)),
+                ("abstract_array_declarator", _) => ("", CTy::Ptr(elem)),
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
             params.push((pname.to_string(), cty));
         }
-        Ok(Head { name, name_node, kernel, host, device, ret, params })
+        Ok(Head { name, name_node, kernel, host, device, ret, params, main_args })
     }
 
     /// The first pass: every function definition gets its ids (one per side it runs on).
@@ -231,8 +256,8 @@ impl Lx {
                 continue;
             }
             let (ty, level) = match (cty, role) {
-                (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
-                (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
+                (CTy::S(t), Role::Kernel) => (Ty::Scalar(t.ir()), Level::Block),
+                (CTy::S(t), _) => (Ty::Scalar(t.ir()), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (self.elem_ptr(*t, Mem::GpuGlobal, false), Level::Block),
                 (CTy::Ptr(t), _) => {
                     (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
@@ -259,6 +284,18 @@ impl Lx {
         }
         let body_node = self.child(n, "body", src)?;
         let mut body = if role == Role::Main { self.prologue.body.clone() } else { Vec::new() };
+        if role == Role::Main {
+            // `argc`: the run's arguments (after `--`) and the program's name.
+            if let Some(argc) = h.main_args.first() {
+                let span = self.span(h.name_node, src);
+                let l = self.new_local(argc, Ty::Scalar(ir::ScalarTy::I32), Level::Host);
+                let count = cast(Expr::Builtin(Builtin::ArgCount, Vec::new(), span), ScalarTy::U64, ScalarTy::I32);
+                let init = Expr::Binary(BinOp::Add, Box::new(count), Box::new(int(1, ScalarTy::I32)));
+                body.push(Stmt::Let { local: l, init: Some(init), span });
+                self.bind(argc, Var { local: l, ty: CTy::S(ScalarTy::I32) });
+            }
+            self.f.argv = h.main_args.get(1).cloned();
+        }
         self.block(body_node, src, &mut body)?;
         if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
             let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
@@ -287,7 +324,7 @@ impl Lx {
             params,
             locals: fs.locals,
             body,
-            ret: Ty::Scalar(h.ret.unwrap_or(ScalarTy::Unit)),
+            ret: Ty::Scalar(h.ret.unwrap_or(ScalarTy::Unit).ir()),
             span: self.span(n, src),
             shrd_params: Vec::new(),
         });

@@ -18,9 +18,14 @@
 //! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
 //! expected verdict and the launch in the first comment lines of the file ([`Header`]).
 
-use crate::{int, lower_items, lower_with_globals, R, SMEM_PARAM};
+use crate::{lower_items, lower_with_globals, R, SMEM_PARAM};
 use strata_diag::{Diagnostic, FileId};
 use strata_ir::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Mem, Place, ScalarTy, Stmt, Ty};
+
+/// An integer constant of an IR type.
+fn int(v: u128, t: ScalarTy) -> Expr {
+    Expr::Lit(Lit::Int(v, t))
+}
 
 /// One launch of a kernel of a kernel-only file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,6 +179,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                 };
                 let zero_of = |t: &Ty| match t {
                     Ty::Scalar(t @ (ScalarTy::F32 | ScalarTy::F64)) => Some(Expr::Lit(Lit::Float(0.0, *t))),
+                    Ty::Scalar(ScalarTy::Bool) => Some(Expr::Lit(Lit::Bool(false))),
                     Ty::Scalar(t) => Some(int(0, *t)),
                     _ => None,
                 };

@@ -92,8 +92,17 @@ impl Lx {
                 want(self, if name == "abort" { 0 } else { 1 })?;
                 if name == "exit" {
                     host_only(self)?;
-                    let status = self.constant(args[0], src).ok();
-                    if status == Some(0) && self.f.role == Role::Main {
+                    if self.f.role == Role::Main {
+                        // As `return status;`: 0 (`EXIT_SUCCESS`) ends the program, any other
+                        // status stops it with E0908.
+                        let (e, et) = self.rvalue(args[0], src)?;
+                        let status = self.convert(e, et, CTy::S(ScalarTy::I32), args[0], src)?;
+                        self.flush(out);
+                        if !matches!(status, Expr::Lit(Lit::Int(0, _))) {
+                            let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
+                            let stop = Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
+                            out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
+                        }
                         out.push(Stmt::Return(None));
                         return Ok(());
                     }
@@ -274,9 +283,9 @@ impl Lx {
             Elem::S(t) => {
                 let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
                 match t {
-                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
-                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
-                    _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t.ir())),
+                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t.ir())),
+                    _ => cast(int(pattern.into(), ScalarTy::U64), ScalarTy::U64, t),
                 }
             }
             Elem::Struct(_) if byte == 0 => self.elem_zero(et),
@@ -316,7 +325,7 @@ impl Lx {
             Some(s) => self.launch_stream(*s, src)?,
             None => None,
         };
-        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
+        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ir::ScalarTy::U64)));
         let grid = self.dim3_value(conf[0], src)?.map(as_nat);
         let block = self.dim3_value(conf[1], src)?.map(as_nat);
         let smem = match conf.get(2) {
@@ -343,11 +352,50 @@ impl Lx {
     }
 
     pub(crate) fn printf(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let span = self.span(n, src);
-        let Some(fmt) = args.first().filter(|f| f.kind() == "string_literal") else {
-            return Err(self.unsupported(n, src, "`printf` without a literal format string"));
+        let Some(fmt) = args.first() else {
+            return Err(self.unsupported(n, src, "`printf` without a format string"));
         };
-        let text = self.string_text(*fmt, src)?;
+        // The format: a literal, or a choice between literals (`printf(i ? " %d" : "%d", x)`).
+        let s = self.string_expr(*fmt, src)?;
+        self.flush(out);
+        self.printf_cases(n, s, *fmt, &args[1..], src, out)
+    }
+
+    fn printf_cases(
+        &mut self,
+        n: Node,
+        s: strings::StrE,
+        fmt: Node,
+        values: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        match s {
+            strings::StrE::Lit(text) => self.printf_text(n, &text, &fmt, values, src, out),
+            strings::StrE::Cond(cond, a, b) => {
+                let (mut then, mut els) = (Vec::new(), Vec::new());
+                self.printf_cases(n, *a, fmt, values, src, &mut then)?;
+                self.printf_cases(n, *b, fmt, values, src, &mut els)?;
+                out.push(Stmt::If { cond, then, els, span: self.span(n, src) });
+                Ok(())
+            }
+            strings::StrE::Ptr(_) => {
+                Err(self.unsupported(fmt, src, "a `printf` format that is not a string literal (or a choice of them)"))
+            }
+        }
+    }
+
+    /// `printf` of the format `text` (whose node is `fmt`) and `values`.
+    fn printf_text(
+        &mut self,
+        n: Node,
+        text: &str,
+        fmt: &Node,
+        values: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(n, src);
         let print = |s: &str, out: &mut Vec<Stmt>| {
             if !s.is_empty() {
                 out.push(Stmt::Eval(Expr::Builtin(
@@ -358,7 +406,7 @@ impl Lx {
             }
         };
         let mut lit = String::new();
-        let mut values = args[1..].iter();
+        let mut values = values.iter();
         let mut chars = text.chars().peekable();
         while let Some(ch) = chars.next() {
             if ch != '%' {
@@ -369,7 +417,7 @@ impl Lx {
             while let Some(&x) = chars.peek() {
                 conv.push(x);
                 chars.next();
-                if x.is_ascii_alphabetic() && x != 'l' && x != 'z' || x == '%' {
+                if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'z' | 'h') || x == '%' {
                     break;
                 }
             }
@@ -412,12 +460,19 @@ impl Lx {
                 return Err(bad(self));
             }
             if letter == 's' {
-                // Text: a string literal argument, written as it is.
-                if !conv.eq("s") || v.kind() != "string_literal" {
-                    return Err(self.unsupported(*v, src, "`%s` other than plain, of a string literal"));
+                if !length.is_empty() {
+                    return Err(bad(self));
                 }
-                let t = self.string_text(*v, src)?;
-                lit.push_str(&t);
+                // Text: a literal is written as it is; other strings by statements printing them.
+                match self.string_expr(*v, src)? {
+                    strings::StrE::Lit(t) => lit.push_str(&strings::pad(&t, prefix)),
+                    s => {
+                        print(&std::mem::take(&mut lit), out);
+                        self.flush(out);
+                        let stmts = self.print_string(s, prefix, *v, span, src)?;
+                        out.extend(stmts);
+                    }
+                }
                 continue;
             }
             if length == "z" && self.f.gpu {
@@ -429,6 +484,17 @@ impl Lx {
                 ));
             }
             use ScalarTy::*;
+            // `h` and `hh`: the value converted to `short` or `char` (of the conversion's
+            // signedness), then printed as an `int`.
+            let narrow = match (letter, length) {
+                ('d' | 'i', "h") => Some(I16),
+                ('d' | 'i', "hh") => Some(I8),
+                ('u' | 'x' | 'X' | 'o', "h") => Some(U16),
+                ('u' | 'x' | 'X' | 'o', "hh") => Some(U8),
+                _ => None,
+            };
+            let length = if narrow.is_some() { "" } else { length };
+            let conv = if narrow.is_some() { format!("{prefix}{letter}") } else { conv.clone() };
             let (t, float) = match (letter, length) {
                 ('d' | 'i', "") | ('c', "") => (I32, false),
                 ('d' | 'i', "l" | "ll") => (I64, false),
@@ -439,8 +505,12 @@ impl Lx {
             };
             print(&std::mem::take(&mut lit), out);
             let (e, et) = self.rvalue(*v, src)?;
+            self.flush(out);
             let e = match et {
-                CTy::S(s) if float == matches!(s, F32 | F64) => cast(e, s, t),
+                CTy::S(s) if float == matches!(s, F32 | F64) => match narrow {
+                    Some(h) => cast(cast(e, s, h), h, t),
+                    None => cast(e, s, t),
+                },
                 _ => return Err(self.unsupported(*v, src, format!("printing this value with `%{conv}`"))),
             };
             // Plain decimal conversions print as Strata prints numbers; the rest as C does.
@@ -495,6 +565,15 @@ impl Lx {
         }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
+        }
+        // `atoi(s)`, `atol(s)`, `atoll(s)`, `strtol(s, NULL, 10)` and `strtoll` of a string.
+        let strtol = matches!(name.as_str(), "strtol" | "strtoll")
+            && args.len() == 3
+            && matches!(self.text(args[1], src), "NULL" | "nullptr" | "0")
+            && self.constant(args[2], src).ok() == Some(10);
+        if (matches!(name.as_str(), "atoi" | "atol" | "atoll") && args.len() == 1 || strtol) && self.lookup(&name).is_none() {
+            let t = if name == "atoi" { ScalarTy::I32 } else { ScalarTy::I64 };
+            return self.atoi(n, args[0], t, src);
         }
         if matches!(
             name.as_str(),

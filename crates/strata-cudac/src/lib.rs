@@ -36,6 +36,7 @@ mod ptr;
 mod shared_structs;
 mod stmt;
 mod streams;
+mod strings;
 mod structs;
 mod types;
 
@@ -46,7 +47,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use strata_diag::{codes, Diagnostic, FileId, Span};
 use strata_ir::ir::{
-    self, BinOp, Builtin, Expr, FnId, FnKind, IExpr, Level, Lit, LocalId, Mem, PathStep, Place, ScalarTy, Stmt, Ty,
+    self, BinOp, Builtin, Expr, FnId, FnKind, IExpr, Level, Lit, LocalId, Mem, PathStep, Place, Stmt, Ty,
     UnOp,
 };
 use tree_sitter::{Node, Parser, Tree};
@@ -184,7 +185,7 @@ struct FnState {
     role: Role,
     /// What the function returns (`None`: `void`).
     ret: Option<ScalarTy>,
-    shared: Vec<(LocalId, ScalarTy, IExpr)>,
+    shared: Vec<(LocalId, ir::ScalarTy, IExpr)>,
     /// Statements the expression being lowered needs before it ([`control`]).
     pre: Vec<Stmt>,
     /// The loops and `switch`es around the statement being lowered, innermost last.
@@ -200,6 +201,8 @@ struct FnState {
     /// The value of each local `const` integer with a constant initialiser (`const int n = 16;`),
     /// a constant as C++ makes it: usable in array lengths ([`Lx::constant`]).
     consts: HashMap<LocalId, u64>,
+    /// The name of `main`'s `argv` parameter, in `main` ([`strings`]).
+    argv: Option<String>,
 }
 
 struct Lx {
@@ -294,6 +297,9 @@ impl Lx {
 
     fn unknown(&self, n: Node, src: &Src) -> Box<Diagnostic> {
         let name = self.text(n, src);
+        if self.f.argv.as_deref() == Some(name) {
+            return self.unsupported(n, src, "`argv` other than as `argv[i]`, a string");
+        }
         Box::new(Diagnostic::error(
             codes::UNKNOWN_NAME,
             format!("cannot find `{name}` in this scope"),

@@ -71,7 +71,7 @@ impl Lx {
             "preproc_include" => {
                 let path = self.child(n, "path", src)?;
                 let name = self.text(path, src).trim_matches(|c| c == '<' || c == '>' || c == '"');
-                if ["stdio.h", "stdlib.h", "cuda.h", "cuda_runtime.h", "assert.h", "math.h"].contains(&name) {
+                if STD_HEADERS.contains(&name) {
                     Ok(())
                 } else {
                     Err(self.unsupported(path, src, format!("`#include` of `{name}`")))
@@ -97,3 +97,23 @@ impl Lx {
         }
     }
 }
+
+/// The headers whose declarations the front end knows (everything else it would need is refused
+/// where used).
+const STD_HEADERS: &[&str] = &[
+    "stdio.h",
+    "stdlib.h",
+    "cuda.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "device_launch_parameters.h",
+    "assert.h",
+    "math.h",
+    "stdint.h",
+    "stdbool.h",
+    "cstdio",
+    "cstdlib",
+    "cstdint",
+    "cmath",
+    "cassert",
+];

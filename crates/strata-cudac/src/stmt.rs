@@ -178,14 +178,14 @@ impl Lx {
                 }
                 let name = self.text(d, src);
                 let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
-                self.f.shared.push((l, t, IExpr::Const(1)));
+                self.f.shared.push((l, t.ir(), IExpr::Const(1)));
                 self.bind(name, Var { local: l, ty: CTy::SharedScalar(t) });
                 continue;
             }
             match d.kind() {
                 "identifier" if !shared => {
                     let name = self.text(d, src);
-                    let l = self.new_local(name, Ty::Scalar(t), self.level());
+                    let l = self.new_local(name, Ty::Scalar(t.ir()), self.level());
                     if let Some(v) = init.filter(|v| self.is_syncthreads_reduce(*v, src)) {
                         out.push(Stmt::Let { local: l, init: None, span });
                         self.syncthreads_reduce(v, (Place::local(l, span), t), src, out)?;
@@ -238,7 +238,7 @@ impl Lx {
                             _ => return Err(self.unsupported(d, src, "this `__shared__` array")),
                         };
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
-                        self.f.shared.push((l, t, len));
+                        self.f.shared.push((l, t.ir(), len));
                         if !ext {
                             self.f.arrays.insert(l, (Elem::S(t), dims.into_iter().flatten().collect()));
                         }
@@ -439,9 +439,7 @@ impl Lx {
                     }
                 }
                 let (place, pt) = self.place(arg, src)?;
-                let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
-                let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, pt);
-                let value = Expr::Binary(bop, Box::new(Expr::Load(place.clone())), Box::new(one));
+                let value = step(Expr::Load(place.clone()), pt, op == "--");
                 out.push(Stmt::Store { place, value });
             }
             "call_expression" => self.call_stmt(n, src, out)?,

@@ -224,7 +224,7 @@ impl Lx {
                 }
                 out.push(Stmt::Store {
                     place: Place::local(l, span),
-                    value: Expr::Lit(Lit::Float(0.0, ScalarTy::F32)),
+                    value: Expr::Lit(Lit::Float(0.0, ir::ScalarTy::F32)),
                 });
             }
             "cudaMallocHost" => {

@@ -113,7 +113,7 @@ impl Lx {
         let first = self.f.locals.len();
         let fields: Vec<(String, ScalarTy)> = self.structs[id].fields.clone();
         for (f, t) in fields {
-            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t), level);
+            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t.ir()), level);
         }
         first
     }

@@ -1178,6 +1178,7 @@ impl<'p> Emitter<'p> {
                 Ty::Scalar(ScalarTy::U64)
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::ArgByte, _, _) => Ty::Scalar(ScalarTy::I32),
             Expr::Builtin(Builtin::PtrEq, _, _) => Ty::Scalar(ScalarTy::Bool),
             Expr::Builtin(Builtin::PtrDiff, _, _) => Ty::Scalar(ScalarTy::I64),
             Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
@@ -1576,6 +1577,7 @@ impl<'p> Emitter<'p> {
             Builtin::ArgCount => "strata_arg_count()".to_string(),
             Builtin::ArgU64 => format!("strata_arg_u64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgF64 => format!("strata_arg_f64((uint64_t)({}), {at})", arg(0)?),
+            Builtin::ArgByte => format!("strata_arg_byte((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),
             Builtin::NpyLen => format!("strata_npy_dim((uint64_t)({}), 0, {at})", arg(0)?),
             Builtin::NpyDim => format!("strata_npy_dim((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),
             Builtin::LoadNpy(t) => {

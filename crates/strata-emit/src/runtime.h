@@ -560,6 +560,12 @@ STRATA_INLINE const char *strata_arg(uint64_t i, strata_pos at) {
 
 STRATA_INLINE uint64_t strata_arg_count(void) { return (uint64_t)strata_argc; }
 
+/* Byte k of argument i as a C `char` (CUDA-C's `argv[i][k]`), 0 at and past its end. */
+STRATA_INLINE int32_t strata_arg_byte(uint64_t i, uint64_t k, strata_pos at) {
+    const char *a = strata_arg(i, at);
+    return k < (uint64_t)strlen(a) ? (int32_t)(signed char)a[k] : 0;
+}
+
 /* `arg_u64(i)`: decimal digits only, at most UINT64_MAX. */
 STRATA_INLINE uint64_t strata_arg_u64(uint64_t i, strata_pos at) {
     const char *a = strata_arg(i, at);

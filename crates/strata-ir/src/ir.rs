@@ -266,6 +266,9 @@ pub enum Builtin {
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
     ArgF64,
+    /// Byte `k` of program argument `i` (both `u64`) as a C `char`, an `i32` (-128 to 127): 0 at
+    /// and past the argument's end (CUDA-C's `argv[i][k]`; a missing argument is E0912).
+    ArgByte,
     /// `npy_len(i)`: the extent of axis 0 of the `.npy` file named by argument `i` (a `u64`).
     NpyLen,
     /// `npy_dim(i, axis)`: the extent of axis `axis` of that file.

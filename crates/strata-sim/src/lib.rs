@@ -1554,6 +1554,10 @@ impl Machine<'_, '_> {
             Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
             Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
             Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
+            Builtin::ArgByte => Value::I32(self.npy(span, |a| {
+                let s = npy::arg(a, index(0))?;
+                Ok(usize::try_from(index(1)).ok().and_then(|k| s.get(k)).map_or(0, |&b| i32::from(b as i8)))
+            })?),
             Builtin::NpyLen => Value::U64(self.npy(span, |a| npy::dim(a, index(0), 0))?),
             Builtin::NpyDim => Value::U64(self.npy(span, |a| npy::dim(a, index(0), index(1)))?),
             Builtin::LoadNpy(elem) => {
