@@ -83,7 +83,9 @@ impl Lx {
     pub(crate) fn literal_buffer(&mut self, text: &str, span: Span) -> ptr::PtrE {
         // (A byte past 127 is a negative `char`, as on x86: the literal's low 32 bits.)
         let bytes = text.bytes().chain([0]).map(|b| int(u128::from(b as i8 as i32 as u32), ScalarTy::I32)).collect();
-        let buf = self.new_local("string", self.elem_ptr(Elem::S(ScalarTy::I8), Mem::Cpu, true), Level::Host);
+        let shown: String = text.chars().take(24).flat_map(char::escape_default).collect();
+        let name = format!("\"{shown}\"");
+        let buf = self.new_local(&name, self.elem_ptr(Elem::S(ScalarTy::I8), Mem::Cpu, true), Level::Host);
         let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayList(bytes)], span);
         self.f.pre.push(Stmt::Let { local: buf, init: Some(init), span });
         ptr::PtrE::at(buf, Elem::S(ScalarTy::I8))

@@ -1,0 +1,93 @@
+//! CUDA-C as third-party programs write it (issue 26): 8- and 16-bit integers and `bool`,
+//! `main(argc, argv)` with the run's arguments, `printf("%s")` of any string, conditional format
+//! strings, `cudaGetErrorString`, `exit(EXIT_SUCCESS)`, and the smaller constructs of
+//! docs/cuda-c.md. Each program of `tests/cuda_c/` runs with `strata run` on `sim` and on the cpu
+//! device with the output gcc's build of the same C prints; each refusal is one diagnostic with
+//! its position and code.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `tests/cuda_c/NAME.cu` with `--format short`, `flags` and the program's `args`; returns
+/// (exit code, stdout, stderr).
+fn run(name: &str, flags: &[&str], args: &[&str]) -> (i32, String, String) {
+    let file = format!("tests/cuda_c/{name}.cu");
+    let mut all = vec!["run", "--format", "short"];
+    all.extend_from_slice(flags);
+    all.push(&file);
+    if !args.is_empty() {
+        all.push("--");
+        all.extend_from_slice(args);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_strata")).current_dir(root()).args(&all).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// `name` with `args` prints `want` on `sim`, under a random schedule and on the cpu device.
+fn runs_and_prints(name: &str, args: &[&str], want: &str) {
+    for flags in [&[][..], &["--schedule", "random", "--seed", "3"], &["--device", "cpu"]] {
+        let (code, stdout, stderr) = run(name, flags, args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{name} {flags:?}: {stdout}");
+        assert_eq!(stdout, want, "{name} {flags:?}");
+    }
+}
+
+/// `name` stops with exit status 1 after printing `want_stdout`, with exactly the diagnostic
+/// `want_stderr` (after the file name).
+fn fails_with(name: &str, args: &[&str], want_stdout: &str, want_stderr: &str) {
+    let (code, stdout, stderr) = run(name, &[], args);
+    assert_eq!(code, 1, "{name}: {stderr}");
+    assert_eq!(stdout, want_stdout, "{name}");
+    assert_eq!(stderr, format!("tests/cuda_c/{name}.cu:{want_stderr}\n"), "{name}");
+}
+
+#[test]
+fn eight_and_sixteen_bit_integers_and_bool_wrap_promote_and_size_as_in_c() {
+    // What gcc's build of the same C (the kernels as loops) prints.
+    runs_and_prints(
+        "small_ints",
+        &[],
+        "3 75 900 1\n43 115 12900 1\n83 -101 24900 1\n123 -61 -28636 1\n163 -21 -16636 1\n203 19 -4636 1\n\
+         243 59 7364 1\n27 99 8100 1\nsizes 1 2 2 1 16\n-128 65535 128 4464 1 0 C 44 65535 ff\nsteps 3, argc 1\n",
+    );
+}
+
+#[test]
+fn argv_atoi_and_strings_in_printf() {
+    runs_and_prints(
+        "args_strings",
+        &[],
+        "a.out: n=6 k=3 (1 arguments)\nmode [default] [left    ] [right]\n3 6 9 12 15 18\n\
+         status: no error (cudaSuccess)\nlarge\n",
+    );
+    runs_and_prints(
+        "args_strings",
+        &["4", "-2", "--fast", "x"],
+        "a.out: n=4 k=-2 (5 arguments)\nargv[1] = '4', first 4, 0 dashes\nargv[2] = '-2', first -, 1 dashes\n\
+         argv[3] = '--fast', first -, 2 dashes\nargv[4] = 'x', first x, 0 dashes\nmode [--fast] [left    ] [right]\n\
+         -2 -4 -6 -8\nstatus: no error (cudaSuccess)\nsmall\n",
+    );
+}
+
+#[test]
+fn a_string_is_a_checked_buffer_up_to_its_zero() {
+    fails_with("x_argv_past_end", &[], "ab\0", "9:22: error[E0903]: out of bounds: `\"ab\"` has 3 elements, the access is at 3");
+    fails_with("x_argv_past_end", &["xy"], "xy\0", "9:22: error[E0903]: out of bounds: `argv[i]` has 3 elements, the access is at 3");
+    let (code, stdout, _) = run("x_argv_past_end", &[], &["abcdefg"]);
+    assert_eq!((code, stdout.as_str()), (0, "abcd\n"));
+}
+
+#[test]
+fn a_number_printed_with_percent_s_is_refused_at_the_argument() {
+    fails_with(
+        "strings_refused",
+        &[],
+        "",
+        "7:26: error[E0801]: not supported in CUDA-C yet: this value as a string (`%s` takes a `char *`)",
+    );
+}
