@@ -91,3 +91,17 @@ fn a_number_printed_with_percent_s_is_refused_at_the_argument() {
         "7:26: error[E0801]: not supported in CUDA-C yet: this value as a string (`%s` takes a `char *`)",
     );
 }
+
+#[test]
+fn prototypes_attributes_comma_atomic_inc_dec_and_file_level_shared() {
+    runs_and_prints(
+        "c_constructs",
+        &[],
+        "CUDA 13.0\nbins 16 16 16 16\nring 2 down 0\n8 7 6 5 4 3 2 1\ncomma 8, pair 4 4, sizeof 8\nclamped sum 36\n",
+    );
+}
+
+#[test]
+fn a_file_level_shared_array_is_checked_as_a_kernels_own() {
+    fails_with("x_file_shared_race", &[], "", "9:5: error[E0901]: data race on `tile[1]` (gpu.shared)");
+}

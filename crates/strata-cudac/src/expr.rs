@@ -181,6 +181,9 @@ impl Lx {
                 if name == "EXIT_FAILURE" {
                     return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
+                if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == name) {
+                    return Ok((int((*v).into(), ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
@@ -283,6 +286,13 @@ impl Lx {
             "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
             "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            // `(a, b)`: `a` as a statement before the expression, then `b`'s value.
+            "comma_expression" => {
+                let mut stmts = Vec::new();
+                self.expr_stmt(self.child(n, "left", src)?, src, &mut stmts)?;
+                self.f.pre.extend(stmts);
+                self.rvalue(self.child(n, "right", src)?, src)
+            }
             "true" | "false" => Ok((Expr::Lit(Lit::Bool(n.kind() == "true")), CTy::S(ScalarTy::Bool))),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
@@ -379,6 +389,12 @@ impl Lx {
                 // other variable hides a file-level `const` of its name.
                 if let Some(v) = self.lookup(self.text(n, src)) {
                     return self.f.consts.get(&v.local).copied().ok_or_else(bad);
+                }
+                if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == self.text(n, src)) {
+                    return Ok(*v);
+                }
+                if matches!(self.text(n, src), "EXIT_SUCCESS" | "cudaSuccess") {
+                    return Ok(0);
                 }
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
                 let msrc = Src { text: &m.text, base: m.base, at: src.at };

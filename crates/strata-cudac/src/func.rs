@@ -284,6 +284,9 @@ impl Lx {
         }
         let body_node = self.child(n, "body", src)?;
         let mut body = if role == Role::Main { self.prologue.body.clone() } else { Vec::new() };
+        if role == Role::Kernel {
+            self.file_shared_in_kernel(n, src, &mut body)?;
+        }
         if role == Role::Main {
             // `argc`: the run's arguments (after `--`) and the program's name.
             if let Some(argc) = h.main_args.first() {

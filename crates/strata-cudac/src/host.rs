@@ -566,6 +566,9 @@ impl Lx {
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
+        if matches!(name.as_str(), "atomicInc" | "atomicDec") && !self.sigs.contains_key(&name) {
+            return self.atomic_inc_dec(n, name == "atomicDec", &args, src);
+        }
         // `atoi(s)`, `atol(s)`, `atoll(s)`, `strtol(s, NULL, 10)` and `strtoll` of a string.
         let strtol = matches!(name.as_str(), "strtol" | "strtoll")
             && args.len() == 3

@@ -83,7 +83,7 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
 /// [`lower_items`], with the allocations of the globals (the start of `main`) and the locals of
 /// the device globals there, in order: the hidden arguments of every kernel.
 pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
-    let text = &cond::resolve(file, text)?;
+    let text = &cond::blank_attributes(&cond::resolve(file, text)?);
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
     })?;
@@ -101,6 +101,7 @@ pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, gl
         const_types: HashMap::new(),
         globals: Vec::new(),
         prologue: globals::Prologue::default(),
+        file_shared: Vec::new(),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -225,6 +226,8 @@ struct Lx {
     /// Global variables ([`globals`]), and the start of `main` that allocates them.
     globals: Vec<globals::GlobalDef>,
     prologue: globals::Prologue,
+    /// The byte ranges of the file-level `__shared__` declarations ([`globals`]).
+    file_shared: Vec<(usize, usize, String)>,
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,
@@ -299,6 +302,9 @@ impl Lx {
         let name = self.text(n, src);
         if self.f.argv.as_deref() == Some(name) {
             return self.unsupported(n, src, "`argv` other than as `argv[i]`, a string");
+        }
+        if self.is_file_shared(name) {
+            return self.unsupported(n, src, "a file-level `__shared__` variable outside a kernel's own body");
         }
         Box::new(Diagnostic::error(
             codes::UNKNOWN_NAME,
