@@ -89,6 +89,10 @@ enum Command {
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
+        /// CUDA-C (`.cu`): a directory where `#include "name.h"` looks for the program's own
+        /// headers after the including file's directory, as nvcc's `-I`.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
         /// Thread steps after which `sim` stops a runaway program [default: 200000000]
         /// (`--device sim` only).
         #[arg(long)]
@@ -461,8 +465,13 @@ fn run(cli: Cli) -> u8 {
             format,
             file,
             args,
+            include,
         } => {
             let cuda_c = file.extension().is_some_and(|e| e == "cu");
+            if !cuda_c && !include.is_empty() {
+                eprintln!("error: `-I` is for CUDA-C (`.cu`) files");
+                return EXIT_USAGE;
+            }
             let device = device.unwrap_or(if cuda_c { Device::Sim } else { Device::Cpu });
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
@@ -485,7 +494,7 @@ fn run(cli: Cli) -> u8 {
                 args,
             };
             if cuda_c {
-                return run_cuda_c(&file, device, &define, &opts, time_limit, format);
+                return run_cuda_c(&file, &include, device, &define, &opts, time_limit, format);
             }
             run_file(&file, device, &define, &opts, time_limit, format, arch)
         }
@@ -942,6 +951,7 @@ fn run_file(
 /// runs that launch and prints the buffers (kernel-only mode). `-D` does not apply.
 fn run_cuda_c(
     file: &std::path::Path,
+    include: &[PathBuf],
     device: Device,
     defines: &[(String, u64)],
     opts: &strata_sim::Options,
@@ -957,8 +967,12 @@ fn run_cuda_c(
         Ok(id) => id,
         Err(code) => return code,
     };
+    let headers = match cuda_headers(file, id, include, &mut sources, format) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
     let text = sources.source(id);
-    let no_main = matches!(strata_cudac::lower_items(id, text), Ok(p) if p.entry.is_none());
+    let no_main = matches!(strata_cudac::lower_items_with_headers(id, text, &headers), Ok(p) if p.entry.is_none());
     let lowered = match strata_cudac::harness::header(text) {
         Ok(Some(h)) if no_main => {
             let threads = h.grid.iter().chain(&h.block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
@@ -971,7 +985,7 @@ fn run_cuda_c(
                 args: Vec::new(),
                 print_buffers: true,
             };
-            match strata_cudac::harness::kernel_only(id, text, &launch) {
+            match strata_cudac::harness::kernel_only_with_headers(id, text, &headers, &launch) {
                 Ok(p) => Ok(p),
                 Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
                 Err(strata_cudac::harness::HarnessError::Usage(m)) => {
@@ -980,7 +994,7 @@ fn run_cuda_c(
                 }
             }
         }
-        _ => strata_cudac::lower(id, text),
+        _ => strata_cudac::lower_with_headers(id, text, &headers),
     };
     let mut program = match lowered {
         Ok(p) => p,
@@ -990,7 +1004,38 @@ fn run_cuda_c(
         }
     };
     program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), sources.source(id))];
+    for h in &headers {
+        program.sources.push(strata_ir::ir::SourceFile::new(h.file, sources.name(h.file), sources.source(h.file)));
+    }
     run_lowered(&program, id, &sources, device, opts, time_limit, format)
+}
+
+/// The program's own headers that `file` (`id`) includes, directly or through another header:
+/// `#include "name.h"` is looked for next to the including file, then in each `-I` directory, as
+/// nvcc does. A header that is not found is left out (the front end refuses its `#include`).
+pub(crate) fn cuda_headers(
+    file: &std::path::Path,
+    id: strata_diag::FileId,
+    include: &[PathBuf],
+    sources: &mut SourceMap,
+    format: Format,
+) -> Result<Vec<strata_cudac::Header>, u8> {
+    let mut headers: Vec<strata_cudac::Header> = Vec::new();
+    let dir = |p: &std::path::Path| p.parent().map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf);
+    let mut queue = vec![(id, dir(file))];
+    while let Some((from, from_dir)) = queue.pop() {
+        for name in strata_cudac::quoted_includes(from, sources.source(from)) {
+            if headers.iter().any(|h| h.name == name) {
+                continue;
+            }
+            let found = std::iter::once(&from_dir).chain(include).map(|d| d.join(&name)).find(|p| p.is_file());
+            let Some(path) = found else { continue };
+            let hid = load_file(&path, sources, format)?;
+            headers.push(strata_cudac::Header { name, file: hid, text: sources.source(hid).to_string() });
+            queue.push((hid, dir(&path)));
+        }
+    }
+    Ok(headers)
 }
 
 /// Runs a lowered program on `device` and reports its run-time error, if any: the exit status.

@@ -105,3 +105,30 @@ fn prototypes_attributes_comma_atomic_inc_dec_and_file_level_shared() {
 fn a_file_level_shared_array_is_checked_as_a_kernels_own() {
     fails_with("x_file_shared_race", &[], "", "9:5: error[E0901]: data race on `tile[1]` (gpu.shared)");
 }
+
+#[test]
+fn the_programs_own_headers_are_included_once_and_found_next_to_it() {
+    runs_and_prints(
+        "local_header",
+        &[],
+        "in: -2.0 -1.0 0.0 1.0 2.0 3.0 4.0 5.0\nout: 0.0 0.0 0.0 2.5 5.0 7.5 10.0 10.0\n",
+    );
+}
+
+#[test]
+fn a_header_is_found_through_dash_i_and_findings_point_into_it() {
+    let name = "multi/x_header_oob";
+    let (code, stdout, stderr) = run(name, &["-I", "tests/cuda_c/include"], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        "tests/cuda_c/include/fill_util.h:3:5: error[E0903]: out of bounds: `d` has 8 elements, the access is at 8\n"
+    );
+    let (code, _, stderr) = run(name, &[], &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "tests/cuda_c/multi/x_header_oob.cu:5:10: error[E0801]: not supported in CUDA-C yet: `#include \"fill_util.h\"`: \
+         no such file next to this one or in an `-I` directory\n"
+    );
+}

@@ -159,12 +159,15 @@ impl Lx {
 
     /// The first pass: every function definition gets its ids (one per side it runs on).
     pub(crate) fn declare(&mut self, root: Node, src: &Src) -> R<()> {
-        let mut next = 0;
         let mut c = root.walk();
         for n in root.named_children(&mut c) {
             if matches!(n.kind(), "struct_specifier" | "type_definition") {
                 // Types first, for the functions' parameters.
                 self.struct_item(n, src)?;
+                continue;
+            }
+            if n.kind() == "preproc_include" {
+                self.include(n, src, true)?;
                 continue;
             }
             if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
@@ -185,9 +188,10 @@ impl Lx {
             if self.sigs.contains_key(&h.name) {
                 return Err(self.unsupported(h.name_node, src, format!("a second definition of `{}`", h.name)));
             }
+            let next = &mut self.next_fn;
             let mut id = || {
-                next += 1;
-                next - 1
+                *next += 1;
+                *next - 1
             };
             let host = h.host.then(&mut id);
             let device = (h.device || h.kernel).then(&mut id);

@@ -44,6 +44,9 @@ impl Lx {
         if n.children(&mut c).any(|ch| ch.kind() == "__shared__" || self.text(ch, src) == "__shared__") {
             // A file-level `__shared__` variable: every kernel's own (lowered at the start of
             // each kernel, as if declared there: [`Lx::file_shared_in_kernel`]).
+            if self.file != self.root_file {
+                return Err(self.unsupported(n, src, "a `__shared__` variable in a header"));
+            }
             self.file_shared.push((n.start_byte(), n.end_byte(), self.text(n, src).to_string()));
             return Ok(());
         }

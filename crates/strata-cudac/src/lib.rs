@@ -60,9 +60,36 @@ type R<T> = Result<T, Box<Diagnostic>>;
 
 pub mod harness;
 
+/// A header of the program's own (`#include "name.h"`), found and read by the caller (next to
+/// the including file, or in an `-I` directory, as nvcc looks for it).
+#[derive(Clone, Debug)]
+pub struct Header {
+    /// The name as the `#include` writes it.
+    pub name: String,
+    pub file: FileId,
+    pub text: String,
+}
+
+/// The names of the quoted `#include "…"`s of `text` that its conditional directives keep (the
+/// headers the caller should find and read: [`Header`]); none if the directives are in error
+/// (lowering reports that).
+pub fn quoted_includes(file: FileId, text: &str) -> Vec<String> {
+    let Ok(text) = cond::resolve(file, text) else { return Vec::new() };
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix('#'))
+        .filter_map(|l| l.trim_start().strip_prefix("include"))
+        .filter_map(|l| l.trim().strip_prefix('"')?.split('"').next().map(str::to_string))
+        .collect()
+}
+
 /// Lowers the CUDA-C program `text` (file `file`) into an IR program whose entry is `main`.
 pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
-    let p = lower_items(file, text)?;
+    lower_with_headers(file, text, &[])
+}
+
+/// [`lower`], with the program's own headers.
+pub fn lower_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
+    let p = lower_items_with_headers(file, text, headers)?;
     if p.entry.is_none() {
         return Err(Box::new(
             Diagnostic::error(codes::NO_MAIN, "the program has no `main` function", Span::new(file, 0, 0), "")
@@ -77,12 +104,30 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`] of a file that may have no `main` (kernel-only mode, [`harness`]).
 pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
-    Ok(lower_with_globals(file, text)?.0)
+    lower_items_with_headers(file, text, &[])
+}
+
+/// [`lower_items`], with the program's own headers.
+pub fn lower_items_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
+    Ok(lower_with_globals(file, text, headers)?.0)
 }
 
 /// [`lower_items`], with the allocations of the globals (the start of `main`) and the locals of
 /// the device globals there, in order: the hidden arguments of every kernel.
-pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
+pub(crate) fn lower_with_globals(
+    file: FileId,
+    text: &str,
+    headers: &[Header],
+) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
+    let mut parsed = HashMap::new();
+    for h in headers {
+        let text = cond::blank_attributes(&cond::resolve(h.file, &h.text)?);
+        let tree = parse(&text).ok_or_else(|| {
+            Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(h.file, 0, 0), ""))
+        })?;
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        parsed.insert(h.name.clone(), Rc::new(ParsedHeader { file: h.file, text, tree, line_starts }));
+    }
     let text = &cond::blank_attributes(&cond::resolve(file, text)?);
     let tree = parse(text).ok_or_else(|| {
         Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
@@ -102,6 +147,10 @@ pub(crate) fn lower_with_globals(file: FileId, text: &str) -> R<(ir::Program, gl
         globals: Vec::new(),
         prologue: globals::Prologue::default(),
         file_shared: Vec::new(),
+        root_file: file,
+        next_fn: 0,
+        headers: parsed,
+        included: (Default::default(), Default::default()),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
     };
@@ -126,6 +175,14 @@ struct Src<'a> {
     base: i64,
     /// For a function-like macro's expansion: the span of the use, where everything in it points.
     at: Option<Span>,
+}
+
+/// A header of the program's own, resolved and parsed ([`Lx::include`]).
+struct ParsedHeader {
+    file: FileId,
+    text: String,
+    tree: Tree,
+    line_starts: Vec<usize>,
 }
 
 struct Macro {
@@ -228,6 +285,14 @@ struct Lx {
     prologue: globals::Prologue,
     /// The byte ranges of the file-level `__shared__` declarations ([`globals`]).
     file_shared: Vec<(usize, usize, String)>,
+    /// The `.cu` file itself (`file` is the header being lowered, inside one).
+    root_file: FileId,
+    /// The id the next function `declare` meets gets (headers' functions included).
+    next_fn: FnId,
+    /// The program's own headers by name, and those already gone through by the first pass and
+    /// by the second (each once, as with include guards).
+    headers: HashMap<String, Rc<ParsedHeader>>,
+    included: (std::collections::HashSet<String>, std::collections::HashSet<String>),
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,
@@ -312,5 +377,44 @@ impl Lx {
             self.span(n, src),
             "not declared (or not supported in CUDA-C yet)",
         ))
+    }
+}
+
+impl Lx {
+    /// `#include "name.h"` of a header of the program's own: its items, in the first pass
+    /// (`declare`) or the second, as if written here; each header once. `Ok(false)`: not such a
+    /// header.
+    pub(crate) fn include(&mut self, n: Node, src: &Src, first_pass: bool) -> R<bool> {
+        let path = self.child(n, "path", src)?;
+        let written = self.text(path, src);
+        let Some(name) = written.strip_prefix('"').and_then(|w| w.strip_suffix('"')) else { return Ok(false) };
+        let Some(h) = self.headers.get(name).cloned() else {
+            if first_pass {
+                return Ok(true); // reported by the second pass
+            }
+            return Err(self.unsupported(
+                path,
+                src,
+                format!("`#include \"{name}\"`: no such file next to this one or in an `-I` directory"),
+            ));
+        };
+        let done = if first_pass { &mut self.included.0 } else { &mut self.included.1 };
+        if !done.insert(name.to_string()) {
+            return Ok(true);
+        }
+        let saved_file = std::mem::replace(&mut self.file, h.file);
+        let saved_lines = std::mem::replace(&mut self.line_starts, h.line_starts.clone());
+        let hsrc = Src { text: &h.text, base: 0, at: None };
+        let root = h.tree.root_node();
+        let r = if first_pass {
+            syntax_errors(h.file, root, &hsrc).and_then(|()| self.declare(root, &hsrc))
+        } else {
+            let mut c = root.walk();
+            let items: Vec<Node> = root.named_children(&mut c).collect();
+            items.into_iter().try_for_each(|item| self.item(item, &hsrc))
+        };
+        self.file = saved_file;
+        self.line_starts = saved_lines;
+        r.map(|()| true)
     }
 }

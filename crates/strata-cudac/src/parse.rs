@@ -68,6 +68,7 @@ impl Lx {
     pub(crate) fn item(&mut self, n: Node, src: &Src) -> R<()> {
         match n.kind() {
             "comment" => Ok(()),
+            "preproc_include" if self.include(n, src, false)? => Ok(()),
             "preproc_include" => {
                 let path = self.child(n, "path", src)?;
                 let name = self.text(path, src).trim_matches(|c| c == '<' || c == '>' || c == '"');
