@@ -133,10 +133,10 @@ fn check_file(
         found: Vec::new(),
     };
     let refused = |d: Box<Diagnostic>| Found { diag: *d, finding: None, seed: None, ran: false };
-    let has_main = match strata_cudac::lower_items_with_headers(id, text, headers) {
+    let has_main = match strata_cudac::lower_items_all(id, text, headers) {
         Ok(p) => p.entry.is_some(),
-        Err(d) => {
-            checked.found.push(refused(d));
+        Err(ds) => {
+            checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
             return Ok(checked);
         }
     };
@@ -175,16 +175,16 @@ fn check_file(
                 p
             }
             Err(HarnessError::Usage(m)) => return Err(m),
-            Err(HarnessError::Diag(d)) => {
-                checked.found.push(refused(d));
+            Err(HarnessError::Diag(ds)) => {
+                checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
                 return Ok(checked);
             }
         }
     } else {
-        match strata_cudac::lower_with_headers(id, text, headers) {
+        match strata_cudac::lower_all(id, text, headers) {
             Ok(p) => p,
-            Err(d) => {
-                checked.found.push(refused(d));
+            Err(ds) => {
+                checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
                 return Ok(checked);
             }
         }

@@ -987,19 +987,20 @@ fn run_cuda_c(
             };
             match strata_cudac::harness::kernel_only_with_headers(id, text, &headers, &launch) {
                 Ok(p) => Ok(p),
-                Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
+                Err(strata_cudac::harness::HarnessError::Diag(ds)) => Err(ds),
                 Err(strata_cudac::harness::HarnessError::Usage(m)) => {
                     eprintln!("error: {m}");
                     return EXIT_USAGE;
                 }
             }
         }
-        _ => strata_cudac::lower_with_headers(id, text, &headers),
+        _ => strata_cudac::lower_all(id, text, &headers),
     };
     let mut program = match lowered {
         Ok(p) => p,
-        Err(d) => {
-            report(&[*d], &sources, format);
+        Err(ds) => {
+            // Every construct the front end refuses, up to `--error-limit`.
+            report(&ds, &sources, format);
             return EXIT_PROGRAM_ERRORS;
         }
     };

@@ -129,6 +129,34 @@ fn a_header_is_found_through_dash_i_and_findings_point_into_it() {
     assert_eq!(
         stderr,
         "tests/cuda_c/multi/x_header_oob.cu:5:10: error[E0801]: not supported in CUDA-C yet: `#include \"fill_util.h\"`: \
-         no such file next to this one or in an `-I` directory\n"
+         no such file next to this one or in an `-I` directory\n\
+         tests/cuda_c/multi/x_header_oob.cu:7:33: error[E0801]: not supported in CUDA-C yet: calls of `fill_pair`\n"
     );
+}
+
+#[test]
+fn a_refusal_lists_every_construct_once_up_to_the_error_limit() {
+    let file = "tests/cuda_c/many_refusals.cu";
+    let lines = [
+        "6:19: error[E0801]: not supported in CUDA-C yet: the type `float4`",
+        "12:12: error[E0801]: not supported in CUDA-C yet: `atomicAdd_block` used as a value",
+        "16:10: error[E0801]: not supported in CUDA-C yet: pointers to pointers",
+        "20:5: error[E0801]: not supported in CUDA-C yet: the statement `goto_statement`",
+        "21:15: error[E0801]: not supported in CUDA-C yet: an array length that is not a constant (a literal, a \
+         `#define`, or a `const` integer initialised by a constant)",
+        "22:1: error[E0801]: not supported in CUDA-C yet: the statement `labeled_statement`",
+    ];
+    let want: String = lines.iter().map(|l| format!("{file}:{l}\n")).collect();
+    let (code, stdout, stderr) = run("many_refusals", &[], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(stderr, want);
+    // `strata check` lists the same; `--error-limit` cuts the list.
+    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .current_dir(root())
+        .args(["check", "--format", "short", file])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), want);
+    let (_, _, stderr) = run("many_refusals", &["--error-limit", "2"], &[]);
+    assert!(stderr.ends_with("… and 4 more errors (6 errors in total; `--error-limit 0` shows them all)\n"), "{stderr}");
 }

@@ -161,28 +161,33 @@ impl Lx {
     pub(crate) fn declare(&mut self, root: Node, src: &Src) -> R<()> {
         let mut c = root.walk();
         for n in root.named_children(&mut c) {
+            let r = self.declare_item(n, src);
+            self.recover(r, n, src);
+        }
+        Ok(())
+    }
+
+    /// [`Lx::declare`] of one item.
+    fn declare_item(&mut self, n: Node, src: &Src) -> R<()> {
+        {
             if matches!(n.kind(), "struct_specifier" | "type_definition") {
                 // Types first, for the functions' parameters.
-                self.struct_item(n, src)?;
-                continue;
+                return self.struct_item(n, src);
             }
             if n.kind() == "preproc_include" {
-                self.include(n, src, true)?;
-                continue;
+                return self.include(n, src, true).map(|_| ());
             }
             if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
                 // Macros too, for the sizes and initialisers of globals.
-                self.item(n, src)?;
-                continue;
+                return self.item(n, src);
             }
             if n.kind() == "declaration"
                 && n.child_by_field_name("declarator").is_some_and(|d| d.kind() != "function_declarator")
             {
-                self.global_declaration(n, src)?;
-                continue;
+                return self.global_declaration(n, src);
             }
             if n.kind() != "function_definition" {
-                continue;
+                return Ok(());
             }
             let h = self.head(n, src)?;
             if self.sigs.contains_key(&h.name) {
@@ -303,8 +308,14 @@ impl Lx {
             }
             self.f.argv = h.main_args.get(1).cloned();
         }
+        let refused = self.errors.len();
         self.block(body_node, src, &mut body)?;
-        if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
+        // (A body with a refused statement may lack the `return` that statement was.)
+        if matches!(role, Role::Device | Role::Host)
+            && h.ret.is_some()
+            && !always_returns(&body)
+            && self.errors.len() == refused
+        {
             let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
             return Err(self.unsupported(
                 close,

@@ -113,14 +113,21 @@ pub fn header(text: &str) -> Result<Option<Header>, String> {
 /// Why kernel-only mode could not build its `main`.
 #[derive(Debug)]
 pub enum HarnessError {
-    /// The file is not valid or not supported CUDA-C (E0801 and friends, at the `.cu` span).
-    Diag(Box<Diagnostic>),
+    /// The file is not valid or not supported CUDA-C (E0801 and friends, at the `.cu` span):
+    /// every refusal of the file ([`crate::lower_all`]).
+    Diag(Vec<Diagnostic>),
     /// The command line does not fit the file (an unknown kernel or `--arg`): a usage error.
     Usage(String),
 }
 
 impl From<Box<Diagnostic>> for HarnessError {
     fn from(d: Box<Diagnostic>) -> Self {
+        HarnessError::Diag(vec![*d])
+    }
+}
+
+impl From<Vec<Diagnostic>> for HarnessError {
+    fn from(d: Vec<Diagnostic>) -> Self {
         HarnessError::Diag(d)
     }
 }

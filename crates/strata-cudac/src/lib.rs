@@ -89,15 +89,24 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`], with the program's own headers.
 pub fn lower_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
-    let p = lower_items_with_headers(file, text, headers)?;
+    lower_all(file, text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
+}
+
+/// [`lower_with_headers`], with every diagnostic of a refused file (at least one): each
+/// construct outside the subset once, in the order of the file (docs/cuda-c.md).
+pub fn lower_all(file: FileId, text: &str, headers: &[Header]) -> Result<ir::Program, Vec<Diagnostic>> {
+    let p = lower_items_all(file, text, headers)?;
     if p.entry.is_none() {
-        return Err(Box::new(
-            Diagnostic::error(codes::NO_MAIN, "the program has no `main` function", Span::new(file, 0, 0), "")
-                .with_note(
-                    "a file of kernels is checked in kernel-only mode: `strata check FILE.cu --kernel NAME --grid G \
-                     --block B` (docs/cuda-c.md)",
-                ),
-        ));
+        return Err(vec![Diagnostic::error(
+            codes::NO_MAIN,
+            "the program has no `main` function",
+            Span::new(file, 0, 0),
+            "",
+        )
+        .with_note(
+            "a file of kernels is checked in kernel-only mode: `strata check FILE.cu --kernel NAME --grid G \
+             --block B` (docs/cuda-c.md)",
+        )]);
     }
     Ok(p)
 }
@@ -109,6 +118,11 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower_items`], with the program's own headers.
 pub fn lower_items_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
+    lower_items_all(file, text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
+}
+
+/// [`lower_items_with_headers`], with every diagnostic of a refused file ([`lower_all`]).
+pub fn lower_items_all(file: FileId, text: &str, headers: &[Header]) -> Result<ir::Program, Vec<Diagnostic>> {
     Ok(lower_with_globals(file, text, headers)?.0)
 }
 
@@ -118,19 +132,20 @@ pub(crate) fn lower_with_globals(
     file: FileId,
     text: &str,
     headers: &[Header],
-) -> R<(ir::Program, globals::Prologue, Vec<LocalId>)> {
+) -> Result<(ir::Program, globals::Prologue, Vec<LocalId>), Vec<Diagnostic>> {
+    let one = |d: Box<Diagnostic>| vec![*d];
     let mut parsed = HashMap::new();
     for h in headers {
-        let text = cond::blank_attributes(&cond::resolve(h.file, &h.text)?);
+        let text = cond::blank_attributes(&cond::resolve(h.file, &h.text).map_err(one)?);
         let tree = parse(&text).ok_or_else(|| {
-            Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(h.file, 0, 0), ""))
+            vec![Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(h.file, 0, 0), "")]
         })?;
         let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
         parsed.insert(h.name.clone(), Rc::new(ParsedHeader { file: h.file, text, tree, line_starts }));
     }
-    let text = &cond::blank_attributes(&cond::resolve(file, text)?);
+    let text = &cond::blank_attributes(&cond::resolve(file, text).map_err(one)?);
     let tree = parse(text).ok_or_else(|| {
-        Box::new(Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), ""))
+        vec![Diagnostic::error(codes::UNEXPECTED_TOKEN, "cannot parse this file", Span::new(file, 0, 0), "")]
     })?;
     let src = Src { text, base: 0, at: None };
     let mut lx = Lx {
@@ -153,13 +168,20 @@ pub(crate) fn lower_with_globals(
         included: (Default::default(), Default::default()),
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
+        errors: Vec::new(),
+        poisoned: Default::default(),
+        root_text: text.to_string(),
     };
-    syntax_errors(file, tree.root_node(), &src)?;
+    syntax_errors(file, tree.root_node(), &src).map_err(one)?;
     let root = tree.root_node();
-    lx.declare(root, &src)?;
+    lx.declare(root, &src).map_err(one)?;
     let mut c = root.walk();
     for item in root.named_children(&mut c) {
-        lx.item(item, &src)?;
+        let r = lx.item(item, &src);
+        lx.recover(r, item, &src);
+    }
+    if !lx.errors.is_empty() {
+        return Err(lx.errors);
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
     let device_globals = lx.globals.iter().filter(|g| g.device).map(|g| g.local).collect();
@@ -296,6 +318,12 @@ struct Lx {
     /// The byte offset of each line of the file (for `__LINE__`).
     line_starts: Vec<usize>,
     f: FnState,
+    /// Every construct refused so far ([`Lx::recover`]), in the order met.
+    errors: Vec<Diagnostic>,
+    /// Names declared by a declaration or function that was refused: errors at their uses follow
+    /// from the first and are not reported again.
+    poisoned: std::collections::HashSet<String>,
+    root_text: String,
 }
 
 impl Lx {
@@ -411,10 +439,53 @@ impl Lx {
         } else {
             let mut c = root.walk();
             let items: Vec<Node> = root.named_children(&mut c).collect();
-            items.into_iter().try_for_each(|item| self.item(item, &hsrc))
+            for item in items {
+                let r = self.item(item, &hsrc);
+                self.recover(r, item, &hsrc);
+            }
+            Ok(())
         };
         self.file = saved_file;
         self.line_starts = saved_lines;
         r.map(|()| true)
+    }
+}
+
+impl Lx {
+    /// Keeps going after the refusal of item or statement `n`: records its diagnostic (unless it
+    /// repeats one, or follows from a name an earlier refusal left undeclared) and the names `n`
+    /// declares, so that a refusal lists every construct of the file, not only the first.
+    pub(crate) fn recover(&mut self, r: R<()>, n: Node, src: &Src) {
+        let Err(d) = r else { return };
+        let cascade = {
+            let s = d.primary.span;
+            let text = if s.file == self.root_file {
+                Some(self.root_text.as_str())
+            } else {
+                self.headers.values().find(|h| h.file == s.file).map(|h| h.text.as_str())
+            };
+            let words = text.and_then(|t| t.get(s.lo as usize..s.hi as usize)).unwrap_or("");
+            words.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| self.poisoned.contains(w))
+        };
+        let repeat = self.errors.iter().any(|e| e.message == d.message && e.primary.span == d.primary.span);
+        if !cascade && !repeat {
+            self.errors.push(*d);
+        }
+        // What `n` declares: a declaration's names, a function's name.
+        let mut names = Vec::new();
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for mut d in decls {
+            while let Some(inner) = d.child_by_field_name("declarator") {
+                d = inner;
+            }
+            if matches!(d.kind(), "identifier" | "type_identifier") {
+                names.push(self.text(d, src).to_string());
+            }
+        }
+        if let Some(name) = n.child_by_field_name("name") {
+            names.push(self.text(name, src).to_string());
+        }
+        self.poisoned.extend(names);
     }
 }

@@ -6,9 +6,17 @@ impl Lx {
     pub(crate) fn block(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
-        let r = n.named_children(&mut c).try_for_each(|s| self.stmt(s, src, out));
+        let stmts: Vec<Node> = n.named_children(&mut c).collect();
+        for s in stmts {
+            // A refused statement is recorded and the next one lowered ([`Lx::recover`]).
+            let depth = (self.f.scopes.len(), self.f.jumps.len());
+            let r = self.stmt(s, src, out);
+            self.f.scopes.truncate(depth.0);
+            self.f.jumps.truncate(depth.1);
+            self.recover(r, s, src);
+        }
         self.f.scopes.pop();
-        r
+        Ok(())
     }
 
     /// One statement, preceded by the statements its expressions need (`?:`, `&&`).

@@ -1,0 +1,25 @@
+// expect: E0801
+// Every construct outside the subset is listed, each once, not only the first; uses of a
+// variable whose declaration was refused are not reported again.
+#include <stdio.h>
+
+__global__ void k(float4 *v, int n) {
+    int i = threadIdx.x;
+    if (i < n) v[i].x = 1.0f;
+}
+
+__device__ int sum_block(int x) {
+    return atomicAdd_block(&x, 1);
+}
+
+int main(void) {
+    int **rows = 0;
+    rows[0] = 0;
+    printf("%d\n", rows == 0);
+    int m = 3;
+    goto done;
+    float vla[m];
+done:
+    printf("%p\n", &m);
+    return 0;
+}
