@@ -160,3 +160,8 @@ fn a_refusal_lists_every_construct_once_up_to_the_error_limit() {
     let (_, _, stderr) = run("many_refusals", &["--error-limit", "2"], &[]);
     assert!(stderr.ends_with("… and 4 more errors (6 errors in total; `--error-limit 0` shows them all)\n"), "{stderr}");
 }
+
+#[test]
+fn char_arrays_from_string_literals_and_bool_in_memory() {
+    runs_and_prints("char_arrays", &[], "cudaprog ok 9\nfound yes\n2 2 1 3\n");
+}
