@@ -165,3 +165,13 @@ fn a_refusal_lists_every_construct_once_up_to_the_error_limit() {
 fn char_arrays_from_string_literals_and_bool_in_memory() {
     runs_and_prints("char_arrays", &[], "cudaprog ok 9\nfound yes\n2 2 1 3\n");
 }
+
+#[test]
+fn string_h_on_the_host_and_option_parsing() {
+    runs_and_prints("string_h", &[], "n 8 sum 140, strcmp 1 1 0\nxxx 3\n");
+    runs_and_prints(
+        "string_h",
+        &["-v", "-n", "5", "--what"],
+        "unknown option --what (6 characters)\n0 1 4 9 16\nn 5 sum 30, strcmp 1 1 0\nxxx 3\n",
+    );
+}

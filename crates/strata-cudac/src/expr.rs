@@ -384,6 +384,7 @@ impl Lx {
                 v.ok_or_else(bad)
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
+            "char_literal" => Ok(self.char_value(n, src)?.into()),
             "identifier" => {
                 // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
                 // other variable hides a file-level `const` of its name.

@@ -160,6 +160,31 @@ impl Lx {
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memset(n, &args, src, out)?;
             }
+            // `<string.h>` on host memory: `memcpy`/`memmove` as a host-to-host `cudaMemcpy`
+            // (exactly the byte count's elements, checked; overlapping ranges copy as
+            // `memmove`), `memset` of a constant byte as `cudaMemset` does.
+            "memcpy" | "memmove" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 3)?;
+                self.memcpy_kind(n, &args, (false, false), src, out)?;
+            }
+            "memset" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 3)?;
+                let (dst, t) = self.pointer_arg(args[0], src, out)?;
+                let value = self.memset_value(args[1], t, src)?;
+                let count = self.elements(args[2], t, src)?;
+                let tmp = self.new_local("memset buffer", self.elem_ptr(t, Mem::Cpu, true), Level::Host);
+                let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(value), count.clone())], span);
+                out.push(Stmt::Let { local: tmp, init: Some(init), span });
+                let load = |l: LocalId| Expr::Load(Place::local(l, span));
+                out.push(Stmt::Eval(Expr::Builtin(
+                    Builtin::CopyElems { dst_gpu: false, src_gpu: false },
+                    vec![load(dst), load(tmp), Expr::Nat(count)],
+                    span,
+                )));
+                out.push(Stmt::Free { local: tmp, gpu: false, span });
+            }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
                 // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
                 host_only(self)?;
@@ -565,6 +590,9 @@ impl Lx {
         }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
+        }
+        if matches!(name.as_str(), "strlen" | "strcmp") && !self.sigs.contains_key(&name) {
+            return self.str_fn(n, &name, &args, src);
         }
         if matches!(name.as_str(), "atomicInc" | "atomicDec") && !self.sigs.contains_key(&name) {
             return self.atomic_inc_dec(n, name == "atomicDec", &args, src);

@@ -112,6 +112,8 @@ const STD_HEADERS: &[&str] = &[
     "math.h",
     "stdint.h",
     "stdbool.h",
+    "string.h",
+    "cstring",
     "cstdio",
     "cstdlib",
     "cstdint",

@@ -246,6 +246,49 @@ impl Lx {
     }
 }
 
+impl Lx {
+    /// `strlen(s)` (a `size_t`) and `strcmp(a, b)` (the difference of the first bytes that
+    /// differ, as `unsigned char`s: its sign is C's) of strings on the host, loops in the IR over
+    /// the checked buffers.
+    pub(crate) fn str_fn(&mut self, n: Node, name: &str, args: &[Node], src: &Src) -> R<(Expr, CTy)> {
+        let want = if name == "strlen" { 1 } else { 2 };
+        if self.f.gpu || args.len() != want {
+            return Err(self.unsupported(n, src, format!("`{name}` here (host code, {want} argument(s))")));
+        }
+        let span = self.span(n, src);
+        let c8 = Elem::S(ScalarTy::I8);
+        let mut ptrs = Vec::new();
+        for a in args {
+            let (p, pt) = self.rvalue(*a, src)?;
+            if !matches!(pt, CTy::Ptr(Elem::S(ScalarTy::I8 | ScalarTy::U8))) {
+                return Err(self.unsupported(*a, src, format!("`{name}` of anything but a `char *`")));
+            }
+            let q = self.new_local(&format!("{name} pointer"), self.elem_ptr(c8, Mem::Cpu, false), Level::Host);
+            self.f.pre.push(Stmt::Let { local: q, init: Some(p), span });
+            ptrs.push(q);
+        }
+        let ch = |lx: &Self, q: LocalId| Expr::Load(lx.ptr_place(ptr::PtrE::at(q, c8), None, span));
+        let bin = |op: BinOp, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
+        let mut body: Vec<Stmt> = ptrs.iter().map(|&q| self.ptr_step(q, c8, int(1, ScalarTy::I64), false, span)).collect();
+        let not_end = bin(BinOp::Ne, ch(self, ptrs[0]), int(0, ScalarTy::I32));
+        if name == "strlen" {
+            let len = self.new_local("strlen value", Ty::Scalar(ir::ScalarTy::U64), Level::Host);
+            let at = Place::local(len, span);
+            body.push(Stmt::Store {
+                place: at.clone(),
+                value: bin(BinOp::Add, Expr::Load(at.clone()), int(1, ScalarTy::U64)),
+            });
+            self.f.pre.push(Stmt::Let { local: len, init: Some(int(0, ScalarTy::U64)), span });
+            self.f.pre.push(Stmt::While { cond: not_end, body, span });
+            return Ok((Expr::Load(at), CTy::S(ScalarTy::U64)));
+        }
+        let same = bin(BinOp::Eq, ch(self, ptrs[0]), ch(self, ptrs[1]));
+        self.f.pre.push(Stmt::While { cond: bin(BinOp::And, not_end, same), body, span });
+        let byte = |lx: &Self, q: LocalId| cast(ch(lx, q), ScalarTy::I32, ScalarTy::U8);
+        Ok((bin(BinOp::Sub, byte(self, ptrs[0]), byte(self, ptrs[1])), CTy::S(ScalarTy::I32)))
+    }
+}
+
 /// `text` as `%{spec}s` prints it: at most the precision's characters, padded to the width
 /// (on the right with the `-` flag).
 pub(crate) fn pad(text: &str, spec: &str) -> String {
