@@ -76,8 +76,18 @@ fn argv_atoi_and_strings_in_printf() {
 
 #[test]
 fn a_string_is_a_checked_buffer_up_to_its_zero() {
-    fails_with("x_argv_past_end", &[], "ab\0", "9:22: error[E0903]: out of bounds: `\"ab\"` has 3 elements, the access is at 3");
-    fails_with("x_argv_past_end", &["xy"], "xy\0", "9:22: error[E0903]: out of bounds: `argv[i]` has 3 elements, the access is at 3");
+    fails_with(
+        "x_argv_past_end",
+        &[],
+        "ab\0",
+        "9:22: error[E0903]: out of bounds: `\"ab\"` has 3 elements, the access is at 3",
+    );
+    fails_with(
+        "x_argv_past_end",
+        &["xy"],
+        "xy\0",
+        "9:22: error[E0903]: out of bounds: `argv[i]` has 3 elements, the access is at 3",
+    );
     let (code, stdout, _) = run("x_argv_past_end", &[], &["abcdefg"]);
     assert_eq!((code, stdout.as_str()), (0, "abcd\n"));
 }
@@ -158,7 +168,10 @@ fn a_refusal_lists_every_construct_once_up_to_the_error_limit() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stderr), want);
     let (_, _, stderr) = run("many_refusals", &["--error-limit", "2"], &[]);
-    assert!(stderr.ends_with("… and 4 more errors (6 errors in total; `--error-limit 0` shows them all)\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("… and 4 more errors (6 errors in total; `--error-limit 0` shows them all)\n"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -46,11 +46,19 @@ impl Lx {
         }
         let span = self.span(n, src);
         let Some(p) = self.ptr_expr(args[0], src)? else {
-            return Err(self.unsupported(args[0], src, format!("the first argument of `{name}`, which is not a pointer")));
+            return Err(self.unsupported(
+                args[0],
+                src,
+                format!("the first argument of `{name}`, which is not a pointer"),
+            ));
         };
         let t = self.scalar_elem(p.elem, args[0], src)?;
         if t != ScalarTy::U32 {
-            return Err(self.unsupported(n, src, format!("`{name}` on `{}` (CUDA's takes `unsigned int *`)", c_name(t))));
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` on `{}` (CUDA's takes `unsigned int *`)", c_name(t)),
+            ));
         }
         let place = self.ptr_place(p, None, span);
         let (v, vt) = self.rvalue(args[1], src)?;

@@ -271,6 +271,8 @@ impl Lx {
 
     /// Whether `name` is a file-level `__shared__` variable.
     pub(crate) fn is_file_shared(&self, name: &str) -> bool {
-        self.file_shared.iter().any(|(_, _, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == name))
+        self.file_shared
+            .iter()
+            .any(|(_, _, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == name))
     }
 }

@@ -100,7 +100,8 @@ impl Lx {
                         self.flush(out);
                         if !matches!(status, Expr::Lit(Lit::Int(0, _))) {
                             let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
-                            let stop = Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
+                            let stop =
+                                Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
                             out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
                         }
                         out.push(Stmt::Return(None));
@@ -175,7 +176,8 @@ impl Lx {
                 let value = self.memset_value(args[1], t, src)?;
                 let count = self.elements(args[2], t, src)?;
                 let tmp = self.new_local("memset buffer", self.elem_ptr(t, Mem::Cpu, true), Level::Host);
-                let init = Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(value), count.clone())], span);
+                let init =
+                    Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(value), count.clone())], span);
                 out.push(Stmt::Let { local: tmp, init: Some(init), span });
                 let load = |l: LocalId| Expr::Load(Place::local(l, span));
                 out.push(Stmt::Eval(Expr::Builtin(
@@ -602,7 +604,9 @@ impl Lx {
             && args.len() == 3
             && matches!(self.text(args[1], src), "NULL" | "nullptr" | "0")
             && self.constant(args[2], src).ok() == Some(10);
-        if (matches!(name.as_str(), "atoi" | "atol" | "atoll") && args.len() == 1 || strtol) && self.lookup(&name).is_none() {
+        if (matches!(name.as_str(), "atoi" | "atol" | "atoll") && args.len() == 1 || strtol)
+            && self.lookup(&name).is_none()
+        {
             let t = if name == "atoi" { ScalarTy::I32 } else { ScalarTy::I64 };
             return self.atoi(n, args[0], t, src);
         }

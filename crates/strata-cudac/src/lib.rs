@@ -47,8 +47,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use strata_diag::{codes, Diagnostic, FileId, Span};
 use strata_ir::ir::{
-    self, BinOp, Builtin, Expr, FnId, FnKind, IExpr, Level, Lit, LocalId, Mem, PathStep, Place, Stmt, Ty,
-    UnOp,
+    self, BinOp, Builtin, Expr, FnId, FnKind, IExpr, Level, Lit, LocalId, Mem, PathStep, Place, Stmt, Ty, UnOp,
 };
 use tree_sitter::{Node, Parser, Tree};
 use types::*;

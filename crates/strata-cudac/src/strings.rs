@@ -50,7 +50,8 @@ impl Lx {
         let buf = self.new_local("argv[i]", self.elem_ptr(Elem::S(ScalarTy::I8), Mem::Cpu, true), Level::Host);
         let size = Expr::Binary(BinOp::Add, Box::new(load(len)), Box::new(int(1, u64t)));
         let p = ptr::PtrE::at(buf, Elem::S(ScalarTy::I8));
-        let at_k = self.ptr_place(ptr::PtrE::at(buf, Elem::S(ScalarTy::I8)), Some(cast(load(k), u64t, ScalarTy::I64)), span);
+        let at_k =
+            self.ptr_place(ptr::PtrE::at(buf, Elem::S(ScalarTy::I8)), Some(cast(load(k), u64t, ScalarTy::I64)), span);
         let pre = vec![
             Stmt::Let { local: a, init: Some(arg), span },
             Stmt::Let { local: len, init: Some(int(0, u64t)), span },
@@ -125,7 +126,9 @@ impl Lx {
                 let f = self.text(self.child(n, "function", src)?, src);
                 if let Some(which) = ["cudaGetErrorString", "cudaGetErrorName"].iter().position(|x| *x == f) {
                     let args = self.args(n, src)?;
-                    let [e] = args[..] else { return Err(self.unsupported(n, src, format!("`{f}` of this many arguments"))) };
+                    let [e] = args[..] else {
+                        return Err(self.unsupported(n, src, format!("`{f}` of this many arguments")));
+                    };
                     let (v, t) = self.rvalue(e, src)?;
                     let v = self.convert(v, t, CTy::S(ScalarTy::I32), e, src)?;
                     let ok = Expr::Binary(BinOp::Eq, Box::new(v), Box::new(int(0, ScalarTy::I32)));
@@ -149,7 +152,8 @@ impl Lx {
     /// Statements printing the string `s` (`%s`, or `%-8s`/`%8s`/`%.3s` of a literal: `spec`
     /// is the conversion's flags, width and precision).
     pub(crate) fn print_string(&mut self, s: StrE, spec: &str, n: Node, span: Span, src: &Src) -> R<Vec<Stmt>> {
-        let print = |text: String| Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str(text))], span));
+        let print =
+            |text: String| Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str(text))], span));
         Ok(match s {
             StrE::Lit(text) => {
                 let text = pad(&text, spec);
@@ -169,10 +173,12 @@ impl Lx {
                     return Err(self.unsupported(n, src, format!("`%{spec}s` of a string that is not a literal")));
                 }
                 // `for (q = p; *q; q++) putchar(*q)`, every read checked.
-                let q = self.new_local("%s pointer", self.elem_ptr(Elem::S(ScalarTy::I8), Mem::Cpu, false), Level::Host);
+                let q =
+                    self.new_local("%s pointer", self.elem_ptr(Elem::S(ScalarTy::I8), Mem::Cpu, false), Level::Host);
                 let ch = Expr::Load(self.ptr_place(ptr::PtrE::at(q, Elem::S(ScalarTy::I8)), None, span));
                 let next = self.ptr_step(q, Elem::S(ScalarTy::I8), int(1, ScalarTy::I64), false, span);
-                let out = Expr::Builtin(Builtin::PrintFormatted, vec![Expr::Lit(Lit::Str("%c".into())), ch.clone()], span);
+                let out =
+                    Expr::Builtin(Builtin::PrintFormatted, vec![Expr::Lit(Lit::Str("%c".into())), ch.clone()], span);
                 vec![
                     Stmt::Let { local: q, init: Some(p), span },
                     Stmt::While {
@@ -220,7 +226,8 @@ impl Lx {
         );
         let ten = cast(int(10, ScalarTy::I32), ScalarTy::I32, t);
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        let acc = Expr::Binary(BinOp::Add, Box::new(Expr::Binary(BinOp::Mul, Box::new(load(v)), Box::new(ten))), Box::new(d));
+        let acc =
+            Expr::Binary(BinOp::Add, Box::new(Expr::Binary(BinOp::Mul, Box::new(load(v)), Box::new(ten))), Box::new(d));
         let result = Expr::Binary(BinOp::Sub, Box::new(zero(t)), Box::new(load(v)));
         let pre = vec![
             Stmt::Let { local: q, init: Some(p), span },
@@ -233,7 +240,11 @@ impl Lx {
                 els: Vec::new(),
                 span,
             },
-            Stmt::While { cond: digit, body: vec![Stmt::Store { place: Place::local(v, span), value: acc }, step()], span },
+            Stmt::While {
+                cond: digit,
+                body: vec![Stmt::Store { place: Place::local(v, span), value: acc }, step()],
+                span,
+            },
             Stmt::If {
                 cond: load(neg),
                 then: vec![Stmt::Store { place: Place::local(v, span), value: result }],
@@ -269,7 +280,8 @@ impl Lx {
         }
         let ch = |lx: &Self, q: LocalId| Expr::Load(lx.ptr_place(ptr::PtrE::at(q, c8), None, span));
         let bin = |op: BinOp, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
-        let mut body: Vec<Stmt> = ptrs.iter().map(|&q| self.ptr_step(q, c8, int(1, ScalarTy::I64), false, span)).collect();
+        let mut body: Vec<Stmt> =
+            ptrs.iter().map(|&q| self.ptr_step(q, c8, int(1, ScalarTy::I64), false, span)).collect();
         let not_end = bin(BinOp::Ne, ch(self, ptrs[0]), int(0, ScalarTy::I32));
         if name == "strlen" {
             let len = self.new_local("strlen value", Ty::Scalar(ir::ScalarTy::U64), Level::Host);

@@ -38,7 +38,6 @@ impl ScalarTy {
         }
     }
 
-
     /// An 8- or 16-bit integer: its bits and whether it is signed.
     pub(crate) fn narrow(self) -> Option<(u32, bool)> {
         match self {
