@@ -188,3 +188,26 @@ fn string_h_on_the_host_and_option_parsing() {
         "unknown option --what (6 characters)\n0 1 4 9 16\nn 5 sum 30, strcmp 1 1 0\nxxx 3\n",
     );
 }
+
+#[test]
+fn kernel_only_mode_gives_small_integer_parameters_values_of_their_type() {
+    runs_and_prints(
+        "k_small_int_params",
+        &[],
+        "c: 73 27 98 43 69 56 53 41\nu: 30 78 153 108 147 57 186 165\ns: 52 60 28 46 65 34 71 69\n\
+         b: true true false true false false true true\n",
+    );
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "short"];
+        args.extend_from_slice(extra);
+        args.push("tests/cuda_c/k_small_int_params.cu");
+        let out = Command::new(env!("CARGO_BIN_EXE_strata")).current_dir(root()).args(&args).output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // The default (the buffer length) is at most `CHAR_MAX` for a `char`.
+    assert_eq!(check(&["--buffer-len", "1000"]), (0, String::new()));
+    assert_eq!(check(&["--arg", "delta=-100"]), (0, String::new()));
+    let (code, err) = check(&["--arg", "delta=200"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`--arg delta=200`: not a value of the parameter's type"), "{err}");
+}

@@ -285,6 +285,11 @@ impl Lx {
                 ) => return Err(self.unsupported(n, src, "`dim3` parameters")),
             };
             let l = self.new_local(pname, ty, level);
+            if let (CTy::S(t), Role::Kernel) = (cty, role) {
+                if let Some(bits) = t.narrow() {
+                    self.prologue.narrow_params.insert((h.name.clone(), l), bits);
+                }
+            }
             self.bind(pname, Var { local: l, ty: *cty });
             params.push(l);
         }

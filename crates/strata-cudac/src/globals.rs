@@ -33,6 +33,9 @@ pub(crate) struct GlobalDef {
 pub struct Prologue {
     pub(crate) locals: Vec<ir::Local>,
     pub(crate) body: Vec<Stmt>,
+    /// The kernels' parameters of 8- and 16-bit integer types (by kernel name and local), with
+    /// their bits and signedness: kernel-only mode gives them values of their C type.
+    pub(crate) narrow_params: HashMap<(String, LocalId), (u32, bool)>,
 }
 
 impl Lx {

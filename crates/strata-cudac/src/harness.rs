@@ -173,20 +173,23 @@ pub fn kernel_only_with_headers(
     let span = k.span;
     // The globals first, as in the file's own `main`; the kernel's last parameters are the
     // device globals ([`crate::globals`]).
-    let mut locals: Vec<ir::Local> = prologue.locals;
-    let mut body = prologue.body;
+    let mut prologue = prologue;
+    let mut locals: Vec<ir::Local> = std::mem::take(&mut prologue.locals);
+    let mut body = std::mem::take(&mut prologue.body);
     let mut args = Vec::new();
     let visible = &k.params[..k.params.len().saturating_sub(device_globals.len())];
     let mut frees = Vec::new();
     let mut shown = Vec::new();
     let load = |l: usize| Expr::Load(Place::local(l, span));
+    let narrow = std::mem::take(&mut prologue.narrow_params);
     for (pos, &param) in visible.iter().enumerate() {
         let local = &k.locals[param];
         let name = local.name.clone();
         match &local.ty {
             Ty::Scalar(t) => {
                 let given = launch.args.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str());
-                args.push(scalar_arg(*t, given, launch.buffer_len, &name)?);
+                let c_type = narrow.get(&(k.name.clone(), param)).copied();
+                args.push(scalar_arg(*t, c_type, given, launch.buffer_len, &name)?);
             }
             Ty::Ref(arr, Mem::GpuGlobal) => {
                 let Ty::Array { elem, .. } = &**arr else {
@@ -288,16 +291,29 @@ pub fn kernel_only_with_headers(
     Ok(p)
 }
 
-/// The value of a scalar kernel parameter of type `t`: `given` (`--arg`), else the default.
-fn scalar_arg(t: ScalarTy, given: Option<&str>, buffer_len: u64, name: &str) -> Result<Expr, HarnessError> {
+/// The value of a scalar kernel parameter of IR type `t` (of the 8- or 16-bit C type `c_type`,
+/// bits and signedness, where it is one): `given` (`--arg`), else the default (the buffer length,
+/// at most the type's largest value).
+fn scalar_arg(
+    t: ScalarTy,
+    c_type: Option<(u32, bool)>,
+    given: Option<&str>,
+    buffer_len: u64,
+    name: &str,
+) -> Result<Expr, HarnessError> {
     let bad = |v: &str| HarnessError::Usage(format!("`--arg {name}={v}`: not a value of the parameter's type"));
+    let narrow = c_type.map(|(bits, signed)| {
+        let bits = bits - u32::from(signed);
+        (if signed { -(1i128 << bits) } else { 0 }, (1i128 << bits) - 1)
+    });
     Ok(match (t, given) {
         (ScalarTy::F32 | ScalarTy::F64, None) => Expr::Lit(Lit::Float(1.0, t)),
         (ScalarTy::F32 | ScalarTy::F64, Some(v)) => Expr::Lit(Lit::Float(v.trim().parse().map_err(|_| bad(v))?, t)),
-        (_, None) => int(u128::from(buffer_len), t),
+        (_, None) => int(narrow.map_or(u128::from(buffer_len), |(_, hi)| u128::from(buffer_len).min(hi as u128)), t),
         (_, Some(v)) => {
             let x: i128 = v.trim().parse().map_err(|_| bad(v))?;
             let (lo, hi): (i128, i128) = match t {
+                _ if narrow.is_some() => narrow.unwrap_or_default(),
                 ScalarTy::I32 => (i32::MIN.into(), i32::MAX.into()),
                 ScalarTy::U32 => (0, u32::MAX.into()),
                 ScalarTy::I64 => (i64::MIN.into(), i64::MAX.into()),
