@@ -201,7 +201,7 @@ fn check_file(
             random_seed: seed,
             ..strata_sim::Options::default()
         };
-        let (r, finding) = strata_sim::run_with_finding(&program, &sim, &mut std::io::sink());
+        let (r, finding) = strata_sim::run_with_finding(&program, &sim, &mut std::io::sink(), &mut std::io::sink());
         let Err(d) = r else { continue };
         let key = key_of(&d, finding.as_ref());
         if !keys.contains(&key) {

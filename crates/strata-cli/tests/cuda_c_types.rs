@@ -211,3 +211,16 @@ fn kernel_only_mode_gives_small_integer_parameters_values_of_their_type() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("`--arg delta=200`: not a value of the parameter's type"), "{err}");
 }
+
+#[test]
+fn an_sdk_style_program_checks_every_call_and_prints_errors_to_stderr() {
+    let want = "[Vector addition of 5000 elements]\nCopy input data from the host memory to the CUDA device\n\
+                CUDA kernel launch with 20 blocks of 256 threads\nCopy output data from the CUDA device to the host \
+                memory\nTest PASSED\nDone\nbye\n";
+    for flags in [&[][..], &["--device", "cpu"]] {
+        let (code, stdout, stderr) = run("sdk_vector_add", flags, &[]);
+        assert_eq!(code, 0, "{flags:?}: {stderr}");
+        assert_eq!(stdout, want, "{flags:?}");
+        assert_eq!(stderr, "(a note on stderr: 5000 elements)\n", "{flags:?}");
+    }
+}

@@ -86,6 +86,40 @@ impl Lx {
                 }
             }
             "printf" => self.printf(n, &args, src, out)?,
+            // `fprintf(stdout, …)` is `printf`; `fprintf(stderr, …)` prints to the standard
+            // error; `puts(s)` is `printf("%s\n", s)`.
+            "fprintf" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                let stream = args.first().map(|a| self.text(*a, src));
+                let to_stderr = match stream {
+                    Some("stdout") => false,
+                    Some("stderr") => true,
+                    _ => {
+                        let at = args.first().copied().unwrap_or(n);
+                        return Err(self.unsupported(at, src, "`fprintf` to a stream other than `stdout` or `stderr`"));
+                    }
+                };
+                let switch = |on: bool| Stmt::Eval(Expr::Builtin(Builtin::OutputToStderr, vec![Expr::Lit(Lit::Bool(on))], span));
+                if to_stderr {
+                    out.push(switch(true));
+                }
+                let mut body = Vec::new();
+                self.printf(n, &args[1..], src, &mut body)?;
+                self.flush(out);
+                out.extend(body);
+                if to_stderr {
+                    out.push(switch(false));
+                }
+            }
+            "puts" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                let s = self.string_expr(args[0], src)?;
+                self.flush(out);
+                let stmts = self.print_string(s, "", args[0], span, src)?;
+                out.extend(stmts);
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str("\n".into()))], span)));
+            }
             "exit" | "abort" | "assert" => {
                 // The IR has no exit status: `exit(0)` in `main` ends the program, any other
                 // exit (and `abort()`, a failed `assert`) stops it with E0908 here.

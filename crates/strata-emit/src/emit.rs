@@ -1611,6 +1611,7 @@ impl<'p> Emitter<'p> {
             }
             // CUDA-C's `__threadfence()`: on the cpu device, the C11 fence that orders the
             // thread's memory accesses before it before those after it for every other thread.
+            Builtin::OutputToStderr => format!("strata_output_to_stderr({})", arg(0)?),
             Builtin::Fence if self.cuda => "__threadfence()".to_string(),
             Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),
         })

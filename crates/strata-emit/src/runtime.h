@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef STRATA_CUDA
 #define STRATA_HD __host__ __device__
@@ -559,6 +560,19 @@ STRATA_INLINE const char *strata_arg(uint64_t i, strata_pos at) {
 }
 
 STRATA_INLINE uint64_t strata_arg_count(void) { return (uint64_t)strata_argc; }
+
+/* `output_to_stderr(on)`: the prints after it go to the standard error (CUDA-C's
+   `fprintf(stderr, ...)`), by pointing descriptor 1 at descriptor 2 until it is turned off. */
+STRATA_INLINE void strata_output_to_stderr(int on) {
+    static int saved = -1;
+    fflush(stdout);
+    if (on) {
+        if (saved < 0) saved = dup(1);
+        dup2(2, 1);
+    } else if (saved >= 0) {
+        dup2(saved, 1);
+    }
+}
 
 /* Byte k of argument i as a C `char` (CUDA-C's `argv[i][k]`), 0 at and past its end. */
 STRATA_INLINE int32_t strata_arg_byte(uint64_t i, uint64_t k, strata_pos at) {

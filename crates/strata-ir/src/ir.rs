@@ -266,6 +266,9 @@ pub enum Builtin {
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
     ArgF64,
+    /// `output_to_stderr(on)` (a `bool`, host code): the prints after it go to the standard error
+    /// (`true`) or back to the standard output (`false`); CUDA-C's `fprintf(stderr, …)`.
+    OutputToStderr,
     /// Byte `k` of program argument `i` (both `u64`) as a C `char`, an `i32` (-128 to 127): 0 at
     /// and past the argument's end (CUDA-C's `argv[i][k]`; a missing argument is E0912).
     ArgByte,
