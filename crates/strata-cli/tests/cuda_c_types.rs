@@ -224,3 +224,14 @@ fn an_sdk_style_program_checks_every_call_and_prints_errors_to_stderr() {
         assert_eq!(stderr, "(a note on stderr: 5000 elements)\n", "{flags:?}");
     }
 }
+
+#[test]
+fn exit_with_success_outside_main_is_refused_not_reported_as_a_failure() {
+    fails_with(
+        "exit_outside_main",
+        &[],
+        "",
+        "13:5: error[E0801]: not supported in CUDA-C yet: `exit` outside `main` with a status that may be 0 (the IR \
+         cannot end the program successfully from another function)",
+    );
+}

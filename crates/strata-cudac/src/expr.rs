@@ -397,6 +397,9 @@ impl Lx {
                 if matches!(self.text(n, src), "EXIT_SUCCESS" | "cudaSuccess") {
                     return Ok(0);
                 }
+                if self.text(n, src) == "EXIT_FAILURE" {
+                    return Ok(1);
+                }
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
                 let msrc = Src { text: &m.text, base: m.base, at: src.at };
                 self.constant(macro_expr(&m).ok_or_else(bad)?, &msrc)

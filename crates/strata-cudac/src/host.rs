@@ -141,6 +141,15 @@ impl Lx {
                         out.push(Stmt::Return(None));
                         return Ok(());
                     }
+                    // Elsewhere only a failure can be expressed: stopping the program (E0908).
+                    if !self.constant(args[0], src).is_ok_and(|s| s as u32 != 0) {
+                        return Err(self.unsupported(
+                            n,
+                            src,
+                            "`exit` outside `main` with a status that may be 0 (the IR cannot end the program \
+                             successfully from another function)",
+                        ));
+                    }
                 }
                 let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
