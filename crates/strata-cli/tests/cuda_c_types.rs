@@ -235,3 +235,12 @@ fn exit_with_success_outside_main_is_refused_not_reported_as_a_failure() {
          cannot end the program successfully from another function)",
     );
 }
+
+#[test]
+fn vector_types_and_make_functions() {
+    runs_and_prints(
+        "vector_types",
+        &[],
+        "0 2 4 6 | 1 5\n2 4 6 8 | 3 7\n4 6 8 10 | 5 9\n6 8 10 12 | 7 11\n0 32 64, sizes 16 8 3 16\n250 10 44 0\n",
+    );
+}

@@ -171,6 +171,7 @@ pub(crate) fn lower_with_globals(
         poisoned: Default::default(),
         root_text: text.to_string(),
     };
+    lx.vector_types();
     syntax_errors(file, tree.root_node(), &src).map_err(one)?;
     let root = tree.root_node();
     lx.declare(root, &src).map_err(one)?;
