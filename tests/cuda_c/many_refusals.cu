@@ -3,9 +3,8 @@
 // variable whose declaration was refused are not reported again.
 #include <stdio.h>
 
-__global__ void k(float4 *v, int n) {
-    int i = threadIdx.x;
-    if (i < n) v[i].x = 1.0f;
+__device__ void inc(float &x) {
+    x += 1.0f;
 }
 
 __device__ int sum_block(int x) {

@@ -150,6 +150,9 @@ impl Lx {
                 }
                 ("abstract_pointer_declarator", _) if d.named_child_count() == 0 => ("", CTy::Ptr(elem)),
                 ("abstract_array_declarator", _) => ("", CTy::Ptr(elem)),
+                ("reference_declarator", _) => {
+                    return Err(self.unsupported(d, src, "C++ reference parameters (`float &x`; use a pointer)"))
+                }
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
             params.push((pname.to_string(), cty));
