@@ -244,3 +244,17 @@ fn vector_types_and_make_functions() {
         "0 2 4 6 | 1 5\n2 4 6 8 | 3 7\n4 6 8 10 | 5 9\n6 8 10 12 | 7 11\n0 32 64, sizes 16 8 3 16\n250 10 44 0\n",
     );
 }
+
+#[test]
+fn argv_past_argc_is_reported_in_c_terms_on_both_devices() {
+    for flags in [&[][..], &["--device", "cpu"]] {
+        let (code, stdout, stderr) = run("x_argv_missing", flags, &[]);
+        assert_eq!((code, stdout.as_str()), (1, ""), "{flags:?}");
+        assert_eq!(
+            stderr,
+            "tests/cuda_c/x_argv_missing.cu:7:18: error[E0912]: `argv[1]` is past the program's arguments (`argc` is 1)\n",
+            "{flags:?}"
+        );
+    }
+    runs_and_prints("x_argv_missing", &["-12"], "n = -12\n");
+}

@@ -37,9 +37,9 @@ impl Lx {
         let u64t = ScalarTy::U64;
         let local = |lx: &mut Self, name: &str, t: ScalarTy| lx.new_local(name, Ty::Scalar(t.ir()), Level::Host);
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        // The C index counts the program's name: argument `i - 1` of the run.
+        // (C's index: `ArgByte` of 0 is refused, the name being a constant.)
         let a = local(self, "argv index", u64t);
-        let arg = cast(Expr::Binary(BinOp::Sub, Box::new(i), Box::new(int(1, ScalarTy::I64))), ScalarTy::I64, u64t);
+        let arg = cast(i, ScalarTy::I64, u64t);
         let len = local(self, "argv length", u64t);
         let k = local(self, "argv byte", u64t);
         let byte = |at: Expr| Expr::Builtin(Builtin::ArgByte, vec![load(a), at], span);

@@ -574,9 +574,14 @@ STRATA_INLINE void strata_output_to_stderr(int on) {
     }
 }
 
-/* Byte k of argument i as a C `char` (CUDA-C's `argv[i][k]`), 0 at and past its end. */
+/* Byte k of C's argv[i] (argv[1] is argument 0) as a C `char`, 0 at and past its end. */
 STRATA_INLINE int32_t strata_arg_byte(uint64_t i, uint64_t k, strata_pos at) {
-    const char *a = strata_arg(i, at);
+    if (i == 0)
+        strata_failf(912, at, "`argv[0]`, the program's name, is known only at a constant index");
+    if (i > (uint64_t)strata_argc)
+        strata_failf(912, at, "`argv[%lld]` is past the program's arguments (`argc` is %d)", (long long)i,
+                     strata_argc + 1);
+    const char *a = strata_arg(i - 1, at);
     return k < (uint64_t)strlen(a) ? (int32_t)(signed char)a[k] : 0;
 }
 

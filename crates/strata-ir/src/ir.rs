@@ -269,8 +269,9 @@ pub enum Builtin {
     /// `output_to_stderr(on)` (a `bool`, host code): the prints after it go to the standard error
     /// (`true`) or back to the standard output (`false`); CUDA-C's `fprintf(stderr, …)`.
     OutputToStderr,
-    /// Byte `k` of program argument `i` (both `u64`) as a C `char`, an `i32` (-128 to 127): 0 at
-    /// and past the argument's end (CUDA-C's `argv[i][k]`; a missing argument is E0912).
+    /// Byte `k` of C's `argv[i]` (both `u64`; `argv[1]` is program argument 0, the first after
+    /// `--`) as a C `char`, an `i32` (-128 to 127): 0 at and past the argument's end (CUDA-C's
+    /// `argv[i][k]`; `i` of 0 or past the arguments is E0912).
     ArgByte,
     /// `npy_len(i)`: the extent of axis 0 of the `.npy` file named by argument `i` (a `u64`).
     NpyLen,

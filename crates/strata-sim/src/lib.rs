@@ -1572,10 +1572,27 @@ impl Machine<'_, '_> {
             Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
             Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
             Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
-            Builtin::ArgByte => Value::I32(self.npy(span, |a| {
-                let s = npy::arg(a, index(0))?;
-                Ok(usize::try_from(index(1)).ok().and_then(|k| s.get(k)).map_or(0, |&b| i32::from(b as i8)))
-            })?),
+            Builtin::ArgByte => {
+                let (i, argc) = (index(0), self.opts.args.len() as u64 + 1);
+                if i == 0 || i >= argc {
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            codes::RUN_PROGRAM_INPUT,
+                            if i == 0 {
+                                "`argv[0]`, the program's name, is known only at a constant index".to_string()
+                            } else {
+                                format!("`argv[{}]` is past the program's arguments (`argc` is {argc})", i as i64)
+                            },
+                            span,
+                            "this argument is missing",
+                        )
+                        .with_note("the program's arguments follow `--`: `strata run prog.cu -- A B`"),
+                    ));
+                }
+                let k = usize::try_from(index(1)).ok();
+                let byte = self.npy(span, |a| Ok(k.and_then(|k| npy::arg(a, i - 1).ok()?.get(k).copied())))?;
+                Value::I32(byte.map_or(0, |b| i32::from(b as i8)))
+            }
             Builtin::NpyLen => Value::U64(self.npy(span, |a| npy::dim(a, index(0), 0))?),
             Builtin::NpyDim => Value::U64(self.npy(span, |a| npy::dim(a, index(0), index(1)))?),
             Builtin::LoadNpy(elem) => {
