@@ -258,3 +258,8 @@ fn argv_past_argc_is_reported_in_c_terms_on_both_devices() {
     }
     runs_and_prints("x_argv_missing", &["-12"], "n = -12\n");
 }
+
+#[test]
+fn reference_parameters_and_chained_assignment() {
+    runs_and_prints("references", &[], "1 5 2 9 3 7 4 4 | 6 0 6 0\n-2 18 -4\n");
+}

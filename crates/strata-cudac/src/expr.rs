@@ -65,7 +65,8 @@ impl Lx {
             | CTy::Stream
             | CTy::Event
             | CTy::StreamArray
-            | CTy::EventArray => Err(self.unsupported(n, src, "this condition")),
+            | CTy::EventArray
+            | CTy::RefS(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
@@ -286,6 +287,18 @@ impl Lx {
             "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
             "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            // `x = v` as a value (`a = b = 0`): the assignment before the expression, then `x`
+            // (a variable: reading anything else again could repeat its effects).
+            "assignment_expression" => {
+                let left = self.child(n, "left", src)?;
+                if self.strip_parens(left).kind() != "identifier" {
+                    return Err(self.unsupported(n, src, "an assignment to other than a variable used as a value"));
+                }
+                let mut stmts = Vec::new();
+                self.expr_stmt(n, src, &mut stmts)?;
+                self.f.pre.extend(stmts);
+                self.rvalue(left, src)
+            }
             // `(a, b)`: `a` as a statement before the expression, then `b`'s value.
             "comma_expression" => {
                 let mut stmts = Vec::new();

@@ -150,8 +150,20 @@ impl Lx {
                 }
                 ("abstract_pointer_declarator", _) if d.named_child_count() == 0 => ("", CTy::Ptr(elem)),
                 ("abstract_array_declarator", _) => ("", CTy::Ptr(elem)),
+                // `float &x`, `const int &n`: a reference to a scalar.
+                ("reference_declarator", Elem::S(t)) if !kernel => {
+                    let inner = d.named_child(0).filter(|i| i.kind() == "identifier");
+                    let Some(inner) = inner else {
+                        return Err(self.unsupported(d, src, "this reference parameter"));
+                    };
+                    (self.text(inner, src), CTy::RefS(t))
+                }
                 ("reference_declarator", _) => {
-                    return Err(self.unsupported(d, src, "C++ reference parameters (`float &x`; use a pointer)"))
+                    return Err(self.unsupported(
+                        d,
+                        src,
+                        "C++ reference parameters of kernels or to structs (use a pointer, or pass by value)",
+                    ))
                 }
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
@@ -274,6 +286,13 @@ impl Lx {
                 (CTy::Ptr(t), _) => {
                     (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
                 }
+                (CTy::RefS(t), _) => {
+                    let p = self.elem_ptr(Elem::S(*t), if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false);
+                    let l = self.new_local(pname, p, self.level());
+                    self.bind(pname, Var { local: l, ty: CTy::SharedScalar(*t) });
+                    params.push(l);
+                    continue;
+                }
                 (
                     CTy::Dim3
                     | CTy::SharedScalar(_)
@@ -386,6 +405,50 @@ impl Lx {
     }
 }
 
+impl Lx {
+    /// The argument of a reference parameter `T &x`: a pointer to the variable or element it
+    /// names, or to a temporary holding its value where it names none (C++ binds a `const T &`
+    /// to a temporary so).
+    fn reference_arg(&mut self, a: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+        let span = self.span(a, src);
+        let a = self.strip_parens(a);
+        let op = a.child_by_field_name("operator").map(|o| self.text(o, src));
+        if a.kind() == "field_expression" {
+            let base = a.child_by_field_name("argument").map(|b| self.strip_parens(b));
+            if op != Some(".") || base.is_none_or(|b| b.kind() != "identifier") {
+                return Err(self.unsupported(a, src, "a field of a struct in memory as a reference argument"));
+            }
+        }
+        let lvalue = match a.kind() {
+            "identifier" | "subscript_expression" | "field_expression" => true,
+            "pointer_expression" => op == Some("*"),
+            _ => false,
+        };
+        if lvalue {
+            let (place, pt) = self.place(a, src)?;
+            if pt != t {
+                return Err(self.unsupported(
+                    a,
+                    src,
+                    format!("a `{} &` bound to a `{}`", device::c_name(t), device::c_name(pt)),
+                ));
+            }
+            if place.path.is_empty() {
+                // A local variable: the IR's reference to it, as `&x`.
+                let p = self.local_address(place.root, t, span);
+                return Ok(self.ptr_value(p, span));
+            }
+            return Ok(Expr::Ref(place));
+        }
+        let (e, et) = self.rvalue(a, src)?;
+        let e = self.convert(e, et, CTy::S(t), a, src)?;
+        let l = self.new_local("reference temporary", Ty::Scalar(t.ir()), self.level());
+        self.f.pre.push(Stmt::Let { local: l, init: Some(e), span });
+        let p = self.local_address(l, t, span);
+        Ok(self.ptr_value(p, span))
+    }
+}
+
 /// Whether every path through `body` ends in a `return`.
 fn always_returns(body: &[Stmt]) -> bool {
     match body.last() {
@@ -403,6 +466,10 @@ impl Lx {
         for (k, (a, pt)) in args.iter().zip(params).enumerate() {
             if let CTy::Struct(id) = pt {
                 values.extend(self.struct_value(*a, *id, src)?);
+                continue;
+            }
+            if let CTy::RefS(t) = pt {
+                values.push(self.reference_arg(*a, *t, src)?);
                 continue;
             }
             if let (CTy::Ptr(Elem::S(t)), Some(f)) = (pt, self.memory_field_address(*a, src)) {

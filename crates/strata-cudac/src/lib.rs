@@ -240,6 +240,10 @@ enum CTy {
     /// A `__shared__` struct variable ([`shared_structs`]): one local per field, each pointing to
     /// the one-element `__shared__` buffer holding that field, the first here.
     SharedStruct(usize),
+    /// A C++ reference parameter to a scalar (`float &x`), as callers see it: the argument is
+    /// passed as a pointer to it; inside the function the name is bound as a `SharedScalar`
+    /// (every use through the pointer, at offset 0).
+    RefS(ScalarTy),
     /// `NULL` (`nullptr`): converts to every pointer type ([`Builtin::NullPtr`]).
     Null,
     /// `cudaStream_t` and `cudaEvent_t` host variables ([`streams`]), and arrays of them (of a
