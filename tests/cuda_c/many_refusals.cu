@@ -3,9 +3,9 @@
 // variable whose declaration was refused are not reported again.
 #include <stdio.h>
 
-__device__ void inc(float &x) {
-    x += 1.0f;
-}
+struct Bins {
+    int counts[4];
+};
 
 __device__ int sum_block(int x) {
     return atomicAdd_block(&x, 1);
