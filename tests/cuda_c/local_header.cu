@@ -29,6 +29,7 @@ int main(void) {
     scale_kernel<<<2, 4>>>(d_in, d_out, p);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaMemcpy(r, d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    printf("%s in %s\n", __func__, __FILE__);
     print_vec("in", h, n);
     print_vec("out", r, n);
     CHECK_CUDA(cudaFree(d_in));

@@ -133,7 +133,7 @@ fn check_file(
         found: Vec::new(),
     };
     let refused = |d: Box<Diagnostic>| Found { diag: *d, finding: None, seed: None, ran: false };
-    let has_main = match strata_cudac::lower_items_all(id, text, headers) {
+    let has_main = match strata_cudac::lower_items_all(id, sources.name(id), text, headers) {
         Ok(p) => p.entry.is_some(),
         Err(ds) => {
             checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
@@ -163,7 +163,7 @@ fn check_file(
             args: opts.args.clone(),
             print_buffers: false,
         };
-        match harness::kernel_only_with_headers(id, text, headers, &launch) {
+        match harness::kernel_only_with_headers(id, sources.name(id), text, headers, &launch) {
             Ok(p) => {
                 let main = p.entry.map(|e| &p.functions[e].body);
                 let launched = main.into_iter().flatten().find_map(|s| match s {
@@ -181,7 +181,7 @@ fn check_file(
             }
         }
     } else {
-        match strata_cudac::lower_all(id, text, headers) {
+        match strata_cudac::lower_all(id, sources.name(id), text, headers) {
             Ok(p) => p,
             Err(ds) => {
                 checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));

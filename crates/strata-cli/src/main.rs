@@ -985,7 +985,7 @@ fn run_cuda_c(
                 args: Vec::new(),
                 print_buffers: true,
             };
-            match strata_cudac::harness::kernel_only_with_headers(id, text, &headers, &launch) {
+            match strata_cudac::harness::kernel_only_with_headers(id, sources.name(id), text, &headers, &launch) {
                 Ok(p) => Ok(p),
                 Err(strata_cudac::harness::HarnessError::Diag(ds)) => Err(ds),
                 Err(strata_cudac::harness::HarnessError::Usage(m)) => {
@@ -994,7 +994,7 @@ fn run_cuda_c(
                 }
             }
         }
-        _ => strata_cudac::lower_all(id, text, &headers),
+        _ => strata_cudac::lower_all(id, sources.name(id), text, &headers),
     };
     let mut program = match lowered {
         Ok(p) => p,
@@ -1032,8 +1032,9 @@ pub(crate) fn cuda_headers(
             let found = std::iter::once(&from_dir).chain(include).map(|d| d.join(&name)).find(|p| p.is_file());
             let Some(path) = found else { continue };
             let hid = load_file(&path, sources, format)?;
-            headers.push(strata_cudac::Header { name, file: hid, text: sources.source(hid).to_string() });
             queue.push((hid, dir(&path)));
+            let (shown, text) = (sources.name(hid).to_string(), sources.source(hid).to_string());
+            headers.push(strata_cudac::Header { name, path: shown, file: hid, text });
         }
     }
     Ok(headers)

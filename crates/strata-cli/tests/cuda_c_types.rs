@@ -121,7 +121,7 @@ fn the_programs_own_headers_are_included_once_and_found_next_to_it() {
     runs_and_prints(
         "local_header",
         &[],
-        "in: -2.0 -1.0 0.0 1.0 2.0 3.0 4.0 5.0\nout: 0.0 0.0 0.0 2.5 5.0 7.5 10.0 10.0\n",
+        "main in tests/cuda_c/local_header.cu\nin: -2.0 -1.0 0.0 1.0 2.0 3.0 4.0 5.0\nout: 0.0 0.0 0.0 2.5 5.0 7.5 10.0 10.0\n",
     );
 }
 

@@ -263,7 +263,8 @@ impl Lx {
 
     fn function_as(&mut self, n: Node, h: &Head, role: Role, src: &Src) -> R<()> {
         let gpu = matches!(role, Role::Kernel | Role::Device);
-        self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
+        self.f =
+            FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], name: h.name.clone(), ..FnState::default() };
         if role == Role::Main {
             // The globals' allocations are `main`'s first locals and statements.
             self.f.locals = self.prologue.locals.clone();

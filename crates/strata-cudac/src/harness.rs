@@ -141,17 +141,18 @@ pub fn kernels(file: FileId, text: &str) -> R<Vec<String>> {
 /// Lowers the kernels of `text` and adds a `main` that launches one of them once as `launch`
 /// says (any `main` of the file is left out).
 pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir::Program, HarnessError> {
-    kernel_only_with_headers(file, text, &[], launch)
+    kernel_only_with_headers(file, "", text, &[], launch)
 }
 
 /// [`kernel_only`], with the program's own headers.
 pub fn kernel_only_with_headers(
     file: FileId,
+    name: &str,
     text: &str,
     headers: &[crate::Header],
     launch: &KernelLaunch,
 ) -> Result<ir::Program, HarnessError> {
-    let (mut p, prologue, device_globals) = lower_with_globals(file, text, headers)?;
+    let (mut p, prologue, device_globals) = lower_with_globals(file, name, text, headers)?;
     let kernel_ids: Vec<usize> =
         (0..p.functions.len()).filter(|&i| matches!(p.functions[i].kind, FnKind::Kernel { .. })).collect();
     let names = || kernel_ids.iter().map(|&i| format!("`{}`", p.functions[i].name)).collect::<Vec<_>>().join(", ");

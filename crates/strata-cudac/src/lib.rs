@@ -65,6 +65,8 @@ pub mod harness;
 pub struct Header {
     /// The name as the `#include` writes it.
     pub name: String,
+    /// Its path as shown (`__FILE__` in it).
+    pub path: String,
     pub file: FileId,
     pub text: String,
 }
@@ -88,13 +90,14 @@ pub fn lower(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower`], with the program's own headers.
 pub fn lower_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
-    lower_all(file, text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
+    lower_all(file, "", text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
 }
 
 /// [`lower_with_headers`], with every diagnostic of a refused file (at least one): each
 /// construct outside the subset once, in the order of the file (docs/cuda-c.md).
-pub fn lower_all(file: FileId, text: &str, headers: &[Header]) -> Result<ir::Program, Vec<Diagnostic>> {
-    let p = lower_items_all(file, text, headers)?;
+/// `name` is the file's path as shown (`__FILE__`; "" where unknown, and `__FILE__` is refused).
+pub fn lower_all(file: FileId, name: &str, text: &str, headers: &[Header]) -> Result<ir::Program, Vec<Diagnostic>> {
+    let p = lower_items_all(file, name, text, headers)?;
     if p.entry.is_none() {
         return Err(vec![Diagnostic::error(
             codes::NO_MAIN,
@@ -117,18 +120,24 @@ pub fn lower_items(file: FileId, text: &str) -> R<ir::Program> {
 
 /// [`lower_items`], with the program's own headers.
 pub fn lower_items_with_headers(file: FileId, text: &str, headers: &[Header]) -> R<ir::Program> {
-    lower_items_all(file, text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
+    lower_items_all(file, "", text, headers).map_err(|mut e| Box::new(e.swap_remove(0)))
 }
 
 /// [`lower_items_with_headers`], with every diagnostic of a refused file ([`lower_all`]).
-pub fn lower_items_all(file: FileId, text: &str, headers: &[Header]) -> Result<ir::Program, Vec<Diagnostic>> {
-    Ok(lower_with_globals(file, text, headers)?.0)
+pub fn lower_items_all(
+    file: FileId,
+    name: &str,
+    text: &str,
+    headers: &[Header],
+) -> Result<ir::Program, Vec<Diagnostic>> {
+    Ok(lower_with_globals(file, name, text, headers)?.0)
 }
 
 /// [`lower_items`], with the allocations of the globals (the start of `main`) and the locals of
 /// the device globals there, in order: the hidden arguments of every kernel.
 pub(crate) fn lower_with_globals(
     file: FileId,
+    name: &str,
     text: &str,
     headers: &[Header],
 ) -> Result<(ir::Program, globals::Prologue, Vec<LocalId>), Vec<Diagnostic>> {
@@ -168,6 +177,9 @@ pub(crate) fn lower_with_globals(
         line_starts: std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect(),
         f: FnState::default(),
         errors: Vec::new(),
+        file_names: std::iter::once((file, name.to_string()))
+            .chain(headers.iter().map(|h| (h.file, h.path.clone())))
+            .collect(),
         poisoned: Default::default(),
         root_text: text.to_string(),
     };
@@ -287,6 +299,8 @@ struct FnState {
     consts: HashMap<LocalId, u64>,
     /// The name of `main`'s `argv` parameter, in `main` ([`strings`]).
     argv: Option<String>,
+    /// The function's name (`__func__`).
+    name: String,
 }
 
 struct Lx {
@@ -324,6 +338,8 @@ struct Lx {
     f: FnState,
     /// Every construct refused so far ([`Lx::recover`]), in the order met.
     errors: Vec<Diagnostic>,
+    /// The paths of the file and its headers, as shown (`__FILE__`).
+    file_names: HashMap<FileId, String>,
     /// Names declared by a declaration or function that was refused: errors at their uses follow
     /// from the first and are not reported again.
     poisoned: std::collections::HashSet<String>,

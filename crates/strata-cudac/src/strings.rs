@@ -122,6 +122,16 @@ impl Lx {
                 let b = self.string_expr(self.child(n, "alternative", src)?, src)?;
                 return Ok(StrE::Cond(cond, Box::new(a), Box::new(b)));
             }
+            // `__FILE__`: the path of the file (or header) as shown; `__func__`: the function.
+            "identifier" if self.text(n, src) == "__FILE__" && self.lookup("__FILE__").is_none() => {
+                return match self.file_names.get(&self.file).filter(|f| !f.is_empty()) {
+                    Some(f) => Ok(StrE::Lit(f.clone())),
+                    None => Err(self.unsupported(n, src, "`__FILE__` where the file's name is not known")),
+                };
+            }
+            "identifier" if matches!(self.text(n, src), "__func__" | "__FUNCTION__") => {
+                return Ok(StrE::Lit(self.f.name.clone()));
+            }
             "call_expression" => {
                 let f = self.text(self.child(n, "function", src)?, src);
                 if let Some(which) = ["cudaGetErrorString", "cudaGetErrorName"].iter().position(|x| *x == f) {

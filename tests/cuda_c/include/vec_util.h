@@ -9,7 +9,7 @@
     do {                                                                           \
         cudaError_t e_ = (call);                                                   \
         if (e_ != cudaSuccess) {                                                   \
-            printf("line %d: %s\n", __LINE__, cudaGetErrorString(e_));              \
+            printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));     \
             exit(EXIT_FAILURE);                                                    \
         }                                                                          \
     } while (0)
