@@ -231,7 +231,7 @@ fn exit_with_success_outside_main_is_refused_not_reported_as_a_failure() {
         "exit_outside_main",
         &[],
         "",
-        "13:5: error[E0801]: not supported in CUDA-C yet: `exit` outside `main` with a status that may be 0 (the IR \
+        "13:5: error[E0801]: not supported in CUDA-C yet: `exit(0)` outside `main` (the IR \
          cannot end the program successfully from another function)",
     );
 }
@@ -262,4 +262,13 @@ fn argv_past_argc_is_reported_in_c_terms_on_both_devices() {
 #[test]
 fn reference_parameters_and_chained_assignment() {
     runs_and_prints("references", &[], "1 5 2 9 3 7 4 4 | 6 0 6 0\n-2 18 -4\n");
+}
+
+#[test]
+fn the_gpu_errchk_idiom_and_default_arguments() {
+    runs_and_prints(
+        "gpu_errchk",
+        &[],
+        "sum of squares: 285 items (x1.5) [report]\nlast: 81 units (x1.5) [report]\nfirst: 0 units (x2.0) [report]\n",
+    );
 }

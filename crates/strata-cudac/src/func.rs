@@ -30,6 +30,8 @@ pub(crate) struct Sig {
     pub(crate) params: Vec<CTy>,
     /// `None`: `void`.
     pub(crate) ret: Option<ScalarTy>,
+    /// Each parameter's default argument (`bool abort = true`), a constant of its type.
+    pub(crate) defaults: Vec<Option<Expr>>,
 }
 
 /// A parsed function head.
@@ -42,6 +44,8 @@ struct Head<'t> {
     ret: Option<ScalarTy>,
     /// Each parameter's name and type (none for `main`: its `argc` and `argv` are `main_args`).
     params: Vec<(String, CTy)>,
+    /// Each parameter's default argument, if it has one.
+    defaults: Vec<Option<Expr>>,
     main_args: Vec<String>,
 }
 
@@ -92,13 +96,14 @@ impl Lx {
         }
         let mut params = Vec::new();
         let mut main_args = Vec::new();
+        let mut defaults = Vec::new();
         let plist = self.child(decl, "parameters", src)?;
         let mut c = plist.walk();
         for p in plist.named_children(&mut c) {
             if p.kind() == "comment" {
                 continue;
             }
-            if p.kind() != "parameter_declaration" {
+            if !matches!(p.kind(), "parameter_declaration" | "optional_parameter_declaration") {
                 return Err(self.unsupported(p, src, "this parameter"));
             }
             if name == "main" {
@@ -124,6 +129,10 @@ impl Lx {
                     None => CTy::S(self.scalar_type(ty_node, src)?),
                 };
                 params.push((String::new(), elem));
+                defaults.push(match p.child_by_field_name("default_value") {
+                    Some(v) => Some(self.default_arg(v, elem, src)?),
+                    None => None,
+                });
                 continue;
             };
             let elem = match self.struct_type(ty_node, src) {
@@ -168,8 +177,12 @@ impl Lx {
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
             params.push((pname.to_string(), cty));
+            defaults.push(match p.child_by_field_name("default_value") {
+                Some(v) => Some(self.default_arg(v, cty, src)?),
+                None => None,
+            });
         }
-        Ok(Head { name, name_node, kernel, host, device, ret, params, main_args })
+        Ok(Head { name, name_node, kernel, host, device, ret, params, main_args, defaults })
     }
 
     /// The first pass: every function definition gets its ids (one per side it runs on).
@@ -216,7 +229,8 @@ impl Lx {
             let host = h.host.then(&mut id);
             let device = (h.device || h.kernel).then(&mut id);
             let params = h.params.iter().map(|p| p.1).collect();
-            self.sigs.insert(h.name.clone(), Sig { kernel: h.kernel, host, device, params, ret: h.ret });
+            let defaults = h.defaults.clone();
+            self.sigs.insert(h.name.clone(), Sig { kernel: h.kernel, host, device, params, ret: h.ret, defaults });
         }
         Ok(())
     }
@@ -238,6 +252,14 @@ impl Lx {
                 src,
                 "a function declaration without a definition of the same signature in this file",
             ));
+        }
+        // Default arguments are usually written in the prototype.
+        if let Some(sig) = self.sigs.get_mut(&h.name) {
+            for (d, p) in sig.defaults.iter_mut().zip(h.defaults) {
+                if p.is_some() {
+                    *d = p;
+                }
+            }
         }
         Ok(())
     }
@@ -392,14 +414,25 @@ impl Lx {
             let (what, side) = if self.f.gpu { ("host", "GPU") } else { ("`__device__`", "host") };
             return Err(self.unsupported(n, src, format!("a call of {what} function `{name}` from {side} code")));
         };
-        if args.len() != sig.params.len() {
+        let defaulted = args.len() <= sig.params.len() && sig.defaults[args.len()..].iter().all(Option::is_some);
+        if !defaulted {
             return Err(self.unsupported(
                 n,
                 src,
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let mut values = self.arguments(name, args, &sig.params, src)?;
+        let mut values = self.arguments(name, args, &sig.params[..args.len()], src)?;
+        for d in sig.defaults[args.len()..].iter().flatten() {
+            values.push(match d {
+                Expr::Lit(Lit::Str(text)) if !self.f.gpu => {
+                    let p = self.literal_buffer(text, self.span(n, src));
+                    self.ptr_value(p, self.span(n, src))
+                }
+                Expr::Lit(Lit::Str(_)) => return Err(self.unsupported(n, src, "a string default argument in GPU code")),
+                d => d.clone(),
+            });
+        }
         values.extend(self.global_args(self.f.gpu, self.span(n, src)));
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
@@ -407,6 +440,33 @@ impl Lx {
 }
 
 impl Lx {
+    /// A default argument (`= 3`, `= 0.5f`, `= true`, `= NULL`): a constant of the parameter's
+    /// type.
+    fn default_arg(&self, v: Node, t: CTy, src: &Src) -> R<Expr> {
+        let text = self.text(v, src).trim();
+        let bad = || self.unsupported(v, src, "this default argument (a constant is supported)");
+        Ok(match t {
+            CTy::S(ScalarTy::Bool) => Expr::Lit(Lit::Bool(match text {
+                "true" => true,
+                "false" => false,
+                _ => self.constant(v, src)? != 0,
+            })),
+            CTy::S(f @ (ScalarTy::F32 | ScalarTy::F64)) => {
+                let num = text.trim_end_matches(['f', 'F']).parse::<f64>().map_err(|_| bad())?;
+                Expr::Lit(Lit::Float(num, f.ir()))
+            }
+            CTy::S(s) => cast(int(u128::from(self.constant(v, src)?), ScalarTy::U64), ScalarTy::U64, s),
+            CTy::Ptr(_) if matches!(text, "NULL" | "nullptr" | "0") => {
+                Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(v, src))
+            }
+            // A string: made into a buffer at each call that uses it ([`Lx::user_call`]).
+            CTy::Ptr(Elem::S(ScalarTy::I8 | ScalarTy::U8)) if v.kind() == "string_literal" => {
+                Expr::Lit(Lit::Str(self.string_text(v, src)?))
+            }
+            _ => return Err(bad()),
+        })
+    }
+
     /// The argument of a reference parameter `T &x`: a pointer to the variable or element it
     /// names, or to a temporary holding its value where it names none (C++ binds a `const T &`
     /// to a temporary so).

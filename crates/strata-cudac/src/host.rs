@@ -142,12 +142,12 @@ impl Lx {
                         return Ok(());
                     }
                     // Elsewhere only a failure can be expressed: stopping the program (E0908).
-                    if !self.constant(args[0], src).is_ok_and(|s| s as u32 != 0) {
+                    if self.constant(args[0], src).is_ok_and(|s| s as u32 == 0) {
                         return Err(self.unsupported(
                             n,
                             src,
-                            "`exit` outside `main` with a status that may be 0 (the IR cannot end the program \
-                             successfully from another function)",
+                            "`exit(0)` outside `main` (the IR cannot end the program successfully from another \
+                             function)",
                         ));
                     }
                 }

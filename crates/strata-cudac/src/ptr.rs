@@ -35,6 +35,11 @@ impl Lx {
         Ok(match n.kind() {
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::Ptr(t) }) => Some(PtrE::at(local, t)),
+                // `__FILE__`, `__func__` as a `const char *` (host code): a buffer holding it.
+                None if !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__") => {
+                    let strings::StrE::Lit(text) = self.string_expr(n, src)? else { return Ok(None) };
+                    Some(self.literal_buffer(&text, self.span(n, src)))
+                }
                 _ => None,
             },
             "parenthesized_expression" => match n.named_child(0) {
