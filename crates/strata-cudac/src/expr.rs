@@ -100,9 +100,7 @@ impl Lx {
             "cast_expression" => true,
             "subscript_expression" => n.child_by_field_name("argument").is_some_and(|a| self.is_argv(a, src)),
             "string_literal" | "concatenated_string" => !self.f.gpu,
-            "identifier" => {
-                !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__")
-            }
+            "identifier" => !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__"),
             _ => false,
         };
         if maybe_pointer {

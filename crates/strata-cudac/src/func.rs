@@ -429,7 +429,9 @@ impl Lx {
                     let p = self.literal_buffer(text, self.span(n, src));
                     self.ptr_value(p, self.span(n, src))
                 }
-                Expr::Lit(Lit::Str(_)) => return Err(self.unsupported(n, src, "a string default argument in GPU code")),
+                Expr::Lit(Lit::Str(_)) => {
+                    return Err(self.unsupported(n, src, "a string default argument in GPU code"))
+                }
                 d => d.clone(),
             });
         }

@@ -99,7 +99,8 @@ impl Lx {
                         return Err(self.unsupported(at, src, "`fprintf` to a stream other than `stdout` or `stderr`"));
                     }
                 };
-                let switch = |on: bool| Stmt::Eval(Expr::Builtin(Builtin::OutputToStderr, vec![Expr::Lit(Lit::Bool(on))], span));
+                let switch =
+                    |on: bool| Stmt::Eval(Expr::Builtin(Builtin::OutputToStderr, vec![Expr::Lit(Lit::Bool(on))], span));
                 if to_stderr {
                     out.push(switch(true));
                 }
