@@ -272,3 +272,8 @@ fn the_gpu_errchk_idiom_and_default_arguments() {
         "sum of squares: 285 items (x1.5) [report]\nlast: 81 units (x1.5) [report]\nfirst: 0 units (x2.0) [report]\n",
     );
 }
+
+#[test]
+fn quoted_standard_headers_the_one_device_api_and_calls_in_parentheses() {
+    runs_and_prints("device_api", &[], "1 device(s), using 0\n0 2 4 6\n");
+}

@@ -219,7 +219,11 @@ impl Lx {
             }
             let h = self.head(n, src)?;
             if self.sigs.contains_key(&h.name) {
-                return Err(self.unsupported(h.name_node, src, format!("a second definition of `{}`", h.name)));
+                return Err(self.unsupported(
+                    h.name_node,
+                    src,
+                    format!("a second definition of `{}` (C++ overloading)", h.name),
+                ));
             }
             let next = &mut self.next_fn;
             let mut id = || {

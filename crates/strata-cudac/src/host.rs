@@ -231,6 +231,27 @@ impl Lx {
                 )));
                 out.push(Stmt::Free { local: tmp, gpu: false, span });
             }
+            // One device: `cudaGetDeviceCount(&n)` gives 1, `cudaGetDevice(&d)` 0, and
+            // `cudaSetDevice(0)` does nothing (another device is refused).
+            "cudaGetDeviceCount" | "cudaGetDevice" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                let Some(p) = self.ptr_expr(args[0], src)? else {
+                    return Err(self.unsupported(args[0], src, format!("this argument of `{name}` (`&n`)")));
+                };
+                let t = self.scalar_elem(p.elem, args[0], src)?;
+                let v = u128::from(name == "cudaGetDeviceCount");
+                let place = self.ptr_place(p, None, span);
+                self.flush(out);
+                out.push(Stmt::Store { place, value: cast(int(v, ScalarTy::I32), ScalarTy::I32, t) });
+            }
+            "cudaSetDevice" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                if self.constant(args[0], src).ok() != Some(0) {
+                    return Err(self.unsupported(args[0], src, "a device other than 0 (`sim` has one)"));
+                }
+            }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
                 // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
                 host_only(self)?;
@@ -663,6 +684,9 @@ impl Lx {
                 | "cudaDeviceSynchronize"
                 | "cudaMemcpyToSymbol"
                 | "cudaMemcpyFromSymbol"
+                | "cudaGetDeviceCount"
+                | "cudaGetDevice"
+                | "cudaSetDevice"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
             // The call happens before the expression; its status is always `cudaSuccess` on

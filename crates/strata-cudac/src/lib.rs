@@ -193,7 +193,10 @@ pub(crate) fn lower_with_globals(
         lx.recover(r, item, &src);
     }
     if !lx.errors.is_empty() {
-        return Err(lx.errors);
+        // In the order of each file (the first pass meets some before the second meets others).
+        let mut errors = lx.errors;
+        errors.sort_by_key(|d| (d.primary.span.file, d.primary.span.lo));
+        return Err(errors);
     }
     let entry = lx.functions.iter().position(|f| f.name == "main");
     let device_globals = lx.globals.iter().filter(|g| g.device).map(|g| g.local).collect();
@@ -437,6 +440,10 @@ impl Lx {
         let written = self.text(path, src);
         let Some(name) = written.strip_prefix('"').and_then(|w| w.strip_suffix('"')) else { return Ok(false) };
         let Some(h) = self.headers.get(name).cloned() else {
+            if parse::STD_HEADERS.contains(&name) {
+                // `#include "cuda.h"`: not the program's own, the standard one (as nvcc finds it).
+                return Ok(true);
+            }
             if first_pass {
                 return Ok(true); // reported by the second pass
             }

@@ -101,7 +101,7 @@ impl Lx {
 
 /// The headers whose declarations the front end knows (everything else it would need is refused
 /// where used).
-const STD_HEADERS: &[&str] = &[
+pub(crate) const STD_HEADERS: &[&str] = &[
     "stdio.h",
     "stdlib.h",
     "cuda.h",

@@ -451,6 +451,16 @@ impl Lx {
                 out.push(Stmt::Store { place, value });
             }
             "call_expression" => self.call_stmt(n, src, out)?,
+            // `(f(x));` (a macro's parentheses) and `(void)f(x);`: the expression as a statement.
+            "parenthesized_expression" if n.named_child_count() == 1 => {
+                let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
+                self.expr_stmt(inner, src, out)?;
+            }
+            "cast_expression"
+                if n.child_by_field_name("type").is_some_and(|t| self.text(t, src).trim() == "void") =>
+            {
+                self.expr_stmt(self.child(n, "value", src)?, src, out)?;
+            }
             "comma_expression" => {
                 self.expr_stmt(self.child(n, "left", src)?, src, out)?;
                 self.flush(out);
