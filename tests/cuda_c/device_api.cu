@@ -22,10 +22,14 @@ int main(void) {
     printf("%d device(s), using %d\n", count, dev);
     int *d, h[4];
     CHECK(cudaMalloc((void **)&d, sizeof(h)));
+    int *pinned;
+    CHECK(cudaHostAlloc((void **)&pinned, sizeof(h), cudaHostAllocDefault | cudaHostAllocPortable));
     fill<<<1, 4>>>(d);
     (void)cudaGetLastError();
     CHECK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
-    printf("%d %d %d %d\n", h[0], h[1], h[2], h[3]);
+    CHECK(cudaMemcpy(pinned, d, sizeof(h), cudaMemcpyDeviceToHost));
+    printf("%d %d %d %d %d\n", h[0], h[1], h[2], h[3], pinned[3]);
+    CHECK(cudaFreeHost(pinned));
     (void)cudaFree(d);
     return 0;
 }

@@ -275,5 +275,5 @@ fn the_gpu_errchk_idiom_and_default_arguments() {
 
 #[test]
 fn quoted_standard_headers_the_one_device_api_and_calls_in_parentheses() {
-    runs_and_prints("device_api", &[], "1 device(s), using 0\n0 2 4 6\n");
+    runs_and_prints("device_api", &[], "1 device(s), using 0\n0 2 4 6 6\n");
 }
