@@ -456,9 +456,7 @@ impl Lx {
                 let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
                 self.expr_stmt(inner, src, out)?;
             }
-            "cast_expression"
-                if n.child_by_field_name("type").is_some_and(|t| self.text(t, src).trim() == "void") =>
-            {
+            "cast_expression" if n.child_by_field_name("type").is_some_and(|t| self.text(t, src).trim() == "void") => {
                 self.expr_stmt(self.child(n, "value", src)?, src, out)?;
             }
             "comma_expression" => {
