@@ -277,3 +277,8 @@ fn the_gpu_errchk_idiom_and_default_arguments() {
 fn quoted_standard_headers_the_one_device_api_and_calls_in_parentheses() {
     runs_and_prints("device_api", &[], "1 device(s), using 0\n0 2 4 6 6\n");
 }
+
+#[test]
+fn defines_inside_functions() {
+    runs_and_prints("defines_in_functions", &[], "0 1 4 9 16 25 36 49 \n");
+}

@@ -33,6 +33,8 @@ impl Lx {
     fn stmt_inner(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         match n.kind() {
             "comment" => {}
+            // A `#define` inside a function: defined from there on, as the preprocessor does.
+            "preproc_def" | "preproc_function_def" => self.item(n, src)?,
             "compound_statement" => self.block(n, src, out)?,
             "declaration" => self.declaration(n, src, out)?,
             "expression_statement" => {
