@@ -282,3 +282,26 @@ fn quoted_standard_headers_the_one_device_api_and_calls_in_parentheses() {
 fn defines_inside_functions() {
     runs_and_prints("defines_in_functions", &[], "0 1 4 9 16 25 36 49 \n");
 }
+
+#[test]
+fn rand_gives_glibcs_sequence() {
+    // What gcc's build of the same C prints on Linux (glibc).
+    runs_and_prints(
+        "rand_data",
+        &[],
+        "1804289383 846930886\n0.066940 0.659928 1.381271 0.844973 0.412530 0.500257 \n21\n",
+    );
+}
+
+#[test]
+fn a_seed_from_the_clock_is_refused() {
+    let (code, stdout, stderr) = run("srand_time", &[], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(
+        stderr.ends_with(
+            "tests/cuda_c/srand_time.cu:8:11: error[E0801]: not supported in CUDA-C yet: a seed from the clock (the \
+             run would not be repeatable; give a constant)\n"
+        ),
+        "{stderr}"
+    );
+}

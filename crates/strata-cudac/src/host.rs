@@ -245,6 +245,21 @@ impl Lx {
                 self.flush(out);
                 out.push(Stmt::Store { place, value: cast(int(v, ScalarTy::I32), ScalarTy::I32, t) });
             }
+            "srand" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                if self.text(args[0], src).contains("time") {
+                    return Err(self.unsupported(
+                        args[0],
+                        src,
+                        "a seed from the clock (the run would not be repeatable; give a constant)",
+                    ));
+                }
+                let (e, et) = self.rvalue(args[0], src)?;
+                let seed = self.convert(e, et, CTy::S(ScalarTy::U32), args[0], src)?;
+                self.flush(out);
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::SeedRand, vec![seed], span)));
+            }
             "cudaSetDevice" if !self.sigs.contains_key(&name) => {
                 host_only(self)?;
                 want(self, 1)?;
@@ -657,6 +672,13 @@ impl Lx {
         }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
+        }
+        if name == "rand" && !self.sigs.contains_key(&name) {
+            // glibc's sequence on both devices (`Builtin::Rand`).
+            if self.f.gpu || !args.is_empty() {
+                return Err(self.unsupported(n, src, "`rand` here (host code, no arguments)"));
+            }
+            return Ok((Expr::Builtin(Builtin::Rand, Vec::new(), self.span(n, src)), CTy::S(ScalarTy::I32)));
         }
         if matches!(name.as_str(), "strlen" | "strcmp") && !self.sigs.contains_key(&name) {
             return self.str_fn(n, &name, &args, src);

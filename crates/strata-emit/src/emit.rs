@@ -1178,7 +1178,7 @@ impl<'p> Emitter<'p> {
                 Ty::Scalar(ScalarTy::U64)
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
-            Expr::Builtin(Builtin::ArgByte, _, _) => Ty::Scalar(ScalarTy::I32),
+            Expr::Builtin(Builtin::ArgByte | Builtin::Rand, _, _) => Ty::Scalar(ScalarTy::I32),
             Expr::Builtin(Builtin::PtrEq, _, _) => Ty::Scalar(ScalarTy::Bool),
             Expr::Builtin(Builtin::PtrDiff, _, _) => Ty::Scalar(ScalarTy::I64),
             Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
@@ -1612,6 +1612,8 @@ impl<'p> Emitter<'p> {
             // CUDA-C's `__threadfence()`: on the cpu device, the C11 fence that orders the
             // thread's memory accesses before it before those after it for every other thread.
             Builtin::OutputToStderr => format!("strata_output_to_stderr({})", arg(0)?),
+            Builtin::Rand => "strata_rand()".to_string(),
+            Builtin::SeedRand => format!("strata_srand((uint32_t)({}))", arg(0)?),
             Builtin::Fence if self.cuda => "__threadfence()".to_string(),
             Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),
         })

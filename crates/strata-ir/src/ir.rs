@@ -266,6 +266,12 @@ pub enum Builtin {
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
     ArgF64,
+    /// C's `rand()` (host code): the next number of glibc's `random()` generator (an `i32`, 0 to
+    /// `RAND_MAX` = 2^31 - 1), seeded with 1 until `SeedRand`; `sim` and the C runtime compute
+    /// the same sequence, which is glibc's.
+    Rand,
+    /// C's `srand(seed)` (a `u32`): restarts [`Builtin::Rand`]'s sequence.
+    SeedRand,
     /// `output_to_stderr(on)` (a `bool`, host code): the prints after it go to the standard error
     /// (`true`) or back to the standard output (`false`); CUDA-C's `fprintf(stderr, …)`.
     OutputToStderr,

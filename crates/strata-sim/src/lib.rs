@@ -11,6 +11,7 @@
 
 mod arr;
 mod cfmt;
+mod crand;
 pub mod finding;
 pub mod mem;
 mod npy;
@@ -333,6 +334,7 @@ fn run_recording(
         held_err: None,
         to_stderr: false,
         stderr: err,
+        rand: None,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -372,6 +374,8 @@ struct Machine<'p, 'o> {
     /// Prints go to the standard error ([`Builtin::OutputToStderr`]).
     to_stderr: bool,
     stderr: &'o mut dyn Write,
+    /// C's `rand()` state ([`Builtin::Rand`]).
+    rand: Option<crand::CRand>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -1298,6 +1302,11 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::Rand => Value::I32(self.rand.get_or_insert_with(|| crand::CRand::new(1)).next()),
+            Builtin::SeedRand => {
+                self.rand = Some(crand::CRand::new(arg(0).as_u64().unwrap_or(1) as u32));
+                Value::Unit
+            }
             Builtin::OutputToStderr => {
                 let _ = self.out.flush();
                 self.to_stderr = arg(0).as_bool() == Some(true);
