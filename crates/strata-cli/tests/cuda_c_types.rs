@@ -305,3 +305,9 @@ fn a_seed_from_the_clock_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn switch_on_chars_of_a_string() {
+    runs_and_prints("char_switch", &[], "3 vowels, 1 spaces, 44\n");
+    runs_and_prints("char_switch", &["a quick test"], "4 vowels, 2 spaces, 44\n");
+}

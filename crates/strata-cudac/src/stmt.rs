@@ -481,6 +481,10 @@ fn const_of_type(v: u64, t: ScalarTy) -> u64 {
     match t {
         ScalarTy::I32 => i64::from(v as i32) as u64,
         ScalarTy::U32 => u64::from(v as u32),
+        ScalarTy::I8 => i64::from(v as i8) as u64,
+        ScalarTy::U8 => u64::from(v as u8),
+        ScalarTy::I16 => i64::from(v as i16) as u64,
+        ScalarTy::U16 => u64::from(v as u16),
         _ => v,
     }
 }
