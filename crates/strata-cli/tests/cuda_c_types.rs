@@ -311,3 +311,8 @@ fn switch_on_chars_of_a_string() {
     runs_and_prints("char_switch", &[], "3 vowels, 1 spaces, 44\n");
     runs_and_prints("char_switch", &["a quick test"], "4 vowels, 2 spaces, 44\n");
 }
+
+#[test]
+fn clock_is_zero_on_both_devices() {
+    runs_and_prints("clock_timing", &[], "sum 499500 in 0.000 ms\n");
+}

@@ -186,6 +186,9 @@ impl Lx {
                 if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == name) {
                     return Ok((int((*v).into(), ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
+                if name == "CLOCKS_PER_SEC" {
+                    return Ok((int(1_000_000, ScalarTy::I64), CTy::S(ScalarTy::I64)));
+                }
                 if name == "RAND_MAX" {
                     return Ok((int(0x7fff_ffff, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }

@@ -114,6 +114,8 @@ pub(crate) const STD_HEADERS: &[&str] = &[
     "stdbool.h",
     "string.h",
     "cstring",
+    "time.h",
+    "ctime",
     "cstdio",
     "cstdlib",
     "cstdint",

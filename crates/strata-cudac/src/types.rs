@@ -180,7 +180,7 @@ impl Lx {
             "short" | "short int" | "signed short" | "signed short int" | "int16_t" => ScalarTy::I16,
             "unsigned short" | "unsigned short int" | "uint16_t" | "ushort" => ScalarTy::U16,
             "uint32_t" | "uint" => ScalarTy::U32,
-            "int64_t" => ScalarTy::I64,
+            "int64_t" | "clock_t" => ScalarTy::I64,
             "uint64_t" => ScalarTy::U64,
             "bool" => ScalarTy::Bool,
             "unsigned" | "unsigned int" => ScalarTy::U32,
