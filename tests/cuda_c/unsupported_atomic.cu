@@ -1,7 +1,7 @@
-// atomicInc (wrapping increment) is not in the CUDA-C subset yet: refused with E0801 at the call.
+// atomicAdd_block (a block-scope atomic) is not in the CUDA-C subset yet: refused with E0801 at the call.
 #include <stdio.h>
 __global__ void count(unsigned *c) {
-    atomicInc(c, 100u);
+    atomicAdd_block(c, 1u);
 }
 
 int main(void) {

@@ -9,7 +9,7 @@
 //! messages. Exit status: 0 when every file is clean, 1 when anything is found (or a file is not
 //! valid CUDA-C of the subset), 2 for usage errors.
 
-use crate::{load_file, report, Format, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
+use crate::{cuda_headers, load_file, report, Format, EXIT_PROGRAM_ERRORS, EXIT_USAGE};
 use std::path::PathBuf;
 use strata_cudac::harness::{self, HarnessError, KernelLaunch};
 use strata_diag::{Diagnostic, SourceMap, Span};
@@ -73,7 +73,11 @@ pub fn run(files: &[PathBuf], opts: &CudaCheck) -> u8 {
             Ok(id) => id,
             Err(code) => return code,
         };
-        match check_file(path, id, &sources, opts) {
+        let headers = match cuda_headers(path, id, &[], &mut sources, fmt) {
+            Ok(h) => h,
+            Err(code) => return code,
+        };
+        match check_file(path, id, &headers, &sources, opts) {
             Ok(c) => all.push(c),
             Err(msg) => {
                 eprintln!("error: {}: {msg}", path.display());
@@ -115,6 +119,7 @@ fn schedules(opts: &CudaCheck) -> Vec<Option<u64>> {
 fn check_file(
     path: &std::path::Path,
     id: strata_diag::FileId,
+    headers: &[strata_cudac::Header],
     sources: &SourceMap,
     opts: &CudaCheck,
 ) -> Result<Checked, String> {
@@ -128,10 +133,10 @@ fn check_file(
         found: Vec::new(),
     };
     let refused = |d: Box<Diagnostic>| Found { diag: *d, finding: None, seed: None, ran: false };
-    let has_main = match strata_cudac::lower_items(id, text) {
+    let has_main = match strata_cudac::lower_items_all(id, sources.name(id), text, headers) {
         Ok(p) => p.entry.is_some(),
-        Err(d) => {
-            checked.found.push(refused(d));
+        Err(ds) => {
+            checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
             return Ok(checked);
         }
     };
@@ -158,7 +163,7 @@ fn check_file(
             args: opts.args.clone(),
             print_buffers: false,
         };
-        match harness::kernel_only(id, text, &launch) {
+        match harness::kernel_only_with_headers(id, sources.name(id), text, headers, &launch) {
             Ok(p) => {
                 let main = p.entry.map(|e| &p.functions[e].body);
                 let launched = main.into_iter().flatten().find_map(|s| match s {
@@ -170,22 +175,25 @@ fn check_file(
                 p
             }
             Err(HarnessError::Usage(m)) => return Err(m),
-            Err(HarnessError::Diag(d)) => {
-                checked.found.push(refused(d));
+            Err(HarnessError::Diag(ds)) => {
+                checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
                 return Ok(checked);
             }
         }
     } else {
-        match strata_cudac::lower(id, text) {
+        match strata_cudac::lower_all(id, sources.name(id), text, headers) {
             Ok(p) => p,
-            Err(d) => {
-                checked.found.push(refused(d));
+            Err(ds) => {
+                checked.found.extend(ds.into_iter().map(|d| refused(Box::new(d))));
                 return Ok(checked);
             }
         }
     };
     let mut program = program;
     program.sources = vec![strata_ir::ir::SourceFile::new(id, sources.name(id), text)];
+    for h in headers {
+        program.sources.push(strata_ir::ir::SourceFile::new(h.file, sources.name(h.file), sources.source(h.file)));
+    }
     let mut keys: Vec<Vec<(u32, u32)>> = Vec::new();
     for &seed in &checked.schedules.clone() {
         let sim = strata_sim::Options {
@@ -193,7 +201,7 @@ fn check_file(
             random_seed: seed,
             ..strata_sim::Options::default()
         };
-        let (r, finding) = strata_sim::run_with_finding(&program, &sim, &mut std::io::sink());
+        let (r, finding) = strata_sim::run_with_finding(&program, &sim, &mut std::io::sink(), &mut std::io::sink());
         let Err(d) = r else { continue };
         let key = key_of(&d, finding.as_ref());
         if !keys.contains(&key) {

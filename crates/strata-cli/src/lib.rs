@@ -7,7 +7,7 @@
 //! diagnostics with their spans in [`Pipeline::sources`], and [`Error::exit_status`] says what the
 //! command exits with.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use strata_check::TargetProfile;
 use strata_diag::{codes, Diagnostic, FileId, SourceMap, Span};
 use strata_ir::ir;
@@ -179,18 +179,21 @@ impl Pipeline {
         Ok(Lowered { file, program, env })
     }
 
-    /// Lowers a CUDA-C file (docs/cuda-c.md). A file of kernels without `main` whose GPUVerify
-    /// header gives the launch becomes that launch, printing the buffers (kernel-only mode).
-    /// `-D` does not apply.
-    pub fn lower_cuda_c(&mut self, file: FileId) -> Result<ir::Program, Error> {
+    /// Lowers a CUDA-C file (docs/cuda-c.md) read from `path`, with the program's own headers
+    /// found next to it and in `include` ([`cuda_headers`]). A file of kernels without `main`
+    /// whose GPUVerify header gives the launch becomes that launch, printing the buffers
+    /// (kernel-only mode). `-D` does not apply. Every construct the front end refuses is
+    /// reported, not only the first.
+    pub fn lower_cuda_c(&mut self, path: &Path, file: FileId, include: &[PathBuf]) -> Result<ir::Program, Error> {
         if !self.defines.is_empty() {
             return Err(Error::Usage(
                 "`-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead".to_string(),
             ));
         }
-        let text = self.sources.source(file);
-        let no_main = matches!(strata_cudac::lower_items(file, text), Ok(p) if p.entry.is_none());
-        let lowered = match strata_cudac::harness::header(text) {
+        let headers = cuda_headers(path, file, include, &mut self.sources)?;
+        let (name, text) = (self.sources.name(file).to_string(), self.sources.source(file).to_string());
+        let no_main = matches!(strata_cudac::lower_items_with_headers(file, &text, &headers), Ok(p) if p.entry.is_none());
+        let lowered = match strata_cudac::harness::header(&text) {
             Ok(Some(h)) if no_main => {
                 let threads =
                     h.grid.iter().chain(&h.block).try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX);
@@ -203,16 +206,19 @@ impl Pipeline {
                     args: Vec::new(),
                     print_buffers: true,
                 };
-                match strata_cudac::harness::kernel_only(file, text, &launch) {
+                match strata_cudac::harness::kernel_only_with_headers(file, &name, &text, &headers, &launch) {
                     Ok(p) => Ok(p),
-                    Err(strata_cudac::harness::HarnessError::Diag(d)) => Err(d),
+                    Err(strata_cudac::harness::HarnessError::Diag(ds)) => Err(ds),
                     Err(strata_cudac::harness::HarnessError::Usage(m)) => return Err(Error::Usage(m)),
                 }
             }
-            _ => strata_cudac::lower(file, text),
+            _ => strata_cudac::lower_all(file, &name, &text, &headers),
         };
-        let mut program = lowered.map_err(one)?;
+        let mut program = lowered.map_err(Error::Diagnostics)?;
         program.sources = vec![ir::SourceFile::new(file, self.sources.name(file), self.sources.source(file))];
+        for h in &headers {
+            program.sources.push(ir::SourceFile::new(h.file, self.sources.name(h.file), self.sources.source(h.file)));
+        }
         Ok(program)
     }
 
@@ -383,4 +389,33 @@ pub fn main_name_span(program: &ir::Program, sources: &SourceMap) -> Option<Span
     let text = sources.source(span.file).get(span.lo as usize..span.hi as usize)?;
     let at = span.lo + text.find("main")? as u32;
     Some(Span::new(span.file, at, at + 4))
+}
+
+/// The program's own headers that `file` (`id`, read from `file`) includes, directly or through
+/// another header: `#include "name.h"` is looked for next to the including file, then in each
+/// `-I` directory, as nvcc does. A header that is not found is left out (the front end refuses
+/// its `#include`).
+pub fn cuda_headers(
+    file: &Path,
+    id: FileId,
+    include: &[PathBuf],
+    sources: &mut SourceMap,
+) -> Result<Vec<strata_cudac::Header>, Error> {
+    let mut headers: Vec<strata_cudac::Header> = Vec::new();
+    let dir = |p: &Path| p.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut queue = vec![(id, dir(file))];
+    while let Some((from, from_dir)) = queue.pop() {
+        for name in strata_cudac::quoted_includes(from, sources.source(from)) {
+            if headers.iter().any(|h| h.name == name) {
+                continue;
+            }
+            let found = std::iter::once(&from_dir).chain(include).map(|d| d.join(&name)).find(|p| p.is_file());
+            let Some(path) = found else { continue };
+            let hid = load_file(&path, sources)?;
+            queue.push((hid, dir(&path)));
+            let (shown, text) = (sources.name(hid).to_string(), sources.source(hid).to_string());
+            headers.push(strata_cudac::Header { name, path: shown, file: hid, text });
+        }
+    }
+    Ok(headers)
 }

@@ -93,6 +93,10 @@ enum Command {
         /// Override a `const` item: `-D N=4096`.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         define: Vec<(String, u64)>,
+        /// CUDA-C (`.cu`): a directory where `#include "name.h"` looks for the program's own
+        /// headers after the including file's directory, as nvcc's `-I`.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
         /// Thread steps after which `sim` stops a runaway program [default: 200000000]
         /// (`--device sim` only).
         #[arg(long, allow_negative_numbers = true)]
@@ -480,8 +484,13 @@ fn run(cli: Cli) -> u8 {
             format,
             file,
             args,
+            include,
         } => {
             let cuda_c = file.extension().is_some_and(|e| e == "cu");
+            if !cuda_c && !include.is_empty() {
+                eprintln!("error: `-I` is for CUDA-C (`.cu`) files");
+                return EXIT_USAGE;
+            }
             let device = device.unwrap_or(if cuda_c { Device::Sim } else { Device::Cpu });
             let sim_flags = [
                 ("--max-steps", max_steps.is_some()),
@@ -505,7 +514,7 @@ fn run(cli: Cli) -> u8 {
             };
             let opts = strata_cli::RunOptions { device: device.into(), sim, time_limit };
             if cuda_c {
-                return run_cuda_c(&file, &define, &opts, format);
+                return run_cuda_c(&file, &include, &define, &opts, format);
             }
             run_file(&file, &define, &opts, format, arch)
         }
@@ -885,18 +894,37 @@ fn run_file(
 }
 
 /// `strata run FILE.cu`: a CUDA-C program, lowered by `strata-cudac` and run on `sim` or `cpu`
-/// (docs/cuda-c.md; `-D` does not apply: a usage error before the file is read).
-fn run_cuda_c(file: &std::path::Path, defines: &[(String, u64)], opts: &strata_cli::RunOptions, format: Format) -> u8 {
+/// (docs/cuda-c.md; `-D` does not apply: a usage error before the file is read). The program's
+/// own headers are found next to the file and in each `-I` directory.
+fn run_cuda_c(
+    file: &std::path::Path,
+    include: &[PathBuf],
+    defines: &[(String, u64)],
+    opts: &strata_cli::RunOptions,
+    format: Format,
+) -> u8 {
     let mut pipeline = Pipeline::new(defines.to_vec(), TargetProfile::default_profile());
     if !defines.is_empty() {
         eprintln!("error: `-D` does not apply to CUDA-C files (`.cu`); edit the `#define`s instead");
         return EXIT_USAGE;
     }
-    let lowered = pipeline.load(file).and_then(|id| Ok((id, pipeline.lower_cuda_c(id)?)));
+    let lowered = pipeline.load(file).and_then(|id| Ok((id, pipeline.lower_cuda_c(file, id, include)?)));
     match lowered {
         Ok((id, program)) => run_lowered(&pipeline, &program, id, opts, format),
         Err(e) => fail(e, pipeline.sources(), format),
     }
+}
+
+/// [`strata_cli::cuda_headers`] for the commands that keep their own source map: errors are
+/// rendered here and become the exit status.
+pub(crate) fn cuda_headers(
+    file: &std::path::Path,
+    id: strata_diag::FileId,
+    include: &[PathBuf],
+    sources: &mut SourceMap,
+    format: Format,
+) -> Result<Vec<strata_cudac::Header>, u8> {
+    strata_cli::cuda_headers(file, id, include, sources).map_err(|e| fail(e, sources, format))
 }
 
 /// Runs a lowered program and reports its run-time error, if any: the exit status.

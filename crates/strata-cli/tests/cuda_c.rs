@@ -123,7 +123,7 @@ fn constructs_outside_the_subset_are_refused_with_e0801() {
     assert_eq!((code, stdout.as_str()), (1, ""));
     assert_eq!(
         stderr,
-        "tests/cuda_c/unsupported_atomic.cu:4:5: error[E0801]: not supported in CUDA-C yet: calls of `atomicInc`\n"
+        "tests/cuda_c/unsupported_atomic.cu:4:5: error[E0801]: not supported in CUDA-C yet: calls of `atomicAdd_block`\n"
     );
 }
 

@@ -177,6 +177,21 @@ impl Lx {
     /// The elements an initialiser gives an array of lengths `dims` (of scalars `t`), flat, the
     /// rest zero: nested braces (`{{1, 2}, {3, 4}}`) or the elements in order (`{1, 2, 3, 4}`).
     pub(crate) fn array_init(&mut self, v: Node, dims: &[u64], t: ScalarTy, src: &Src) -> R<Vec<Expr>> {
+        if matches!(v.kind(), "string_literal" | "concatenated_string")
+            && matches!(t, ScalarTy::I8 | ScalarTy::U8)
+            && dims.len() == 1
+        {
+            // `char s[] = "abc";`: its bytes and the 0 (left out where the length leaves no room
+            // for it, as C does).
+            let strings::StrE::Lit(text) = self.string_expr(v, src)? else {
+                return Err(self.unsupported(v, src, "this array initialiser"));
+            };
+            let mut bytes: Vec<u8> = text.into_bytes();
+            if bytes.len() as u64 != dims[0] {
+                bytes.push(0);
+            }
+            return Ok(bytes.into_iter().map(|b| cast(int(b.into(), ScalarTy::I32), ScalarTy::I32, t)).collect());
+        }
         if v.kind() != "initializer_list" {
             return Err(self.unsupported(v, src, "this array initialiser"));
         }

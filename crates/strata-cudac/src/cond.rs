@@ -24,18 +24,96 @@ struct Level {
     at: Span,
 }
 
+/// The macros nvcc's host pass defines (`__CUDA_ARCH__`, which only its device pass defines, is
+/// refused in conditions: the two sides would need different code), with their values; usable in
+/// conditions and as values.
+pub(crate) const PREDEFINED: &[(&str, u64)] = &[
+    ("__CUDACC__", 1),
+    ("__NVCC__", 1),
+    ("__cplusplus", 201703),
+    // The CUDA the project's nvcc comes from (scripts/setup-nvcc.sh).
+    ("CUDART_VERSION", 13000),
+    ("CUDA_VERSION", 13000),
+    ("__CUDACC_VER_MAJOR__", 13),
+    ("__CUDACC_VER_MINOR__", 0),
+];
+
+/// `text` with the attributes and hints that change nothing about what a program computes blanked
+/// out (same length, so every span still points into the file): `__attribute__((…))`,
+/// `__align__(n)`, `__launch_bounds__(…)`, `__forceinline__`, `__noinline__`, `__inline__`,
+/// `__restrict__`. Not inside comments, strings or character literals.
+pub(crate) fn blank_attributes(text: &str) -> String {
+    const WITH_ARGS: &[&str] = &["__attribute__", "__align__", "__launch_bounds__", "__declspec"];
+    const WORDS: &[&str] = &["__forceinline__", "__noinline__", "__inline__", "__restrict__", "__restrict"];
+    if !WITH_ARGS.iter().chain(WORDS).any(|w| text.contains(w)) {
+        return text.to_string();
+    }
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |e| i + e);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |e| i + e + 4);
+                continue;
+            }
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            c if ident(c) && (i == 0 || !ident(b[i - 1])) => {
+                let end = (i..b.len()).find(|&k| !ident(b[k])).unwrap_or(b.len());
+                let word = &text[i..end];
+                let mut stop = end;
+                if WITH_ARGS.contains(&word) {
+                    // The balanced parentheses after it.
+                    let open = (end..b.len()).find(|&k| !b[k].is_ascii_whitespace());
+                    if let Some(open) = open.filter(|&k| b[k] == b'(') {
+                        let mut depth = 0;
+                        for (k, &c) in b.iter().enumerate().skip(open) {
+                            depth += i32::from(c == b'(') - i32::from(c == b')');
+                            if depth == 0 {
+                                stop = k + 1;
+                                break;
+                            }
+                        }
+                    }
+                } else if !WORDS.contains(&word) {
+                    i = end;
+                    continue;
+                }
+                for c in &mut out[i..stop] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
+                }
+                i = stop;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
 /// `text` with its conditional directives resolved (same length; lines not compiled blanked).
 pub(crate) fn resolve(file: FileId, text: &str) -> R<String> {
     if !text.lines().any(|l| directive(l).is_some_and(|(d, _)| is_conditional(d) || d == "define" || d == "pragma")) {
         return Ok(text.to_string());
     }
     let mut out = text.as_bytes().to_vec();
-    // What nvcc's host pass defines (`__CUDA_ARCH__`, which only its device pass defines, is
-    // refused in conditions: the two sides would need different code).
-    let mut defs: HashMap<String, Option<String>> = [("__CUDACC__", "1"), ("__NVCC__", "1"), ("__cplusplus", "201703")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), Some(v.to_string())))
-        .collect();
+    let mut defs: HashMap<String, Option<String>> =
+        PREDEFINED.iter().map(|(k, v)| (k.to_string(), Some(v.to_string()))).collect();
     let mut stack: Vec<Level> = Vec::new();
     let mut in_comment = false;
     let mut pos = 0;

@@ -45,7 +45,7 @@ impl Lx {
 
     fn flag(&mut self, name: &str) -> LocalId {
         let level = self.level();
-        self.new_local(name, Ty::Scalar(ScalarTy::Bool), level)
+        self.new_local(name, Ty::Scalar(ir::ScalarTy::Bool), level)
     }
 
     /// `c ? a : b`.
@@ -63,7 +63,7 @@ impl Lx {
             _ => return Err(self.unsupported(n, src, "`?:` with branches of different kinds")),
         };
         let ty = match t {
-            CTy::S(s) => Ty::Scalar(s),
+            CTy::S(s) => Ty::Scalar(s.ir()),
             CTy::Ptr(x) => self.elem_ptr(x, if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu }, false),
             _ => return Err(self.unsupported(n, src, "this `?:`")),
         };
@@ -177,7 +177,7 @@ impl Lx {
         };
         self.flush(out);
         let level = self.level();
-        let value = self.new_local("switch value", Ty::Scalar(t), level);
+        let value = self.new_local("switch value", Ty::Scalar(t.ir()), level);
         let matched = self.flag("switch matched");
         let brk = self.flag("break");
         let cont = self.f.jumps.iter().rev().find_map(|j| j.cont);

@@ -32,6 +32,80 @@ fn atomic_types(op: AtomicOp) -> &'static [ScalarTy] {
 }
 
 impl Lx {
+    /// `atomicInc(p, limit)` (`old >= limit ? 0 : old + 1`) and `atomicDec(p, limit)`
+    /// (`old == 0 || old > limit ? limit : old - 1`) on `unsigned int`: a compare-and-swap loop
+    /// (the IR's `AtomicRmw` has no such operation), so every access is an atomic one for the
+    /// race check, and the cpu device retries as a GPU's hardware would not need to.
+    pub(crate) fn atomic_inc_dec(&mut self, n: Node, dec: bool, args: &[Node], src: &Src) -> R<(Expr, CTy)> {
+        let name = if dec { "atomicDec" } else { "atomicInc" };
+        if !self.f.gpu {
+            return Err(self.unsupported(n, src, format!("`{name}` in host code")));
+        }
+        if args.len() != 2 {
+            return Err(self.unsupported(n, src, format!("`{name}` with {} arguments (it takes 2)", args.len())));
+        }
+        let span = self.span(n, src);
+        let Some(p) = self.ptr_expr(args[0], src)? else {
+            return Err(self.unsupported(
+                args[0],
+                src,
+                format!("the first argument of `{name}`, which is not a pointer"),
+            ));
+        };
+        let t = self.scalar_elem(p.elem, args[0], src)?;
+        if t != ScalarTy::U32 {
+            return Err(self.unsupported(
+                n,
+                src,
+                format!("`{name}` on `{}` (CUDA's takes `unsigned int *`)", c_name(t)),
+            ));
+        }
+        let place = self.ptr_place(p, None, span);
+        let (v, vt) = self.rvalue(args[1], src)?;
+        let limit_value = self.convert(v, vt, CTy::S(t), args[1], src)?;
+        let level = self.level();
+        let u32t = Ty::Scalar(ir::ScalarTy::U32);
+        let limit = self.new_local(&format!("{name} limit"), u32t.clone(), level);
+        let old = self.new_local(&format!("{name} value"), u32t.clone(), level);
+        let new = self.new_local(&format!("{name} new"), u32t.clone(), level);
+        let seen = self.new_local(&format!("{name} seen"), u32t, level);
+        let done = self.new_local(&format!("{name} done"), Ty::Scalar(ir::ScalarTy::Bool), level);
+        let load = |l: LocalId| Expr::Load(Place::local(l, span));
+        let set = |l: LocalId, e: Expr| Stmt::Store { place: Place::local(l, span), value: e };
+        let u = |v: u128| int(v, ScalarTy::U32);
+        let bin = |op: BinOp, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
+        let rmw = |op: AtomicOp, vs: Vec<Expr>| {
+            let mut all = vec![Expr::Ref(place.clone())];
+            all.extend(vs);
+            Expr::Builtin(Builtin::AtomicRmw(op, ir::ScalarTy::U32), all, span)
+        };
+        let (wrap, next) = if dec {
+            (bin(BinOp::Or, bin(BinOp::Eq, load(old), u(0)), bin(BinOp::Gt, load(old), load(limit))), load(limit))
+        } else {
+            (bin(BinOp::Ge, load(old), load(limit)), u(0))
+        };
+        let step = bin(if dec { BinOp::Sub } else { BinOp::Add }, load(old), u(1));
+        let body = vec![
+            Stmt::If { cond: wrap, then: vec![set(new, next)], els: vec![set(new, step)], span },
+            Stmt::Let { local: seen, init: Some(rmw(AtomicOp::Cas, vec![load(old), load(new)])), span },
+            Stmt::If {
+                cond: bin(BinOp::Eq, load(seen), load(old)),
+                then: vec![set(done, Expr::Lit(Lit::Bool(true)))],
+                els: vec![set(old, load(seen))],
+                span,
+            },
+        ];
+        self.f.pre.extend([
+            Stmt::Let { local: limit, init: Some(limit_value), span },
+            // An atomic read of the current value (`atomicOr(p, 0)`).
+            Stmt::Let { local: old, init: Some(rmw(AtomicOp::Or, vec![u(0)])), span },
+            Stmt::Let { local: new, init: Some(u(0)), span },
+            Stmt::Let { local: done, init: Some(Expr::Lit(Lit::Bool(false))), span },
+            Stmt::While { cond: Expr::Unary(UnOp::Not, Box::new(load(done))), body, span },
+        ]);
+        Ok((load(old), CTy::S(t)))
+    }
+
     /// `atomicOp(p, v)` / `atomicCAS(p, compare, v)`: the old value, of the element type.
     pub(crate) fn atomic(&mut self, n: Node, op: AtomicOp, args: &[Node], src: &Src) -> R<(Expr, CTy)> {
         let name = op.cuda_name();
@@ -74,7 +148,7 @@ impl Lx {
             }
             values.push(self.convert(e, et, CTy::S(t), *a, src)?);
         }
-        Ok((Expr::Builtin(Builtin::AtomicRmw(op, t), values, span), CTy::S(t)))
+        Ok((Expr::Builtin(Builtin::AtomicRmw(op, t.ir()), values, span), CTy::S(t)))
     }
 }
 
@@ -87,7 +161,12 @@ pub(crate) fn c_name(t: ScalarTy) -> &'static str {
         ScalarTy::U64 => "unsigned long long",
         ScalarTy::F32 => "float",
         ScalarTy::F64 => "double",
-        _ => "bool",
+        ScalarTy::I8 => "char",
+        ScalarTy::U8 => "unsigned char",
+        ScalarTy::I16 => "short",
+        ScalarTy::U16 => "unsigned short",
+        ScalarTy::Unit => "void",
+        ScalarTy::Bool => "bool",
     }
 }
 
@@ -151,7 +230,7 @@ impl Lx {
             return Err(self.unsupported(args[2], src, "a lane or offset that is not an integer"));
         }
         let a = self.convert(a, at, CTy::S(ScalarTy::U32), args[2], src)?;
-        Ok(Some((Expr::Builtin(Builtin::Shuffle(op, t), vec![v, a], span), CTy::S(t))))
+        Ok(Some((Expr::Builtin(Builtin::Shuffle(op, t.ir()), vec![v, a], span), CTy::S(t))))
     }
 
     /// `__syncthreads_count(p)`, `__syncthreads_and(p)`, `__syncthreads_or(p)` stored into
@@ -177,7 +256,7 @@ impl Lx {
         let threads = bd(ir::DimName::X) * bd(ir::DimName::Y) * bd(ir::DimName::Z);
         let scratch =
             self.new_local(&format!("{name} buffer"), array_ptr(ScalarTy::U32, Mem::GpuShared, false), Level::Block);
-        self.f.shared.push((scratch, ScalarTy::U32, threads.clone()));
+        self.f.shared.push((scratch, ir::ScalarTy::U32, threads.clone()));
         let tid = IExpr::ThreadIdx(ir::DimName::X)
             + bd(ir::DimName::X)
                 * (IExpr::ThreadIdx(ir::DimName::Y) + bd(ir::DimName::Y) * IExpr::ThreadIdx(ir::DimName::Z));
@@ -187,10 +266,10 @@ impl Lx {
             checks: Vec::new(),
             span,
         };
-        let count = self.new_local(&format!("{name} count"), Ty::Scalar(ScalarTy::U32), Level::Thread);
+        let count = self.new_local(&format!("{name} count"), Ty::Scalar(ir::ScalarTy::U32), Level::Thread);
         let k = self.new_local(&format!("{name} thread"), Ty::Nat, Level::Thread);
         let load = |l: LocalId| Expr::Load(Place::local(l, span));
-        out.push(Stmt::Store { place: at(tid), value: Expr::Cast(Box::new(pred), ScalarTy::U32) });
+        out.push(Stmt::Store { place: at(tid), value: Expr::Cast(Box::new(pred), ir::ScalarTy::U32) });
         out.push(Stmt::Sync { warp: false, span });
         out.push(Stmt::Let { local: count, init: Some(int(0, ScalarTy::U32)), span });
         let add = Expr::Binary(BinOp::Add, Box::new(load(count)), Box::new(Expr::Load(at(IExpr::Counter(k)))));
@@ -202,7 +281,7 @@ impl Lx {
             span,
         });
         out.push(Stmt::Sync { warp: false, span });
-        let all = Expr::Cast(Box::new(Expr::Nat(threads)), ScalarTy::U32);
+        let all = Expr::Cast(Box::new(Expr::Nat(threads)), ir::ScalarTy::U32);
         let (value, vt) = match name.as_str() {
             "__syncthreads_count" => (load(count), ScalarTy::I32),
             "__syncthreads_and" => (Expr::Binary(BinOp::Eq, Box::new(load(count)), Box::new(all)), ScalarTy::Bool),
@@ -212,8 +291,8 @@ impl Lx {
             _ => return Err(self.unsupported(fnode, src, format!("calls of `{name}`"))),
         };
         let value = match vt {
-            ScalarTy::Bool => Expr::Cast(Box::new(value), ScalarTy::I32),
-            _ => Expr::Cast(Box::new(value), ScalarTy::I32),
+            ScalarTy::Bool => Expr::Cast(Box::new(value), ir::ScalarTy::I32),
+            _ => Expr::Cast(Box::new(value), ir::ScalarTy::I32),
         };
         out.push(Stmt::Store { place: target.0, value: cast(value, ScalarTy::I32, target.1) });
         Ok(())

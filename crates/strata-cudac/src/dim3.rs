@@ -24,7 +24,7 @@ impl Lx {
             let level = self.level();
             let first = self.f.locals.len();
             for (k, v) in values.into_iter().enumerate() {
-                let l = self.new_local(&format!("{name}.{}", ["x", "y", "z"][k]), Ty::Scalar(ScalarTy::U32), level);
+                let l = self.new_local(&format!("{name}.{}", ["x", "y", "z"][k]), Ty::Scalar(ir::ScalarTy::U32), level);
                 out.push(Stmt::Let { local: l, init: Some(v), span });
             }
             self.bind(name, Var { local: first, ty: CTy::Dim3 });

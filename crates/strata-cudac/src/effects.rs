@@ -55,18 +55,13 @@ impl Lx {
         }
         let span = self.span(n, src);
         let (place, t) = self.place(arg, src)?;
-        let op = if minus { BinOp::Sub } else { BinOp::Add };
-        let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, t);
-        let update = Stmt::Store {
-            place: place.clone(),
-            value: Expr::Binary(op, Box::new(Expr::Load(place.clone())), Box::new(one)),
-        };
+        let update = Stmt::Store { place: place.clone(), value: step(Expr::Load(place.clone()), t, minus) };
         if prefix {
             self.f.pre.push(update);
             return Ok((Expr::Load(place), CTy::S(t)));
         }
         let level = self.level();
-        let old = self.new_local("x++ value", Ty::Scalar(t), level);
+        let old = self.new_local("x++ value", Ty::Scalar(t.ir()), level);
         self.f.pre.push(Stmt::Let { local: old, init: Some(Expr::Load(place)), span });
         self.f.pre.push(update);
         Ok((Expr::Load(Place::local(old, span)), CTy::S(t)))

@@ -22,7 +22,7 @@ impl Lx {
                 let t = self.scalar_elem(p.elem, n, src)?;
                 // A plain `p[i]` keeps the index's own type (no widening to 64 bits).
                 let i = match (&p.off, i) {
-                    (None, Expr::Cast(inner, ScalarTy::I64)) => *inner,
+                    (None, Expr::Cast(inner, ir::ScalarTy::I64)) => *inner,
                     (_, i) => i,
                 };
                 Ok((self.ptr_place(p, Some(i), span), t))
@@ -65,7 +65,8 @@ impl Lx {
             | CTy::Stream
             | CTy::Event
             | CTy::StreamArray
-            | CTy::EventArray => Err(self.unsupported(n, src, "this condition")),
+            | CTy::EventArray
+            | CTy::RefS(_) => Err(self.unsupported(n, src, "this condition")),
         }
     }
 
@@ -97,6 +98,9 @@ impl Lx {
             "pointer_expression" => op == Some("&"),
             "update_expression" => true,
             "cast_expression" => true,
+            "subscript_expression" => n.child_by_field_name("argument").is_some_and(|a| self.is_argv(a, src)),
+            "string_literal" | "concatenated_string" => !self.f.gpu,
+            "identifier" => !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__"),
             _ => false,
         };
         if maybe_pointer {
@@ -179,6 +183,15 @@ impl Lx {
                 if name == "EXIT_FAILURE" {
                     return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
+                if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == name) {
+                    return Ok((int((*v).into(), ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
+                if name == "CLOCKS_PER_SEC" {
+                    return Ok((int(1_000_000, ScalarTy::I64), CTy::S(ScalarTy::I64)));
+                }
+                if name == "RAND_MAX" {
+                    return Ok((int(0x7fff_ffff, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
@@ -204,7 +217,7 @@ impl Lx {
                 if op != "." || !self.f.gpu {
                     return Err(self.unsupported(n, src, format!("`{arg}` outside a kernel")));
                 }
-                Ok((Expr::Cast(Box::new(Expr::Nat(i)), ScalarTy::U32), CTy::S(ScalarTy::U32)))
+                Ok((Expr::Cast(Box::new(Expr::Nat(i)), ir::ScalarTy::U32), CTy::S(ScalarTy::U32)))
             }
             "binary_expression" => {
                 let op_text = self.text(self.child(n, "operator", src)?, src);
@@ -233,7 +246,7 @@ impl Lx {
                     "-" | "+" | "~" => {
                         let (e, t) = self.rvalue(arg, src)?;
                         let CTy::S(s) = t else { return Err(self.unsupported(n, src, "pointer arithmetic")) };
-                        let s2 = if s == ScalarTy::Bool { ScalarTy::I32 } else { s };
+                        let s2 = promote(s);
                         let e = cast(e, s, s2);
                         Ok(match op {
                             "+" => (e, CTy::S(s2)),
@@ -281,6 +294,26 @@ impl Lx {
             "null" => Ok((Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(n, src)), CTy::Null)),
             "update_expression" => self.update_value(n, src),
             "conditional_expression" => self.conditional(n, src),
+            // `x = v` as a value (`a = b = 0`): the assignment before the expression, then `x`
+            // (a variable: reading anything else again could repeat its effects).
+            "assignment_expression" => {
+                let left = self.child(n, "left", src)?;
+                if self.strip_parens(left).kind() != "identifier" {
+                    return Err(self.unsupported(n, src, "an assignment to other than a variable used as a value"));
+                }
+                let mut stmts = Vec::new();
+                self.expr_stmt(n, src, &mut stmts)?;
+                self.f.pre.extend(stmts);
+                self.rvalue(left, src)
+            }
+            // `(a, b)`: `a` as a statement before the expression, then `b`'s value.
+            "comma_expression" => {
+                let mut stmts = Vec::new();
+                self.expr_stmt(self.child(n, "left", src)?, src, &mut stmts)?;
+                self.f.pre.extend(stmts);
+                self.rvalue(self.child(n, "right", src)?, src)
+            }
+            "true" | "false" => Ok((Expr::Lit(Lit::Bool(n.kind() == "true")), CTy::S(ScalarTy::Bool))),
             "char_literal" => Ok((int(self.char_value(n, src)?.into(), ScalarTy::I32), CTy::S(ScalarTy::I32))),
             other => Err(self.unsupported(n, src, format!("the expression `{other}`"))),
         }
@@ -323,7 +356,7 @@ impl Lx {
                 None => (lower.as_str(), ScalarTy::F64),
             };
             let v: f64 = body.parse().map_err(|_| self.unsupported(n, src, "this number"))?;
-            return Ok((Expr::Lit(Lit::Float(v, t)), CTy::S(t)));
+            return Ok((Expr::Lit(Lit::Float(v, t.ir())), CTy::S(t)));
         }
         let unsigned = lower.contains('u');
         let long = lower.contains('l');
@@ -371,11 +404,21 @@ impl Lx {
                 v.ok_or_else(bad)
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
+            "char_literal" => Ok(self.char_value(n, src)?.into()),
             "identifier" => {
                 // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
                 // other variable hides a file-level `const` of its name.
                 if let Some(v) = self.lookup(self.text(n, src)) {
                     return self.f.consts.get(&v.local).copied().ok_or_else(bad);
+                }
+                if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == self.text(n, src)) {
+                    return Ok(*v);
+                }
+                if matches!(self.text(n, src), "EXIT_SUCCESS" | "cudaSuccess") {
+                    return Ok(0);
+                }
+                if self.text(n, src) == "EXIT_FAILURE" {
+                    return Ok(1);
                 }
                 let m = self.macros.get(self.text(n, src)).cloned().ok_or_else(bad)?;
                 let msrc = Src { text: &m.text, base: m.base, at: src.at };

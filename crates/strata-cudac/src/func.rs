@@ -30,6 +30,8 @@ pub(crate) struct Sig {
     pub(crate) params: Vec<CTy>,
     /// `None`: `void`.
     pub(crate) ret: Option<ScalarTy>,
+    /// Each parameter's default argument (`bool abort = true`), a constant of its type.
+    pub(crate) defaults: Vec<Option<Expr>>,
 }
 
 /// A parsed function head.
@@ -40,8 +42,11 @@ struct Head<'t> {
     host: bool,
     device: bool,
     ret: Option<ScalarTy>,
-    /// Each parameter's name and type (none for `main`, whose arguments are not used).
+    /// Each parameter's name and type (none for `main`: its `argc` and `argv` are `main_args`).
     params: Vec<(String, CTy)>,
+    /// Each parameter's default argument, if it has one.
+    defaults: Vec<Option<Expr>>,
+    main_args: Vec<String>,
 }
 
 impl Lx {
@@ -90,18 +95,27 @@ impl Lx {
             }
         }
         let mut params = Vec::new();
+        let mut main_args = Vec::new();
+        let mut defaults = Vec::new();
         let plist = self.child(decl, "parameters", src)?;
         let mut c = plist.walk();
         for p in plist.named_children(&mut c) {
             if p.kind() == "comment" {
                 continue;
             }
-            if p.kind() != "parameter_declaration" {
+            if !matches!(p.kind(), "parameter_declaration" | "optional_parameter_declaration") {
                 return Err(self.unsupported(p, src, "this parameter"));
             }
             if name == "main" {
-                // `int main(void)` or `int main(int argc, char **argv)`: the arguments are not
-                // available to the program (a use of them is an unknown name).
+                // `int main(void)` or `int main(int argc, char **argv)` (or `char *argv[]`):
+                // `argc` is a number, `argv[i]` a string ([`strings`]).
+                let mut d = p.child_by_field_name("declarator");
+                while let Some(x) = d.filter(|x| x.kind() != "identifier") {
+                    d = x.child_by_field_name("declarator");
+                }
+                if let Some(d) = d {
+                    main_args.push(self.text(d, src).to_string());
+                }
                 continue;
             }
             let ty_node = self.child(p, "type", src)?;
@@ -109,7 +123,17 @@ impl Lx {
                 if self.text(ty_node, src) == "void" {
                     continue; // `f(void)`
                 }
-                return Err(self.unsupported(p, src, "a parameter without a name"));
+                // A parameter without a name (a prototype's, or one the function does not use).
+                let elem = match self.struct_type(ty_node, src) {
+                    Some(id) => CTy::Struct(id),
+                    None => CTy::S(self.scalar_type(ty_node, src)?),
+                };
+                params.push((String::new(), elem));
+                defaults.push(match p.child_by_field_name("default_value") {
+                    Some(v) => Some(self.default_arg(v, elem, src)?),
+                    None => None,
+                });
+                continue;
             };
             let elem = match self.struct_type(ty_node, src) {
                 Some(id) => Elem::Struct(id),
@@ -125,49 +149,92 @@ impl Lx {
                     }
                     (self.text(inner, src), CTy::Ptr(elem))
                 }
+                // `int p[]`, `float p[N]`: a pointer, as in C.
+                ("array_declarator", _) => {
+                    let inner = self.child(d, "declarator", src)?;
+                    if inner.kind() != "identifier" {
+                        return Err(self.unsupported(d, src, "pointer-to-array parameters (`float a[][4]`)"));
+                    }
+                    (self.text(inner, src), CTy::Ptr(elem))
+                }
+                ("abstract_pointer_declarator", _) if d.named_child_count() == 0 => ("", CTy::Ptr(elem)),
+                ("abstract_array_declarator", _) => ("", CTy::Ptr(elem)),
+                // `float &x`, `const int &n`: a reference to a scalar.
+                ("reference_declarator", Elem::S(t)) if !kernel => {
+                    let inner = d.named_child(0).filter(|i| i.kind() == "identifier");
+                    let Some(inner) = inner else {
+                        return Err(self.unsupported(d, src, "this reference parameter"));
+                    };
+                    (self.text(inner, src), CTy::RefS(t))
+                }
+                ("reference_declarator", _) => {
+                    return Err(self.unsupported(
+                        d,
+                        src,
+                        "C++ reference parameters of kernels or to structs (use a pointer, or pass by value)",
+                    ))
+                }
                 _ => return Err(self.unsupported(d, src, "this parameter declarator")),
             };
             params.push((pname.to_string(), cty));
+            defaults.push(match p.child_by_field_name("default_value") {
+                Some(v) => Some(self.default_arg(v, cty, src)?),
+                None => None,
+            });
         }
-        Ok(Head { name, name_node, kernel, host, device, ret, params })
+        Ok(Head { name, name_node, kernel, host, device, ret, params, main_args, defaults })
     }
 
     /// The first pass: every function definition gets its ids (one per side it runs on).
     pub(crate) fn declare(&mut self, root: Node, src: &Src) -> R<()> {
-        let mut next = 0;
         let mut c = root.walk();
         for n in root.named_children(&mut c) {
+            let r = self.declare_item(n, src);
+            self.recover(r, n, src);
+        }
+        Ok(())
+    }
+
+    /// [`Lx::declare`] of one item.
+    fn declare_item(&mut self, n: Node, src: &Src) -> R<()> {
+        {
             if matches!(n.kind(), "struct_specifier" | "type_definition") {
                 // Types first, for the functions' parameters.
-                self.struct_item(n, src)?;
-                continue;
+                return self.struct_item(n, src);
+            }
+            if n.kind() == "preproc_include" {
+                return self.include(n, src, true).map(|_| ());
             }
             if matches!(n.kind(), "preproc_def" | "preproc_function_def") {
                 // Macros too, for the sizes and initialisers of globals.
-                self.item(n, src)?;
-                continue;
+                return self.item(n, src);
             }
             if n.kind() == "declaration"
                 && n.child_by_field_name("declarator").is_some_and(|d| d.kind() != "function_declarator")
             {
-                self.global_declaration(n, src)?;
-                continue;
+                return self.global_declaration(n, src);
             }
             if n.kind() != "function_definition" {
-                continue;
+                return Ok(());
             }
             let h = self.head(n, src)?;
             if self.sigs.contains_key(&h.name) {
-                return Err(self.unsupported(h.name_node, src, format!("a second definition of `{}`", h.name)));
+                return Err(self.unsupported(
+                    h.name_node,
+                    src,
+                    format!("a second definition of `{}` (C++ overloading)", h.name),
+                ));
             }
+            let next = &mut self.next_fn;
             let mut id = || {
-                next += 1;
-                next - 1
+                *next += 1;
+                *next - 1
             };
             let host = h.host.then(&mut id);
             let device = (h.device || h.kernel).then(&mut id);
             let params = h.params.iter().map(|p| p.1).collect();
-            self.sigs.insert(h.name.clone(), Sig { kernel: h.kernel, host, device, params, ret: h.ret });
+            let defaults = h.defaults.clone();
+            self.sigs.insert(h.name.clone(), Sig { kernel: h.kernel, host, device, params, ret: h.ret, defaults });
         }
         Ok(())
     }
@@ -189,6 +256,14 @@ impl Lx {
                 src,
                 "a function declaration without a definition of the same signature in this file",
             ));
+        }
+        // Default arguments are usually written in the prototype.
+        if let Some(sig) = self.sigs.get_mut(&h.name) {
+            for (d, p) in sig.defaults.iter_mut().zip(h.defaults) {
+                if p.is_some() {
+                    *d = p;
+                }
+            }
         }
         Ok(())
     }
@@ -214,7 +289,8 @@ impl Lx {
 
     fn function_as(&mut self, n: Node, h: &Head, role: Role, src: &Src) -> R<()> {
         let gpu = matches!(role, Role::Kernel | Role::Device);
-        self.f = FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], ..FnState::default() };
+        self.f =
+            FnState { gpu, role, ret: h.ret, scopes: vec![HashMap::new()], name: h.name.clone(), ..FnState::default() };
         if role == Role::Main {
             // The globals' allocations are `main`'s first locals and statements.
             self.f.locals = self.prologue.locals.clone();
@@ -231,11 +307,18 @@ impl Lx {
                 continue;
             }
             let (ty, level) = match (cty, role) {
-                (CTy::S(t), Role::Kernel) => (Ty::Scalar(*t), Level::Block),
-                (CTy::S(t), _) => (Ty::Scalar(*t), self.level()),
+                (CTy::S(t), Role::Kernel) => (Ty::Scalar(t.ir()), Level::Block),
+                (CTy::S(t), _) => (Ty::Scalar(t.ir()), self.level()),
                 (CTy::Ptr(t), Role::Kernel) => (self.elem_ptr(*t, Mem::GpuGlobal, false), Level::Block),
                 (CTy::Ptr(t), _) => {
                     (self.elem_ptr(*t, if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false), self.level())
+                }
+                (CTy::RefS(t), _) => {
+                    let p = self.elem_ptr(Elem::S(*t), if gpu { Mem::GpuGlobal } else { Mem::Cpu }, false);
+                    let l = self.new_local(pname, p, self.level());
+                    self.bind(pname, Var { local: l, ty: CTy::SharedScalar(*t) });
+                    params.push(l);
+                    continue;
                 }
                 (
                     CTy::Dim3
@@ -251,6 +334,11 @@ impl Lx {
                 ) => return Err(self.unsupported(n, src, "`dim3` parameters")),
             };
             let l = self.new_local(pname, ty, level);
+            if let (CTy::S(t), Role::Kernel) = (cty, role) {
+                if let Some(bits) = t.narrow() {
+                    self.prologue.narrow_params.insert((h.name.clone(), l), bits);
+                }
+            }
             self.bind(pname, Var { local: l, ty: *cty });
             params.push(l);
         }
@@ -259,8 +347,29 @@ impl Lx {
         }
         let body_node = self.child(n, "body", src)?;
         let mut body = if role == Role::Main { self.prologue.body.clone() } else { Vec::new() };
+        if role == Role::Kernel {
+            self.file_shared_in_kernel(n, src, &mut body)?;
+        }
+        if role == Role::Main {
+            // `argc`: the run's arguments (after `--`) and the program's name.
+            if let Some(argc) = h.main_args.first() {
+                let span = self.span(h.name_node, src);
+                let l = self.new_local(argc, Ty::Scalar(ir::ScalarTy::I32), Level::Host);
+                let count = cast(Expr::Builtin(Builtin::ArgCount, Vec::new(), span), ScalarTy::U64, ScalarTy::I32);
+                let init = Expr::Binary(BinOp::Add, Box::new(count), Box::new(int(1, ScalarTy::I32)));
+                body.push(Stmt::Let { local: l, init: Some(init), span });
+                self.bind(argc, Var { local: l, ty: CTy::S(ScalarTy::I32) });
+            }
+            self.f.argv = h.main_args.get(1).cloned();
+        }
+        let refused = self.errors.len();
         self.block(body_node, src, &mut body)?;
-        if matches!(role, Role::Device | Role::Host) && h.ret.is_some() && !always_returns(&body) {
+        // (A body with a refused statement may lack the `return` that statement was.)
+        if matches!(role, Role::Device | Role::Host)
+            && h.ret.is_some()
+            && !always_returns(&body)
+            && self.errors.len() == refused
+        {
             let close = body_node.child(body_node.child_count().saturating_sub(1)).unwrap_or(body_node);
             return Err(self.unsupported(
                 close,
@@ -287,7 +396,7 @@ impl Lx {
             params,
             locals: fs.locals,
             body,
-            ret: Ty::Scalar(h.ret.unwrap_or(ScalarTy::Unit)),
+            ret: Ty::Scalar(h.ret.unwrap_or(ScalarTy::Unit).ir()),
             span: self.span(n, src),
             shrd_params: Vec::new(),
         });
@@ -309,17 +418,101 @@ impl Lx {
             let (what, side) = if self.f.gpu { ("host", "GPU") } else { ("`__device__`", "host") };
             return Err(self.unsupported(n, src, format!("a call of {what} function `{name}` from {side} code")));
         };
-        if args.len() != sig.params.len() {
+        let defaulted = args.len() <= sig.params.len() && sig.defaults[args.len()..].iter().all(Option::is_some);
+        if !defaulted {
             return Err(self.unsupported(
                 n,
                 src,
                 format!("`{name}` takes {} arguments, not {}", sig.params.len(), args.len()),
             ));
         }
-        let mut values = self.arguments(name, args, &sig.params, src)?;
+        let mut values = self.arguments(name, args, &sig.params[..args.len()], src)?;
+        for d in sig.defaults[args.len()..].iter().flatten() {
+            values.push(match d {
+                Expr::Lit(Lit::Str(text)) if !self.f.gpu => {
+                    let p = self.literal_buffer(text, self.span(n, src));
+                    self.ptr_value(p, self.span(n, src))
+                }
+                Expr::Lit(Lit::Str(_)) => {
+                    return Err(self.unsupported(n, src, "a string default argument in GPU code"))
+                }
+                d => d.clone(),
+            });
+        }
         values.extend(self.global_args(self.f.gpu, self.span(n, src)));
         let call = Expr::Call { func, nats: Vec::new(), args: values, span: self.span(n, src) };
         Ok((call, sig.ret))
+    }
+}
+
+impl Lx {
+    /// A default argument (`= 3`, `= 0.5f`, `= true`, `= NULL`): a constant of the parameter's
+    /// type.
+    fn default_arg(&self, v: Node, t: CTy, src: &Src) -> R<Expr> {
+        let text = self.text(v, src).trim();
+        let bad = || self.unsupported(v, src, "this default argument (a constant is supported)");
+        Ok(match t {
+            CTy::S(ScalarTy::Bool) => Expr::Lit(Lit::Bool(match text {
+                "true" => true,
+                "false" => false,
+                _ => self.constant(v, src)? != 0,
+            })),
+            CTy::S(f @ (ScalarTy::F32 | ScalarTy::F64)) => {
+                let num = text.trim_end_matches(['f', 'F']).parse::<f64>().map_err(|_| bad())?;
+                Expr::Lit(Lit::Float(num, f.ir()))
+            }
+            CTy::S(s) => cast(int(u128::from(self.constant(v, src)?), ScalarTy::U64), ScalarTy::U64, s),
+            CTy::Ptr(_) if matches!(text, "NULL" | "nullptr" | "0") => {
+                Expr::Builtin(Builtin::NullPtr, Vec::new(), self.span(v, src))
+            }
+            // A string: made into a buffer at each call that uses it ([`Lx::user_call`]).
+            CTy::Ptr(Elem::S(ScalarTy::I8 | ScalarTy::U8)) if v.kind() == "string_literal" => {
+                Expr::Lit(Lit::Str(self.string_text(v, src)?))
+            }
+            _ => return Err(bad()),
+        })
+    }
+
+    /// The argument of a reference parameter `T &x`: a pointer to the variable or element it
+    /// names, or to a temporary holding its value where it names none (C++ binds a `const T &`
+    /// to a temporary so).
+    fn reference_arg(&mut self, a: Node, t: ScalarTy, src: &Src) -> R<Expr> {
+        let span = self.span(a, src);
+        let a = self.strip_parens(a);
+        let op = a.child_by_field_name("operator").map(|o| self.text(o, src));
+        if a.kind() == "field_expression" {
+            let base = a.child_by_field_name("argument").map(|b| self.strip_parens(b));
+            if op != Some(".") || base.is_none_or(|b| b.kind() != "identifier") {
+                return Err(self.unsupported(a, src, "a field of a struct in memory as a reference argument"));
+            }
+        }
+        let lvalue = match a.kind() {
+            "identifier" | "subscript_expression" | "field_expression" => true,
+            "pointer_expression" => op == Some("*"),
+            _ => false,
+        };
+        if lvalue {
+            let (place, pt) = self.place(a, src)?;
+            if pt != t {
+                return Err(self.unsupported(
+                    a,
+                    src,
+                    format!("a `{} &` bound to a `{}`", device::c_name(t), device::c_name(pt)),
+                ));
+            }
+            if place.path.is_empty() {
+                // A local variable: the IR's reference to it, as `&x`.
+                let p = self.local_address(place.root, t, span);
+                return Ok(self.ptr_value(p, span));
+            }
+            return Ok(Expr::Ref(place));
+        }
+        let (e, et) = self.rvalue(a, src)?;
+        let e = self.convert(e, et, CTy::S(t), a, src)?;
+        let l = self.new_local("reference temporary", Ty::Scalar(t.ir()), self.level());
+        self.f.pre.push(Stmt::Let { local: l, init: Some(e), span });
+        let p = self.local_address(l, t, span);
+        Ok(self.ptr_value(p, span))
     }
 }
 
@@ -340,6 +533,10 @@ impl Lx {
         for (k, (a, pt)) in args.iter().zip(params).enumerate() {
             if let CTy::Struct(id) = pt {
                 values.extend(self.struct_value(*a, *id, src)?);
+                continue;
+            }
+            if let CTy::RefS(t) = pt {
+                values.push(self.reference_arg(*a, *t, src)?);
                 continue;
             }
             if let (CTy::Ptr(Elem::S(t)), Some(f)) = (pt, self.memory_field_address(*a, src)) {

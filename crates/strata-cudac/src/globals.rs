@@ -33,6 +33,9 @@ pub(crate) struct GlobalDef {
 pub struct Prologue {
     pub(crate) locals: Vec<ir::Local>,
     pub(crate) body: Vec<Stmt>,
+    /// The kernels' parameters of 8- and 16-bit integer types (by kernel name and local), with
+    /// their bits and signedness: kernel-only mode gives them values of their C type.
+    pub(crate) narrow_params: HashMap<(String, LocalId), (u32, bool)>,
 }
 
 impl Lx {
@@ -40,6 +43,16 @@ impl Lx {
     /// prologue (in the first pass, so every function knows every global).
     pub(crate) fn global_declaration(&mut self, n: Node, src: &Src) -> R<()> {
         let (mut device, mut constant, mut is_const) = (false, false, false);
+        let mut c = n.walk();
+        if n.children(&mut c).any(|ch| ch.kind() == "__shared__" || self.text(ch, src) == "__shared__") {
+            // A file-level `__shared__` variable: every kernel's own (lowered at the start of
+            // each kernel, as if declared there: [`Lx::file_shared_in_kernel`]).
+            if self.file != self.root_file {
+                return Err(self.unsupported(n, src, "a `__shared__` variable in a header"));
+            }
+            self.file_shared.push((n.start_byte(), n.end_byte(), self.text(n, src).to_string()));
+            return Ok(());
+        }
         let mut c = n.walk();
         for ch in n.children(&mut c) {
             match (ch.kind(), self.text(ch, src)) {
@@ -239,5 +252,30 @@ impl Lx {
     fn global_local(&self, name: &str) -> Option<LocalId> {
         let k = self.globals.iter().position(|g| g.name == name)?;
         self.f.global_locals.get(k).copied().flatten()
+    }
+}
+
+impl Lx {
+    /// The file-level `__shared__` declarations, lowered at the start of kernel `f`'s body: CUDA
+    /// gives each block of every kernel its own copy, exactly as if each kernel declared them.
+    pub(crate) fn file_shared_in_kernel(&mut self, f: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let mut root = f;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        for (start, end, _) in self.file_shared.clone() {
+            let Some(d) = root.named_descendant_for_byte_range(start, end).filter(|d| d.kind() == "declaration") else {
+                continue;
+            };
+            self.declaration(d, src, out)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `name` is a file-level `__shared__` variable.
+    pub(crate) fn is_file_shared(&self, name: &str) -> bool {
+        self.file_shared
+            .iter()
+            .any(|(_, _, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == name))
     }
 }

@@ -18,9 +18,14 @@
 //! The race-checker test suites describe kernels the same way; GPUVerify's CUDA suite writes the
 //! expected verdict and the launch in the first comment lines of the file ([`Header`]).
 
-use crate::{int, lower_items, lower_with_globals, R, SMEM_PARAM};
+use crate::{lower_items, lower_with_globals, R, SMEM_PARAM};
 use strata_diag::{Diagnostic, FileId};
 use strata_ir::ir::{self, Builtin, Expr, FnKind, IExpr, Level, Lit, Mem, Place, ScalarTy, Stmt, Ty};
+
+/// An integer constant of an IR type.
+fn int(v: u128, t: ScalarTy) -> Expr {
+    Expr::Lit(Lit::Int(v, t))
+}
 
 /// One launch of a kernel of a kernel-only file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,14 +113,21 @@ pub fn header(text: &str) -> Result<Option<Header>, String> {
 /// Why kernel-only mode could not build its `main`.
 #[derive(Debug)]
 pub enum HarnessError {
-    /// The file is not valid or not supported CUDA-C (E0801 and friends, at the `.cu` span).
-    Diag(Box<Diagnostic>),
+    /// The file is not valid or not supported CUDA-C (E0801 and friends, at the `.cu` span):
+    /// every refusal of the file ([`crate::lower_all`]).
+    Diag(Vec<Diagnostic>),
     /// The command line does not fit the file (an unknown kernel or `--arg`): a usage error.
     Usage(String),
 }
 
 impl From<Box<Diagnostic>> for HarnessError {
     fn from(d: Box<Diagnostic>) -> Self {
+        HarnessError::Diag(vec![*d])
+    }
+}
+
+impl From<Vec<Diagnostic>> for HarnessError {
+    fn from(d: Vec<Diagnostic>) -> Self {
         HarnessError::Diag(d)
     }
 }
@@ -129,7 +141,18 @@ pub fn kernels(file: FileId, text: &str) -> R<Vec<String>> {
 /// Lowers the kernels of `text` and adds a `main` that launches one of them once as `launch`
 /// says (any `main` of the file is left out).
 pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir::Program, HarnessError> {
-    let (mut p, prologue, device_globals) = lower_with_globals(file, text)?;
+    kernel_only_with_headers(file, "", text, &[], launch)
+}
+
+/// [`kernel_only`], with the program's own headers.
+pub fn kernel_only_with_headers(
+    file: FileId,
+    name: &str,
+    text: &str,
+    headers: &[crate::Header],
+    launch: &KernelLaunch,
+) -> Result<ir::Program, HarnessError> {
+    let (mut p, prologue, device_globals) = lower_with_globals(file, name, text, headers)?;
     let kernel_ids: Vec<usize> =
         (0..p.functions.len()).filter(|&i| matches!(p.functions[i].kind, FnKind::Kernel { .. })).collect();
     let names = || kernel_ids.iter().map(|&i| format!("`{}`", p.functions[i].name)).collect::<Vec<_>>().join(", ");
@@ -151,20 +174,23 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
     let span = k.span;
     // The globals first, as in the file's own `main`; the kernel's last parameters are the
     // device globals ([`crate::globals`]).
-    let mut locals: Vec<ir::Local> = prologue.locals;
-    let mut body = prologue.body;
+    let mut prologue = prologue;
+    let mut locals: Vec<ir::Local> = std::mem::take(&mut prologue.locals);
+    let mut body = std::mem::take(&mut prologue.body);
     let mut args = Vec::new();
     let visible = &k.params[..k.params.len().saturating_sub(device_globals.len())];
     let mut frees = Vec::new();
     let mut shown = Vec::new();
     let load = |l: usize| Expr::Load(Place::local(l, span));
+    let narrow = std::mem::take(&mut prologue.narrow_params);
     for (pos, &param) in visible.iter().enumerate() {
         let local = &k.locals[param];
         let name = local.name.clone();
         match &local.ty {
             Ty::Scalar(t) => {
                 let given = launch.args.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str());
-                args.push(scalar_arg(*t, given, launch.buffer_len, &name)?);
+                let c_type = narrow.get(&(k.name.clone(), param)).copied();
+                args.push(scalar_arg(*t, c_type, given, launch.buffer_len, &name)?);
             }
             Ty::Ref(arr, Mem::GpuGlobal) => {
                 let Ty::Array { elem, .. } = &**arr else {
@@ -174,6 +200,7 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
                 };
                 let zero_of = |t: &Ty| match t {
                     Ty::Scalar(t @ (ScalarTy::F32 | ScalarTy::F64)) => Some(Expr::Lit(Lit::Float(0.0, *t))),
+                    Ty::Scalar(ScalarTy::Bool) => Some(Expr::Lit(Lit::Bool(false))),
                     Ty::Scalar(t) => Some(int(0, *t)),
                     _ => None,
                 };
@@ -265,16 +292,29 @@ pub fn kernel_only(file: FileId, text: &str, launch: &KernelLaunch) -> Result<ir
     Ok(p)
 }
 
-/// The value of a scalar kernel parameter of type `t`: `given` (`--arg`), else the default.
-fn scalar_arg(t: ScalarTy, given: Option<&str>, buffer_len: u64, name: &str) -> Result<Expr, HarnessError> {
+/// The value of a scalar kernel parameter of IR type `t` (of the 8- or 16-bit C type `c_type`,
+/// bits and signedness, where it is one): `given` (`--arg`), else the default (the buffer length,
+/// at most the type's largest value).
+fn scalar_arg(
+    t: ScalarTy,
+    c_type: Option<(u32, bool)>,
+    given: Option<&str>,
+    buffer_len: u64,
+    name: &str,
+) -> Result<Expr, HarnessError> {
     let bad = |v: &str| HarnessError::Usage(format!("`--arg {name}={v}`: not a value of the parameter's type"));
+    let narrow = c_type.map(|(bits, signed)| {
+        let bits = bits - u32::from(signed);
+        (if signed { -(1i128 << bits) } else { 0 }, (1i128 << bits) - 1)
+    });
     Ok(match (t, given) {
         (ScalarTy::F32 | ScalarTy::F64, None) => Expr::Lit(Lit::Float(1.0, t)),
         (ScalarTy::F32 | ScalarTy::F64, Some(v)) => Expr::Lit(Lit::Float(v.trim().parse().map_err(|_| bad(v))?, t)),
-        (_, None) => int(u128::from(buffer_len), t),
+        (_, None) => int(narrow.map_or(u128::from(buffer_len), |(_, hi)| u128::from(buffer_len).min(hi as u128)), t),
         (_, Some(v)) => {
             let x: i128 = v.trim().parse().map_err(|_| bad(v))?;
             let (lo, hi): (i128, i128) = match t {
+                _ if narrow.is_some() => narrow.unwrap_or_default(),
                 ScalarTy::I32 => (i32::MIN.into(), i32::MAX.into()),
                 ScalarTy::U32 => (0, u32::MAX.into()),
                 ScalarTy::I64 => (i64::MIN.into(), i64::MAX.into()),

@@ -86,16 +86,70 @@ impl Lx {
                 }
             }
             "printf" => self.printf(n, &args, src, out)?,
+            // `fprintf(stdout, …)` is `printf`; `fprintf(stderr, …)` prints to the standard
+            // error; `puts(s)` is `printf("%s\n", s)`.
+            "fprintf" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                let stream = args.first().map(|a| self.text(*a, src));
+                let to_stderr = match stream {
+                    Some("stdout") => false,
+                    Some("stderr") => true,
+                    _ => {
+                        let at = args.first().copied().unwrap_or(n);
+                        return Err(self.unsupported(at, src, "`fprintf` to a stream other than `stdout` or `stderr`"));
+                    }
+                };
+                let switch =
+                    |on: bool| Stmt::Eval(Expr::Builtin(Builtin::OutputToStderr, vec![Expr::Lit(Lit::Bool(on))], span));
+                if to_stderr {
+                    out.push(switch(true));
+                }
+                let mut body = Vec::new();
+                self.printf(n, &args[1..], src, &mut body)?;
+                self.flush(out);
+                out.extend(body);
+                if to_stderr {
+                    out.push(switch(false));
+                }
+            }
+            "puts" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                let s = self.string_expr(args[0], src)?;
+                self.flush(out);
+                let stmts = self.print_string(s, "", args[0], span, src)?;
+                out.extend(stmts);
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str("\n".into()))], span)));
+            }
             "exit" | "abort" | "assert" => {
                 // The IR has no exit status: `exit(0)` in `main` ends the program, any other
                 // exit (and `abort()`, a failed `assert`) stops it with E0908 here.
                 want(self, if name == "abort" { 0 } else { 1 })?;
                 if name == "exit" {
                     host_only(self)?;
-                    let status = self.constant(args[0], src).ok();
-                    if status == Some(0) && self.f.role == Role::Main {
+                    if self.f.role == Role::Main {
+                        // As `return status;`: 0 (`EXIT_SUCCESS`) ends the program, any other
+                        // status stops it with E0908.
+                        let (e, et) = self.rvalue(args[0], src)?;
+                        let status = self.convert(e, et, CTy::S(ScalarTy::I32), args[0], src)?;
+                        self.flush(out);
+                        if !matches!(status, Expr::Lit(Lit::Int(0, _))) {
+                            let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
+                            let stop =
+                                Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
+                            out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
+                        }
                         out.push(Stmt::Return(None));
                         return Ok(());
+                    }
+                    // Elsewhere only a failure can be expressed: stopping the program (E0908).
+                    if self.constant(args[0], src).is_ok_and(|s| s as u32 == 0) {
+                        return Err(self.unsupported(
+                            n,
+                            src,
+                            "`exit(0)` outside `main` (the IR cannot end the program successfully from another \
+                             function)",
+                        ));
                     }
                 }
                 let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
@@ -150,6 +204,68 @@ impl Lx {
                 want(self, 3)?;
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
                 self.memset(n, &args, src, out)?;
+            }
+            // `<string.h>` on host memory: `memcpy`/`memmove` as a host-to-host `cudaMemcpy`
+            // (exactly the byte count's elements, checked; overlapping ranges copy as
+            // `memmove`), `memset` of a constant byte as `cudaMemset` does.
+            "memcpy" | "memmove" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 3)?;
+                self.memcpy_kind(n, &args, (false, false), src, out)?;
+            }
+            "memset" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 3)?;
+                let (dst, t) = self.pointer_arg(args[0], src, out)?;
+                let value = self.memset_value(args[1], t, src)?;
+                let count = self.elements(args[2], t, src)?;
+                let tmp = self.new_local("memset buffer", self.elem_ptr(t, Mem::Cpu, true), Level::Host);
+                let init =
+                    Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(value), count.clone())], span);
+                out.push(Stmt::Let { local: tmp, init: Some(init), span });
+                let load = |l: LocalId| Expr::Load(Place::local(l, span));
+                out.push(Stmt::Eval(Expr::Builtin(
+                    Builtin::CopyElems { dst_gpu: false, src_gpu: false },
+                    vec![load(dst), load(tmp), Expr::Nat(count)],
+                    span,
+                )));
+                out.push(Stmt::Free { local: tmp, gpu: false, span });
+            }
+            // One device: `cudaGetDeviceCount(&n)` gives 1, `cudaGetDevice(&d)` 0, and
+            // `cudaSetDevice(0)` does nothing (another device is refused).
+            "cudaGetDeviceCount" | "cudaGetDevice" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                let Some(p) = self.ptr_expr(args[0], src)? else {
+                    return Err(self.unsupported(args[0], src, format!("this argument of `{name}` (`&n`)")));
+                };
+                let t = self.scalar_elem(p.elem, args[0], src)?;
+                let v = u128::from(name == "cudaGetDeviceCount");
+                let place = self.ptr_place(p, None, span);
+                self.flush(out);
+                out.push(Stmt::Store { place, value: cast(int(v, ScalarTy::I32), ScalarTy::I32, t) });
+            }
+            "srand" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                if self.text(args[0], src).contains("time") {
+                    return Err(self.unsupported(
+                        args[0],
+                        src,
+                        "a seed from the clock (the run would not be repeatable; give a constant)",
+                    ));
+                }
+                let (e, et) = self.rvalue(args[0], src)?;
+                let seed = self.convert(e, et, CTy::S(ScalarTy::U32), args[0], src)?;
+                self.flush(out);
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::SeedRand, vec![seed], span)));
+            }
+            "cudaSetDevice" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 1)?;
+                if self.constant(args[0], src).ok() != Some(0) {
+                    return Err(self.unsupported(args[0], src, "a device other than 0 (`sim` has one)"));
+                }
             }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
                 // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
@@ -274,9 +390,9 @@ impl Lx {
             Elem::S(t) => {
                 let pattern = (0..size_of(t)).fold(0u64, |acc, _| (acc << 8) | byte);
                 match t {
-                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t)),
-                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t)),
-                    _ => Expr::Cast(Box::new(int(pattern.into(), ScalarTy::U64)), t),
+                    ScalarTy::F32 => Expr::Lit(Lit::Float(f64::from(f32::from_bits(pattern as u32)), t.ir())),
+                    ScalarTy::F64 => Expr::Lit(Lit::Float(f64::from_bits(pattern), t.ir())),
+                    _ => cast(int(pattern.into(), ScalarTy::U64), ScalarTy::U64, t),
                 }
             }
             Elem::Struct(_) if byte == 0 => self.elem_zero(et),
@@ -316,7 +432,7 @@ impl Lx {
             Some(s) => self.launch_stream(*s, src)?,
             None => None,
         };
-        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ScalarTy::U64)));
+        let as_nat = |e: Expr| IExpr::Value(Box::new(Expr::Cast(Box::new(e), ir::ScalarTy::U64)));
         let grid = self.dim3_value(conf[0], src)?.map(as_nat);
         let block = self.dim3_value(conf[1], src)?.map(as_nat);
         let smem = match conf.get(2) {
@@ -343,11 +459,50 @@ impl Lx {
     }
 
     pub(crate) fn printf(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
-        let span = self.span(n, src);
-        let Some(fmt) = args.first().filter(|f| f.kind() == "string_literal") else {
-            return Err(self.unsupported(n, src, "`printf` without a literal format string"));
+        let Some(fmt) = args.first() else {
+            return Err(self.unsupported(n, src, "`printf` without a format string"));
         };
-        let text = self.string_text(*fmt, src)?;
+        // The format: a literal, or a choice between literals (`printf(i ? " %d" : "%d", x)`).
+        let s = self.string_expr(*fmt, src)?;
+        self.flush(out);
+        self.printf_cases(n, s, *fmt, &args[1..], src, out)
+    }
+
+    fn printf_cases(
+        &mut self,
+        n: Node,
+        s: strings::StrE,
+        fmt: Node,
+        values: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        match s {
+            strings::StrE::Lit(text) => self.printf_text(n, &text, &fmt, values, src, out),
+            strings::StrE::Cond(cond, a, b) => {
+                let (mut then, mut els) = (Vec::new(), Vec::new());
+                self.printf_cases(n, *a, fmt, values, src, &mut then)?;
+                self.printf_cases(n, *b, fmt, values, src, &mut els)?;
+                out.push(Stmt::If { cond, then, els, span: self.span(n, src) });
+                Ok(())
+            }
+            strings::StrE::Ptr(_) => {
+                Err(self.unsupported(fmt, src, "a `printf` format that is not a string literal (or a choice of them)"))
+            }
+        }
+    }
+
+    /// `printf` of the format `text` (whose node is `fmt`) and `values`.
+    fn printf_text(
+        &mut self,
+        n: Node,
+        text: &str,
+        fmt: &Node,
+        values: &[Node],
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let span = self.span(n, src);
         let print = |s: &str, out: &mut Vec<Stmt>| {
             if !s.is_empty() {
                 out.push(Stmt::Eval(Expr::Builtin(
@@ -358,7 +513,7 @@ impl Lx {
             }
         };
         let mut lit = String::new();
-        let mut values = args[1..].iter();
+        let mut values = values.iter();
         let mut chars = text.chars().peekable();
         while let Some(ch) = chars.next() {
             if ch != '%' {
@@ -369,7 +524,7 @@ impl Lx {
             while let Some(&x) = chars.peek() {
                 conv.push(x);
                 chars.next();
-                if x.is_ascii_alphabetic() && x != 'l' && x != 'z' || x == '%' {
+                if x.is_ascii_alphabetic() && !matches!(x, 'l' | 'z' | 'h') || x == '%' {
                     break;
                 }
             }
@@ -412,12 +567,19 @@ impl Lx {
                 return Err(bad(self));
             }
             if letter == 's' {
-                // Text: a string literal argument, written as it is.
-                if !conv.eq("s") || v.kind() != "string_literal" {
-                    return Err(self.unsupported(*v, src, "`%s` other than plain, of a string literal"));
+                if !length.is_empty() {
+                    return Err(bad(self));
                 }
-                let t = self.string_text(*v, src)?;
-                lit.push_str(&t);
+                // Text: a literal is written as it is; other strings by statements printing them.
+                match self.string_expr(*v, src)? {
+                    strings::StrE::Lit(t) => lit.push_str(&strings::pad(&t, prefix)),
+                    s => {
+                        print(&std::mem::take(&mut lit), out);
+                        self.flush(out);
+                        let stmts = self.print_string(s, prefix, *v, span, src)?;
+                        out.extend(stmts);
+                    }
+                }
                 continue;
             }
             if length == "z" && self.f.gpu {
@@ -429,6 +591,17 @@ impl Lx {
                 ));
             }
             use ScalarTy::*;
+            // `h` and `hh`: the value converted to `short` or `char` (of the conversion's
+            // signedness), then printed as an `int`.
+            let narrow = match (letter, length) {
+                ('d' | 'i', "h") => Some(I16),
+                ('d' | 'i', "hh") => Some(I8),
+                ('u' | 'x' | 'X' | 'o', "h") => Some(U16),
+                ('u' | 'x' | 'X' | 'o', "hh") => Some(U8),
+                _ => None,
+            };
+            let length = if narrow.is_some() { "" } else { length };
+            let conv = if narrow.is_some() { format!("{prefix}{letter}") } else { conv.clone() };
             let (t, float) = match (letter, length) {
                 ('d' | 'i', "") | ('c', "") => (I32, false),
                 ('d' | 'i', "l" | "ll") => (I64, false),
@@ -439,8 +612,12 @@ impl Lx {
             };
             print(&std::mem::take(&mut lit), out);
             let (e, et) = self.rvalue(*v, src)?;
+            self.flush(out);
             let e = match et {
-                CTy::S(s) if float == matches!(s, F32 | F64) => cast(e, s, t),
+                CTy::S(s) if float == matches!(s, F32 | F64) => match narrow {
+                    Some(h) => cast(cast(e, s, h), h, t),
+                    None => cast(e, s, t),
+                },
                 _ => return Err(self.unsupported(*v, src, format!("printing this value with `%{conv}`"))),
             };
             // Plain decimal conversions print as Strata prints numbers; the rest as C does.
@@ -496,6 +673,38 @@ impl Lx {
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
+        if name == "clock" && !self.sigs.contains_key(&name) {
+            // `sim` has no clock (as `cudaEventElapsedTime`, which gives 0): always 0, on both
+            // devices, so a program's output does not depend on the machine.
+            if self.f.gpu || !args.is_empty() {
+                return Err(self.unsupported(n, src, "`clock` here (host code, no arguments)"));
+            }
+            return Ok((int(0, ScalarTy::I64), CTy::S(ScalarTy::I64)));
+        }
+        if name == "rand" && !self.sigs.contains_key(&name) {
+            // glibc's sequence on both devices (`Builtin::Rand`).
+            if self.f.gpu || !args.is_empty() {
+                return Err(self.unsupported(n, src, "`rand` here (host code, no arguments)"));
+            }
+            return Ok((Expr::Builtin(Builtin::Rand, Vec::new(), self.span(n, src)), CTy::S(ScalarTy::I32)));
+        }
+        if matches!(name.as_str(), "strlen" | "strcmp") && !self.sigs.contains_key(&name) {
+            return self.str_fn(n, &name, &args, src);
+        }
+        if matches!(name.as_str(), "atomicInc" | "atomicDec") && !self.sigs.contains_key(&name) {
+            return self.atomic_inc_dec(n, name == "atomicDec", &args, src);
+        }
+        // `atoi(s)`, `atol(s)`, `atoll(s)`, `strtol(s, NULL, 10)` and `strtoll` of a string.
+        let strtol = matches!(name.as_str(), "strtol" | "strtoll")
+            && args.len() == 3
+            && matches!(self.text(args[1], src), "NULL" | "nullptr" | "0")
+            && self.constant(args[2], src).ok() == Some(10);
+        if (matches!(name.as_str(), "atoi" | "atol" | "atoll") && args.len() == 1 || strtol)
+            && self.lookup(&name).is_none()
+        {
+            let t = if name == "atoi" { ScalarTy::I32 } else { ScalarTy::I64 };
+            return self.atoi(n, args[0], t, src);
+        }
         if matches!(
             name.as_str(),
             "cudaMalloc"
@@ -505,6 +714,9 @@ impl Lx {
                 | "cudaDeviceSynchronize"
                 | "cudaMemcpyToSymbol"
                 | "cudaMemcpyFromSymbol"
+                | "cudaGetDeviceCount"
+                | "cudaGetDevice"
+                | "cudaSetDevice"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
             // The call happens before the expression; its status is always `cudaSuccess` on

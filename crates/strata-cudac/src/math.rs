@@ -39,8 +39,8 @@ impl Lx {
         }
         let span = self.span(n, src);
         let b = match f {
-            Some(m) => Builtin::Math(m, t),
-            None => Builtin::Sqrt(t),
+            Some(m) => Builtin::Math(m, t.ir()),
+            None => Builtin::Sqrt(t.ir()),
         };
         Ok(Some((Expr::Builtin(b, es, span), CTy::S(t))))
     }
@@ -70,18 +70,18 @@ impl Lx {
                 _ => MathFn::Fabs,
             };
             let es = vals.into_iter().map(|(e, s)| cast(e, s, t)).collect();
-            return Ok((Expr::Builtin(Builtin::Math(m, t), es, span), CTy::S(t)));
+            return Ok((Expr::Builtin(Builtin::Math(m, t.ir()), es, span), CTy::S(t)));
         }
         // An integer result: a temporary set by an `if` (the IR has no select).
         let level = self.level();
-        let tmp = self.new_local(&format!("{name} value"), Ty::Scalar(t), level);
+        let tmp = self.new_local(&format!("{name} value"), Ty::Scalar(t.ir()), level);
         let mut es = vals.into_iter().map(|(e, s)| cast(e, s, t));
         let a = es.next().unwrap_or(zero(t));
         let load = Expr::Load(Place::local(tmp, span));
         self.f.pre.push(Stmt::Let { local: tmp, init: Some(a), span });
         // The second operand, evaluated once.
         let second = es.next().map(|b| {
-            let l = self.new_local(&format!("{name} operand"), Ty::Scalar(t), level);
+            let l = self.new_local(&format!("{name} operand"), Ty::Scalar(t.ir()), level);
             self.f.pre.push(Stmt::Let { local: l, init: Some(b), span });
             Expr::Load(Place::local(l, span))
         });

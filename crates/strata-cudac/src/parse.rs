@@ -68,10 +68,11 @@ impl Lx {
     pub(crate) fn item(&mut self, n: Node, src: &Src) -> R<()> {
         match n.kind() {
             "comment" => Ok(()),
+            "preproc_include" if self.include(n, src, false)? => Ok(()),
             "preproc_include" => {
                 let path = self.child(n, "path", src)?;
                 let name = self.text(path, src).trim_matches(|c| c == '<' || c == '>' || c == '"');
-                if ["stdio.h", "stdlib.h", "cuda.h", "cuda_runtime.h", "assert.h", "math.h"].contains(&name) {
+                if STD_HEADERS.contains(&name) {
                     Ok(())
                 } else {
                     Err(self.unsupported(path, src, format!("`#include` of `{name}`")))
@@ -97,3 +98,27 @@ impl Lx {
         }
     }
 }
+
+/// The headers whose declarations the front end knows (everything else it would need is refused
+/// where used).
+pub(crate) const STD_HEADERS: &[&str] = &[
+    "stdio.h",
+    "stdlib.h",
+    "cuda.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "device_launch_parameters.h",
+    "assert.h",
+    "math.h",
+    "stdint.h",
+    "stdbool.h",
+    "string.h",
+    "cstring",
+    "time.h",
+    "ctime",
+    "cstdio",
+    "cstdlib",
+    "cstdint",
+    "cmath",
+    "cassert",
+];

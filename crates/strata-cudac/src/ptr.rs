@@ -35,6 +35,11 @@ impl Lx {
         Ok(match n.kind() {
             "identifier" => match self.lookup(self.text(n, src)) {
                 Some(Var { local, ty: CTy::Ptr(t) }) => Some(PtrE::at(local, t)),
+                // `__FILE__`, `__func__` as a `const char *` (host code): a buffer holding it.
+                None if !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__") => {
+                    let strings::StrE::Lit(text) = self.string_expr(n, src)? else { return Ok(None) };
+                    Some(self.literal_buffer(&text, self.span(n, src)))
+                }
                 _ => None,
             },
             "parenthesized_expression" => match n.named_child(0) {
@@ -42,8 +47,21 @@ impl Lx {
                 None => None,
             },
             "update_expression" => self.update_pointer(n, src)?,
+            // `argv[i]`: a string ([`strings`]).
+            "subscript_expression" if self.is_argv(self.child(n, "argument", src)?, src) => {
+                let idx_list = self.child(n, "indices", src)?;
+                let Some(i) = idx_list.named_child(0).filter(|_| idx_list.named_child_count() == 1) else {
+                    return Err(self.unsupported(idx_list, src, "this subscript"));
+                };
+                Some(self.argv_string(i, self.span(n, src), src)?)
+            }
             // A row of a multi-dimensional array (`a[i]` of `a[N][M]`) decays to a pointer.
             "subscript_expression" => self.row_pointer(n, src)?,
+            // A string literal used as a `char *` (host code): a new buffer holding it.
+            "string_literal" | "concatenated_string" if !self.f.gpu => {
+                let strings::StrE::Lit(text) = self.string_expr(n, src)? else { return Ok(None) };
+                Some(self.literal_buffer(&text, self.span(n, src)))
+            }
             "cast_expression" => {
                 let td = self.child(n, "type", src)?;
                 let Some(d) = td.child_by_field_name("declarator") else { return Ok(None) };

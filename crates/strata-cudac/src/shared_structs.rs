@@ -44,7 +44,7 @@ impl Lx {
             let first = self.f.locals.len();
             for (f, t) in &fields {
                 let l = self.new_local(&format!("{name}.{f}"), array_ptr(*t, Mem::GpuShared, false), Level::Block);
-                self.f.shared.push((l, *t, len.clone()));
+                self.f.shared.push((l, t.ir(), len.clone()));
             }
             match dims {
                 None => self.bind(name, Var { local: first, ty: CTy::SharedStruct(id) }),

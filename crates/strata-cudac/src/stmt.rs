@@ -6,9 +6,17 @@ impl Lx {
     pub(crate) fn block(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
-        let r = n.named_children(&mut c).try_for_each(|s| self.stmt(s, src, out));
+        let stmts: Vec<Node> = n.named_children(&mut c).collect();
+        for s in stmts {
+            // A refused statement is recorded and the next one lowered ([`Lx::recover`]).
+            let depth = (self.f.scopes.len(), self.f.jumps.len());
+            let r = self.stmt(s, src, out);
+            self.f.scopes.truncate(depth.0);
+            self.f.jumps.truncate(depth.1);
+            self.recover(r, s, src);
+        }
         self.f.scopes.pop();
-        r
+        Ok(())
     }
 
     /// One statement, preceded by the statements its expressions need (`?:`, `&&`).
@@ -25,6 +33,8 @@ impl Lx {
     fn stmt_inner(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         match n.kind() {
             "comment" => {}
+            // A `#define` inside a function: defined from there on, as the preprocessor does.
+            "preproc_def" | "preproc_function_def" => self.item(n, src)?,
             "compound_statement" => self.block(n, src, out)?,
             "declaration" => self.declaration(n, src, out)?,
             "expression_statement" => {
@@ -178,14 +188,14 @@ impl Lx {
                 }
                 let name = self.text(d, src);
                 let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
-                self.f.shared.push((l, t, IExpr::Const(1)));
+                self.f.shared.push((l, t.ir(), IExpr::Const(1)));
                 self.bind(name, Var { local: l, ty: CTy::SharedScalar(t) });
                 continue;
             }
             match d.kind() {
                 "identifier" if !shared => {
                     let name = self.text(d, src);
-                    let l = self.new_local(name, Ty::Scalar(t), self.level());
+                    let l = self.new_local(name, Ty::Scalar(t.ir()), self.level());
                     if let Some(v) = init.filter(|v| self.is_syncthreads_reduce(*v, src)) {
                         out.push(Stmt::Let { local: l, init: None, span });
                         self.syncthreads_reduce(v, (Place::local(l, span), t), src, out)?;
@@ -238,7 +248,7 @@ impl Lx {
                             _ => return Err(self.unsupported(d, src, "this `__shared__` array")),
                         };
                         let l = self.new_local(name, array_ptr(t, Mem::GpuShared, false), Level::Block);
-                        self.f.shared.push((l, t, len));
+                        self.f.shared.push((l, t.ir(), len));
                         if !ext {
                             self.f.arrays.insert(l, (Elem::S(t), dims.into_iter().flatten().collect()));
                         }
@@ -439,12 +449,18 @@ impl Lx {
                     }
                 }
                 let (place, pt) = self.place(arg, src)?;
-                let bop = if op == "++" { BinOp::Add } else { BinOp::Sub };
-                let one = cast(int(1, ScalarTy::I32), ScalarTy::I32, pt);
-                let value = Expr::Binary(bop, Box::new(Expr::Load(place.clone())), Box::new(one));
+                let value = step(Expr::Load(place.clone()), pt, op == "--");
                 out.push(Stmt::Store { place, value });
             }
             "call_expression" => self.call_stmt(n, src, out)?,
+            // `(f(x));` (a macro's parentheses) and `(void)f(x);`: the expression as a statement.
+            "parenthesized_expression" if n.named_child_count() == 1 => {
+                let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
+                self.expr_stmt(inner, src, out)?;
+            }
+            "cast_expression" if n.child_by_field_name("type").is_some_and(|t| self.text(t, src).trim() == "void") => {
+                self.expr_stmt(self.child(n, "value", src)?, src, out)?;
+            }
             "comma_expression" => {
                 self.expr_stmt(self.child(n, "left", src)?, src, out)?;
                 self.flush(out);
@@ -465,6 +481,10 @@ fn const_of_type(v: u64, t: ScalarTy) -> u64 {
     match t {
         ScalarTy::I32 => i64::from(v as i32) as u64,
         ScalarTy::U32 => u64::from(v as u32),
+        ScalarTy::I8 => i64::from(v as i8) as u64,
+        ScalarTy::U8 => u64::from(v as u8),
+        ScalarTy::I16 => i64::from(v as i16) as u64,
+        ScalarTy::U16 => u64::from(v as u16),
         _ => v,
     }
 }

@@ -6,7 +6,7 @@
 use super::*;
 
 /// The runtime calls of this module, as statements or as values (always `cudaSuccess`).
-pub(crate) const STREAM_CALLS: [&str; 14] = [
+pub(crate) const STREAM_CALLS: [&str; 15] = [
     "cudaStreamCreate",
     "cudaStreamDestroy",
     "cudaStreamSynchronize",
@@ -19,6 +19,7 @@ pub(crate) const STREAM_CALLS: [&str; 14] = [
     "cudaEventDestroy",
     "cudaEventElapsedTime",
     "cudaMallocHost",
+    "cudaHostAlloc",
     "cudaFreeHost",
     "cudaDeviceSynchronize",
 ];
@@ -157,6 +158,7 @@ impl Lx {
             | "cudaFreeHost" => &[1],
             "cudaEventRecord" => &[1, 2],
             "cudaMallocHost" => &[2],
+            "cudaHostAlloc" => &[3],
             "cudaStreamWaitEvent" | "cudaEventElapsedTime" => &[3],
             "cudaMemcpyAsync" => &[4, 5],
             "cudaMemsetAsync" => &[3, 4],
@@ -224,10 +226,24 @@ impl Lx {
                 }
                 out.push(Stmt::Store {
                     place: Place::local(l, span),
-                    value: Expr::Lit(Lit::Float(0.0, ScalarTy::F32)),
+                    value: Expr::Lit(Lit::Float(0.0, ir::ScalarTy::F32)),
                 });
             }
-            "cudaMallocHost" => {
+            "cudaMallocHost" | "cudaHostAlloc" => {
+                if name == "cudaHostAlloc" {
+                    // Pinned host memory: the flags that change only speed; mapped (zero-copy)
+                    // memory, which the device reads directly, is not supported.
+                    let flags = self.text(args[2], src).split('|').map(str::trim).collect::<Vec<_>>();
+                    let speed_only =
+                        ["cudaHostAllocDefault", "cudaHostAllocPortable", "cudaHostAllocWriteCombined", "0"];
+                    if !flags.iter().all(|f| speed_only.contains(f)) {
+                        return Err(self.unsupported(
+                            args[2],
+                            src,
+                            "`cudaHostAlloc` flags other than `cudaHostAllocDefault`, `Portable` and `WriteCombined`",
+                        ));
+                    }
+                }
                 let Some((local, CTy::Ptr(t))) = self.address_of_var(args[0], src) else {
                     return Err(self.unsupported(args[0], src, "`cudaMallocHost` of anything but `&pointer_variable`"));
                 };

@@ -33,7 +33,37 @@ impl StructDef {
     }
 }
 
+/// CUDA's vector types (`float4`, `int2`, `uchar3`, …: `<base><n>` for n = 1 to 4) and their
+/// element types: predefined structs of fields `x`, `y`, `z`, `w` ([`Lx::vector_types`]).
+pub(crate) const VECTOR_TYPES: &[(&str, ScalarTy)] = &[
+    ("char", ScalarTy::I8),
+    ("uchar", ScalarTy::U8),
+    ("short", ScalarTy::I16),
+    ("ushort", ScalarTy::U16),
+    ("int", ScalarTy::I32),
+    ("uint", ScalarTy::U32),
+    ("long", ScalarTy::I64),
+    ("ulong", ScalarTy::U64),
+    ("longlong", ScalarTy::I64),
+    ("ulonglong", ScalarTy::U64),
+    ("float", ScalarTy::F32),
+    ("double", ScalarTy::F64),
+];
+
 impl Lx {
+    /// Defines CUDA's vector types as structs (`float4` is `struct { float x, y, z, w; }`, 16
+    /// bytes; the sizes are C's layout of the fields, as CUDA's are).
+    pub(crate) fn vector_types(&mut self) {
+        for (base, t) in VECTOR_TYPES {
+            for n in 1..=4 {
+                let name = format!("{base}{n}");
+                let fields = ["x", "y", "z", "w"][..n].iter().map(|f| (f.to_string(), *t)).collect();
+                self.structs.push(StructDef { name: name.clone(), fields });
+                self.struct_names.insert(name, self.structs.len() - 1);
+            }
+        }
+    }
+
     /// The struct a type node names (`struct P`, or a `typedef` name), if it names one.
     pub(crate) fn struct_type(&self, t: Node, src: &Src) -> Option<usize> {
         match t.kind() {
@@ -113,7 +143,7 @@ impl Lx {
         let first = self.f.locals.len();
         let fields: Vec<(String, ScalarTy)> = self.structs[id].fields.clone();
         for (f, t) in fields {
-            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t), level);
+            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t.ir()), level);
         }
         first
     }
@@ -188,6 +218,23 @@ impl Lx {
             "parenthesized_expression" => {
                 let inner = n.named_child(0).ok_or_else(|| self.unsupported(n, src, "empty parentheses"))?;
                 self.struct_value(inner, id, src)
+            }
+            // `make_float4(x, y, z, w)` of a vector type: its fields, each converted.
+            "call_expression"
+                if self.text(self.child(n, "function", src)?, src).strip_prefix("make_")
+                    == Some(self.structs[id].name.as_str())
+                    && VECTOR_TYPES.iter().any(|(b, _)| self.structs[id].name.starts_with(b)) =>
+            {
+                let args = self.args(n, src)?;
+                if args.len() != fields.len() {
+                    return Err(self.unsupported(n, src, format!("this many arguments (it takes {})", fields.len())));
+                }
+                let mut out = Vec::new();
+                for (a, (_, t)) in args.iter().zip(&fields) {
+                    let (e, et) = self.rvalue(*a, src)?;
+                    out.push(self.convert(e, et, CTy::S(*t), *a, src)?);
+                }
+                Ok(out)
             }
             "subscript_expression" | "pointer_expression" | "field_expression" => {
                 // A struct in memory (`a[i]`, `*p`): its fields loaded one by one.

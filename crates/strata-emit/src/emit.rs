@@ -1187,6 +1187,7 @@ impl<'p> Emitter<'p> {
                 Ty::Scalar(ScalarTy::U64)
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::ArgByte | Builtin::Rand, _, _) => Ty::Scalar(ScalarTy::I32),
             Expr::Builtin(Builtin::PtrEq, _, _) => Ty::Scalar(ScalarTy::Bool),
             Expr::Builtin(Builtin::PtrDiff, _, _) => Ty::Scalar(ScalarTy::I64),
             Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
@@ -1585,6 +1586,7 @@ impl<'p> Emitter<'p> {
             Builtin::ArgCount => "strata_arg_count()".to_string(),
             Builtin::ArgU64 => format!("strata_arg_u64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgF64 => format!("strata_arg_f64((uint64_t)({}), {at})", arg(0)?),
+            Builtin::ArgByte => format!("strata_arg_byte((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),
             Builtin::NpyLen => format!("strata_npy_dim((uint64_t)({}), 0, {at})", arg(0)?),
             Builtin::NpyDim => format!("strata_npy_dim((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),
             Builtin::LoadNpy(t) => {
@@ -1618,6 +1620,9 @@ impl<'p> Emitter<'p> {
             }
             // CUDA-C's `__threadfence()`: on the cpu device, the C11 fence that orders the
             // thread's memory accesses before it before those after it for every other thread.
+            Builtin::OutputToStderr => format!("strata_output_to_stderr({})", arg(0)?),
+            Builtin::Rand => "strata_rand()".to_string(),
+            Builtin::SeedRand => format!("strata_srand((uint32_t)({}))", arg(0)?),
             Builtin::Fence if self.cuda => "__threadfence()".to_string(),
             Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),
         })

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef STRATA_CUDA
 #define STRATA_HD __host__ __device__
@@ -589,6 +590,58 @@ STRATA_INLINE const char *strata_arg(uint64_t i, strata_pos at) {
 }
 
 STRATA_INLINE uint64_t strata_arg_count(void) { return (uint64_t)strata_argc; }
+
+/* C's rand() as glibc computes it (random(), additive feedback of degree 31), the same sequence
+   as sim's (crates/strata-sim/src/crand.rs): the last 34 values in a ring, oldest at the head. */
+static uint32_t strata_rand_q[34];
+static unsigned strata_rand_head;
+static int strata_rand_ready;
+STRATA_INLINE void strata_srand(uint32_t seed) {
+    int32_t r[344];
+    r[0] = seed == 0 ? 1 : (int32_t)seed;
+    for (int i = 1; i < 31; i++) {
+        int64_t w = r[i - 1], hi = w / 127773, lo = w % 127773;
+        w = 16807 * lo - 2836 * hi;
+        if (w < 0) w += 2147483647;
+        r[i] = (int32_t)w;
+    }
+    for (int i = 31; i < 34; i++) r[i] = r[i - 31];
+    for (int i = 34; i < 344; i++) r[i] = (int32_t)((uint32_t)r[i - 31] + (uint32_t)r[i - 3]);
+    for (int i = 0; i < 34; i++) strata_rand_q[i] = (uint32_t)r[310 + i];
+    strata_rand_head = 0;
+    strata_rand_ready = 1;
+}
+STRATA_INLINE int32_t strata_rand(void) {
+    if (!strata_rand_ready) strata_srand(1);
+    uint32_t v = strata_rand_q[(strata_rand_head + 3) % 34] + strata_rand_q[(strata_rand_head + 31) % 34];
+    strata_rand_q[strata_rand_head] = v;
+    strata_rand_head = (strata_rand_head + 1) % 34;
+    return (int32_t)(v >> 1);
+}
+
+/* `output_to_stderr(on)`: the prints after it go to the standard error (CUDA-C's
+   `fprintf(stderr, ...)`), by pointing descriptor 1 at descriptor 2 until it is turned off. */
+STRATA_INLINE void strata_output_to_stderr(int on) {
+    static int saved = -1;
+    fflush(stdout);
+    if (on) {
+        if (saved < 0) saved = dup(1);
+        dup2(2, 1);
+    } else if (saved >= 0) {
+        dup2(saved, 1);
+    }
+}
+
+/* Byte k of C's argv[i] (argv[1] is argument 0) as a C `char`, 0 at and past its end. */
+STRATA_INLINE int32_t strata_arg_byte(uint64_t i, uint64_t k, strata_pos at) {
+    if (i == 0)
+        strata_failf(912, at, "`argv[0]`, the program's name, is known only at a constant index");
+    if (i > (uint64_t)strata_argc)
+        strata_failf(912, at, "`argv[%lld]` is past the program's arguments (`argc` is %d)", (long long)i,
+                     strata_argc + 1);
+    const char *a = strata_arg(i - 1, at);
+    return k < (uint64_t)strlen(a) ? (int32_t)(signed char)a[k] : 0;
+}
 
 /* `arg_u64(i)`: decimal digits only, at most UINT64_MAX. */
 STRATA_INLINE uint64_t strata_arg_u64(uint64_t i, strata_pos at) {

@@ -266,6 +266,19 @@ pub enum Builtin {
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
     ArgF64,
+    /// C's `rand()` (host code): the next number of glibc's `random()` generator (an `i32`, 0 to
+    /// `RAND_MAX` = 2^31 - 1), seeded with 1 until `SeedRand`; `sim` and the C runtime compute
+    /// the same sequence, which is glibc's.
+    Rand,
+    /// C's `srand(seed)` (a `u32`): restarts [`Builtin::Rand`]'s sequence.
+    SeedRand,
+    /// `output_to_stderr(on)` (a `bool`, host code): the prints after it go to the standard error
+    /// (`true`) or back to the standard output (`false`); CUDA-C's `fprintf(stderr, …)`.
+    OutputToStderr,
+    /// Byte `k` of C's `argv[i]` (both `u64`; `argv[1]` is program argument 0, the first after
+    /// `--`) as a C `char`, an `i32` (-128 to 127): 0 at and past the argument's end (CUDA-C's
+    /// `argv[i][k]`; `i` of 0 or past the arguments is E0912).
+    ArgByte,
     /// `npy_len(i)`: the extent of axis 0 of the `.npy` file named by argument `i` (a `u64`).
     NpyLen,
     /// `npy_dim(i, axis)`: the extent of axis `axis` of that file.

@@ -11,6 +11,7 @@
 
 mod arr;
 mod cfmt;
+mod crand;
 pub mod finding;
 pub mod mem;
 mod npy;
@@ -281,18 +282,20 @@ pub fn run_with_budget(
     out: &mut dyn Write,
     budget: u64,
 ) -> Result<Stats, Box<Diagnostic>> {
-    run_recording(program, opts, out, budget, &mut None)
+    run_recording(program, opts, out, &mut std::io::stderr(), budget, &mut None)
 }
 
-/// [`run`], and on a run-time error of GPU code the threads and accesses behind it ([`Finding`]).
+/// [`run`], and on a run-time error of GPU code the threads and accesses behind it ([`Finding`]);
+/// what the program prints to the standard error ([`Builtin::OutputToStderr`]) goes to `err`.
 pub fn run_with_finding(
     program: &ir::Program,
     opts: &Options,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> (Result<Stats, Box<Diagnostic>>, Option<Finding>) {
     let mut finding = None;
     let r = match mem::budget_from_env() {
-        Ok(budget) => run_recording(program, opts, out, budget, &mut finding),
+        Ok(budget) => run_recording(program, opts, out, err, budget, &mut finding),
         Err(_) => run(program, opts, out),
     };
     (r, finding)
@@ -302,6 +305,7 @@ fn run_recording(
     program: &ir::Program,
     opts: &Options,
     out: &mut dyn Write,
+    err: &mut dyn Write,
     budget: u64,
     finding: &mut Option<Finding>,
 ) -> Result<Stats, Box<Diagnostic>> {
@@ -328,6 +332,9 @@ fn run_recording(
         streams: streams::Streams::new(),
         held: Vec::new(),
         held_err: None,
+        to_stderr: false,
+        stderr: err,
+        rand: None,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -364,6 +371,11 @@ struct Machine<'p, 'o> {
     /// Values that are not scalars, and the error, beside an [`scalar::Sc`] being evaluated.
     held: Vec<Value>,
     held_err: Option<Box<Diagnostic>>,
+    /// Prints go to the standard error ([`Builtin::OutputToStderr`]).
+    to_stderr: bool,
+    stderr: &'o mut dyn Write,
+    /// C's `rand()` state ([`Builtin::Rand`]).
+    rand: Option<crand::CRand>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -1271,7 +1283,8 @@ impl Machine<'_, '_> {
         // program without copying it into a `Value` and a list of arguments first.
         if let (Builtin::Print | Builtin::PrintInline, [Expr::Lit(Lit::Str(text))]) = (b, args) {
             let end = if b == Builtin::Print { "\n" } else { "" };
-            let _ = write!(self.out, "{text}{end}");
+            let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+            let _ = write!(w, "{text}{end}");
             return Ok(Value::Unit);
         }
         let mut vs = Vec::new();
@@ -1289,6 +1302,16 @@ impl Machine<'_, '_> {
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
         Ok(match b {
+            Builtin::Rand => Value::I32(self.rand.get_or_insert_with(|| crand::CRand::new(1)).next()),
+            Builtin::SeedRand => {
+                self.rand = Some(crand::CRand::new(arg(0).as_u64().unwrap_or(1) as u32));
+                Value::Unit
+            }
+            Builtin::OutputToStderr => {
+                let _ = self.out.flush();
+                self.to_stderr = arg(0).as_bool() == Some(true);
+                Value::Unit
+            }
             Builtin::Fence => {
                 if who.gpu {
                     if let Some(l) = self.launch.as_mut() {
@@ -1471,9 +1494,10 @@ impl Machine<'_, '_> {
                 }
                 let data = &self.buffers[buf].data;
                 let end = off.saturating_add(total).min(data.len() as u64);
-                let _ = write_nested(self.out, data, off as usize, (end as usize).max(off as usize), &dims);
+                let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                let _ = write_nested(w, data, off as usize, (end as usize).max(off as usize), &dims);
                 if b == Builtin::Print {
-                    let _ = writeln!(self.out);
+                    let _ = writeln!(w);
                 }
                 Value::Unit
             }
@@ -1491,11 +1515,13 @@ impl Machine<'_, '_> {
                     None => false,
                 };
                 if plain {
-                    let _ = write!(self.out, "{}{end}", vs[0]);
+                    let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                    let _ = write!(w, "{}{end}", vs[0]);
                 } else {
                     let ty = args.first().and_then(|a| self.expr_ty(a, f));
                     let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
-                    let _ = write!(self.out, "{v}{end}");
+                    let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                    let _ = write!(w, "{v}{end}");
                 }
                 Value::Unit
             }
@@ -1508,7 +1534,8 @@ impl Machine<'_, '_> {
                 let text = cfmt::format(spec, vs.get(1).unwrap_or(&Value::Unit)).ok_or_else(|| {
                     fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
                 })?;
-                let _ = self.out.write_all(&text);
+                let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                let _ = w.write_all(&text);
                 Value::Unit
             }
             Builtin::Math(m, t) => {
@@ -1554,6 +1581,27 @@ impl Machine<'_, '_> {
             Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
             Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
             Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
+            Builtin::ArgByte => {
+                let (i, argc) = (index(0), self.opts.args.len() as u64 + 1);
+                if i == 0 || i >= argc {
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            codes::RUN_PROGRAM_INPUT,
+                            if i == 0 {
+                                "`argv[0]`, the program's name, is known only at a constant index".to_string()
+                            } else {
+                                format!("`argv[{}]` is past the program's arguments (`argc` is {argc})", i as i64)
+                            },
+                            span,
+                            "this argument is missing",
+                        )
+                        .with_note("the program's arguments follow `--`: `strata run prog.cu -- A B`"),
+                    ));
+                }
+                let k = usize::try_from(index(1)).ok();
+                let byte = self.npy(span, |a| Ok(k.and_then(|k| npy::arg(a, i - 1).ok()?.get(k).copied())))?;
+                Value::I32(byte.map_or(0, |b| i32::from(b as i8)))
+            }
             Builtin::NpyLen => Value::U64(self.npy(span, |a| npy::dim(a, index(0), 0))?),
             Builtin::NpyDim => Value::U64(self.npy(span, |a| npy::dim(a, index(0), index(1)))?),
             Builtin::LoadNpy(elem) => {

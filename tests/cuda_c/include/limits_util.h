@@ -1,0 +1,2 @@
+#pragma once
+#define LIMIT 10.0f
