@@ -1,0 +1,20 @@
+//! An application's use of Strata kernels from Rust (docs/libraries.md, "From Rust").
+//!
+//! `build.rs` turns `examples/lib/saxpy.strata` into a C library and the module below: the
+//! kernels `saxpy`, `block_sums` and `transpose` as safe functions over slices. Rust's borrow
+//! checker proves the host side (a written `&mut [T]` aliases nothing and lives through the
+//! launch), Strata's checker proved the kernels, and each call checks the slices' lengths and the
+//! kernels' `where` clauses, returning `Err(strata_host::Error)` rather than running on bad sizes.
+
+/// The kernels of `saxpy.strata`.
+pub mod saxpy {
+    strata_host::include_kernels!("saxpy");
+}
+
+/// The sum of `input`, on the cpu device: block sums by the `block_sums` kernel (256 elements
+/// per block), then their sum on the host. `input.len()` must be a multiple of 256.
+pub fn sum(input: &[i32]) -> Result<i32, strata_host::Error> {
+    let mut sums = vec![0; input.len() / 256];
+    saxpy::block_sums(input, &mut sums)?;
+    Ok(sums.iter().fold(0i32, |a, &b| a.wrapping_add(b)))
+}

@@ -1,0 +1,85 @@
+//! The kernels of `examples/lib/saxpy.strata`, run on the cpu device from Rust, against plain
+//! Rust; and the errors a mis-sized call gets instead of undefined behaviour.
+
+use strata_host::Error;
+use strata_rust_host::saxpy;
+
+#[test]
+fn saxpy_matches_rust() {
+    let n = 1024;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let mut y: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    saxpy::saxpy(2.5, &x, &mut y).unwrap();
+    assert_eq!(y, want);
+}
+
+#[test]
+fn array_sum_matches_rust() {
+    let input: Vec<i32> = (0..8 * 256).map(|i| (i * 7919) % 1000 - 500).collect();
+    let mut sums = vec![0; 8];
+    saxpy::block_sums(&input, &mut sums).unwrap();
+    let want: Vec<i32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums, want);
+    assert_eq!(strata_rust_host::sum(&input).unwrap(), input.iter().sum::<i32>());
+}
+
+#[test]
+fn transpose_matches_rust() {
+    let n = 64;
+    let input: Vec<f64> = (0..n * n).map(|i| i as f64).collect();
+    let mut output = vec![0.0; n * n];
+    saxpy::transpose(&input, &mut output).unwrap();
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(output[i * n + j], input[j * n + i], "at ({i}, {j})");
+        }
+    }
+}
+
+#[test]
+fn empty_arrays_run_nothing() {
+    saxpy::saxpy(1.0, &[], &mut []).unwrap();
+    saxpy::block_sums(&[], &mut []).unwrap();
+    saxpy::transpose(&[], &mut []).unwrap();
+}
+
+#[test]
+fn mis_sized_slices_are_errors() {
+    let x = vec![1.0f32; 512];
+    let mut y = vec![0.0f32; 256];
+    let e = saxpy::saxpy(1.0, &x, &mut y).unwrap_err();
+    assert!(
+        matches!(e, Error::Length { kernel: "saxpy", param: "y", expected_len: Some(512), actual: 256, .. }),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "kernel `saxpy`: `y` has 256 elements, but the kernel's signature needs n = 512");
+    assert_eq!(y, vec![0.0; 256], "nothing ran");
+
+    // `block_sums` takes `nb * 256` inputs: 300 is no multiple of 256.
+    let e = saxpy::block_sums(&[0; 300], &mut [0; 1]).unwrap_err();
+    assert!(matches!(e, Error::Size { size: "nb", param: "input", actual: 300, .. }), "{e:?}");
+    // 512 inputs are 2 blocks: 3 sums are one too many.
+    let e = saxpy::block_sums(&[0; 512], &mut [0; 3]).unwrap_err();
+    assert!(matches!(e, Error::Length { param: "sums", expected_len: Some(2), actual: 3, .. }), "{e:?}");
+
+    // `transpose` takes an n x n matrix: 10 elements are no square.
+    let e = saxpy::transpose(&[0.0; 10], &mut [0.0; 10]).unwrap_err();
+    assert!(matches!(e, Error::Size { kernel: "transpose", size: "n", .. }), "{e:?}");
+    let e = saxpy::transpose(&[0.0; 32 * 32], &mut [0.0; 64 * 64]).unwrap_err();
+    assert!(matches!(e, Error::Length { param: "output", expected_len: Some(1024), .. }), "{e:?}");
+}
+
+#[test]
+fn violated_where_clauses_are_errors() {
+    // saxpy requires `n % 256 == 0`.
+    let x = vec![1.0f32; 1000];
+    let mut y = vec![0.0f32; 1000];
+    let e = saxpy::saxpy(1.0, &x, &mut y).unwrap_err();
+    assert_eq!(e, Error::Requirement { kernel: "saxpy", clause: "n % 256 == 0", sizes: "n = 1000".to_string() });
+    assert_eq!(e.to_string(), "kernel `saxpy`: its requirement `where n % 256 == 0` does not hold for n = 1000");
+    assert!(y.iter().all(|&v| v == 0.0), "nothing ran");
+    // transpose requires `n % 32 == 0`: a 40 x 40 matrix is refused.
+    let e = saxpy::transpose(&[0.0; 1600], &mut [0.0; 1600]).unwrap_err();
+    assert!(matches!(e, Error::Requirement { clause: "n % 32 == 0", .. }), "{e:?}");
+}
