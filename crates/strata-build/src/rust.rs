@@ -122,6 +122,7 @@ fn kernel(
 
     // Which slice determines each size, in an order where each solution uses only known sizes.
     let mut known: BTreeSet<String> = BTreeSet::new();
+    let mut explicit_names: BTreeSet<String> = BTreeSet::new();
     let mut derived: Vec<(usize, usize, String)> = Vec::new(); // (size index, param index, Rust expression)
     loop {
         let mut progress = false;
@@ -140,10 +141,17 @@ fn kernel(
             }
         }
         if !progress {
-            break;
+            // The first size no slice determines becomes an argument; others may follow from it.
+            match sizes.iter().find(|(s, _)| !known.contains(s)) {
+                Some((s, _)) => {
+                    known.insert(s.clone());
+                    explicit_names.insert(s.clone());
+                }
+                None => break,
+            }
         }
     }
-    let explicit: Vec<&(String, String)> = sizes.iter().filter(|(s, _)| !known.contains(s)).collect();
+    let explicit: Vec<&(String, String)> = sizes.iter().filter(|(s, _)| explicit_names.contains(s)).collect();
 
     // The extern declaration: sizes first, then the parameters, as the C header has them.
     let mut args: Vec<String> = sizes.iter().map(|(_, r)| format!("{r}: u64")).collect();
@@ -305,22 +313,37 @@ fn kernel(
     Ok(())
 }
 
-/// The Rust expression of the value of `size` given a slice of `len` elements (bound as `v`
-/// within a `match` on it), if `len` determines it: `n`, `n * e`, `e * n` (`e` over known
-/// sizes), `n * n`.
+/// The Rust expression of the value of `size` given a slice of `len` elements (`{LEN}` stands
+/// for the slice's length), if `len` determines it: `len` is a product in which `size` is one
+/// factor and the other factors are over known sizes (`n`, `n * 4`, `nb * nt` with `nb` known),
+/// or `size * size`.
 fn solve(len: &IExpr, size: &str, known: &BTreeSet<String>, local: &dyn Fn(&str) -> String) -> Option<String> {
-    let param = |e: &IExpr| matches!(e, IExpr::Param(p) if p == size);
-    let over_known = |e: &IExpr| params_of(e).iter().all(|p| known.contains(p));
-    match len {
-        e if param(e) => Some("::std::option::Option::Some(__strata::len({LEN}))".to_string()),
-        IExpr::Mul(a, b) if param(a) && param(b) => Some("__strata::exact_sqrt(__strata::len({LEN}))".to_string()),
-        IExpr::Mul(a, b) if param(a) && over_known(b) => {
-            Some(format!("__strata::exact_div(__strata::len({{LEN}}), {})", expr(b, local)))
-        }
-        IExpr::Mul(a, b) if param(b) && over_known(a) => {
-            Some(format!("__strata::exact_div(__strata::len({{LEN}}), {})", expr(a, local)))
+    let mut factors = Vec::new();
+    flatten_product(len, &mut factors);
+    let (mine, others): (Vec<&IExpr>, Vec<&IExpr>) =
+        factors.into_iter().partition(|f| matches!(f, IExpr::Param(p) if p == size));
+    if others.iter().any(|f| params_of(f).iter().any(|p| p == size || !known.contains(p))) {
+        return None;
+    }
+    match (mine.len(), others.len()) {
+        (1, 0) => Some("::std::option::Option::Some(__strata::len({LEN}))".to_string()),
+        (2, 0) => Some("__strata::exact_sqrt(__strata::len({LEN}))".to_string()),
+        (1, _) => {
+            let product = others.iter().map(|f| expr(f, local)).reduce(|a, b| format!("__strata::mul({a}, {b})"))?;
+            Some(format!("__strata::exact_div(__strata::len({{LEN}}), {product})"))
         }
         _ => None,
+    }
+}
+
+/// The factors of a product (`e` itself if it is none).
+fn flatten_product<'a>(e: &'a IExpr, out: &mut Vec<&'a IExpr>) {
+    match e {
+        IExpr::Mul(a, b) => {
+            flatten_product(a, out);
+            flatten_product(b, out);
+        }
+        _ => out.push(e),
     }
 }
 

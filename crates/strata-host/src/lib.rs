@@ -35,9 +35,9 @@ pub enum Error {
         /// The slice's length.
         actual: usize,
     },
-    /// A size parameter cannot be derived from the slices' lengths (`n` of a slice of `n * n`
-    /// elements whose length is not a square, or of a slice `n * 4` long whose length is not a
-    /// multiple of 4).
+    /// A size parameter cannot be derived from the length of the slice that determines it: `n` of
+    /// a slice of `n * n` elements whose length is no square, of `n * 4` elements whose length is
+    /// no multiple of 4, or of `nb * nt` elements with `nb = 0` (any `nt` would do).
     Size {
         kernel: &'static str,
         /// The size parameter.
@@ -95,7 +95,8 @@ impl fmt::Display for Error {
             ),
             Error::Size { kernel, size, param, expected, actual } => write!(
                 f,
-                "kernel `{kernel}`: `{param}` has {actual} elements, which is not {expected} for any size `{size}`"
+                "kernel `{kernel}`: its size `{size}` cannot be determined from `{param}`, which has {actual} \
+                 elements (the signature needs {expected})"
             ),
             Error::Requirement { kernel, clause, sizes } => {
                 write!(f, "kernel `{kernel}`: its requirement `where {clause}` does not hold for {sizes}")

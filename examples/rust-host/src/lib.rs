@@ -11,6 +11,18 @@ pub mod saxpy {
     strata_host::include_kernels!("saxpy");
 }
 
+/// The kernel `sum` of `examples/array_sum.strata` (Figure 1 of the CUDA-C semantics paper):
+/// its sizes `nb` and `nt` both come from the slices' lengths.
+pub mod array_sum {
+    strata_host::include_kernels!("array_sum");
+}
+
+/// The kernel `red` of `examples/obsidian_red_large.strata`: its size `lnt` (threads per block
+/// `2^lnt`) is no slice's length, so it is an explicit argument; `nb` and `seq` are derived.
+pub mod obsidian_red_large {
+    strata_host::include_kernels!("obsidian_red_large");
+}
+
 /// The sum of `input`, on the cpu device: block sums by the `block_sums` kernel (256 elements
 /// per block), then their sum on the host. `input.len()` must be a multiple of 256.
 pub fn sum(input: &[i32]) -> Result<i32, strata_host::Error> {

@@ -83,3 +83,40 @@ fn violated_where_clauses_are_errors() {
     let e = saxpy::transpose(&[0.0; 1600], &mut [0.0; 1600]).unwrap_err();
     assert!(matches!(e, Error::Requirement { clause: "n % 32 == 0", .. }), "{e:?}");
 }
+
+#[test]
+fn sizes_derived_from_two_slices() {
+    use strata_rust_host::array_sum;
+    // `sum<nb, nt>`: `output` gives nb = 4, then `input` (nb * nt) gives nt = 64.
+    let input: Vec<i32> = (0..4 * 64).map(|i| i % 13).collect();
+    let mut output = vec![0; 4];
+    array_sum::sum(&input, &mut output).unwrap();
+    let want: Vec<i32> = input.chunks(64).map(|c| c.iter().sum()).collect();
+    assert_eq!(output, want);
+    // 250 inputs are no multiple of 4 blocks.
+    let e = array_sum::sum(&input[..250], &mut output).unwrap_err();
+    assert!(matches!(e, Error::Size { size: "nt", param: "input", actual: 250, .. }), "{e:?}");
+    // `where nt >= 1`: no inputs for 4 blocks is nt = 0.
+    let e = array_sum::sum(&[], &mut output).unwrap_err();
+    assert!(matches!(e, Error::Requirement { clause: "nt >= 1", .. }), "{e:?}");
+    assert_eq!(e.to_string(), "kernel `sum`: its requirement `where nt >= 1` does not hold for nb = 4, nt = 0");
+}
+
+#[test]
+fn explicit_size_argument() {
+    use strata_rust_host::obsidian_red_large::red;
+    // `red<nb, lnt, seq>` sums blocks of 2^lnt * seq elements with 2^lnt threads each; `lnt` is
+    // passed, `nb` comes from `output` and `seq` from `input`.
+    let (nb, lnt, seq) = (3, 4, 5);
+    let input: Vec<u32> = (0..nb * (1 << lnt) * seq).map(|i| (i % 7) as u32).collect();
+    let mut output = vec![0; nb];
+    red(lnt as u64, &input, &mut output).unwrap();
+    let want: Vec<u32> = input.chunks((1 << lnt) * seq).map(|c| c.iter().sum()).collect();
+    assert_eq!(output, want);
+    // `where lnt >= 1`.
+    let e = red(0, &input, &mut output).unwrap_err();
+    assert!(matches!(e, Error::Requirement { kernel: "red", clause: "lnt >= 1", .. }), "{e:?}");
+    // 2^lnt overflows 64 bits: refused, not wrapped.
+    let e = red(64, &input, &mut output).unwrap_err();
+    assert!(matches!(e, Error::Size { size: "seq", .. } | Error::Length { expected_len: None, .. }), "{e:?}");
+}
