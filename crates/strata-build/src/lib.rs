@@ -115,9 +115,14 @@ impl Build {
                 }
             }
             Err(e) => {
-                // The headline on Cargo's summary line, the whole rendering in the script's output.
-                if let Some(first) = e.to_string().lines().next() {
-                    println!("cargo:warning={first}");
+                // The headline and where it points on Cargo's summary line, the whole rendering in
+                // the script's output.
+                let text = e.to_string();
+                if let Some(first) = text.lines().next() {
+                    match text.lines().find_map(|l| l.trim_start().strip_prefix("┌─ ")) {
+                        Some(at) => println!("cargo:warning={first} (at {at})"),
+                        None => println!("cargo:warning={first}"),
+                    }
                 }
                 eprintln!("{e}");
                 std::process::exit(1);

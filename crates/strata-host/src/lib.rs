@@ -159,7 +159,7 @@ pub mod size {
     /// The `n` with `n * factor == len`, if there is exactly one.
     pub fn exact_div(len: u64, factor: Option<u64>) -> Option<u64> {
         let factor = factor?;
-        (factor != 0 && len % factor == 0).then(|| len / factor)
+        (len.checked_rem(factor)? == 0).then(|| len / factor)
     }
     /// A slice's length as a size.
     pub fn len(len: usize) -> u64 {

@@ -23,6 +23,11 @@ pub mod obsidian_red_large {
     strata_host::include_kernels!("obsidian_red_large");
 }
 
+/// The kernel `offset` of `kernels/offset.strata`, which takes a reference to one scalar.
+pub mod offset {
+    strata_host::include_kernels!("offset");
+}
+
 /// The sum of `input`, on the cpu device: block sums by the `block_sums` kernel (256 elements
 /// per block), then their sum on the host. `input.len()` must be a multiple of 256.
 pub fn sum(input: &[i32]) -> Result<i32, strata_host::Error> {

@@ -120,3 +120,14 @@ fn explicit_size_argument() {
     let e = red(64, &input, &mut output).unwrap_err();
     assert!(matches!(e, Error::Size { size: "seq", .. } | Error::Length { expected_len: None, .. }), "{e:?}");
 }
+
+#[test]
+fn a_scalar_reference_is_a_rust_reference() {
+    use strata_rust_host::offset::offset;
+    let by = 1.5f32;
+    let mut x: Vec<f32> = (0..128).map(|i| i as f32).collect();
+    offset(&by, &mut x).unwrap();
+    assert!(x.iter().enumerate().all(|(i, &v)| v == i as f32 + 1.5));
+    let e = offset(&by, &mut x[..100]).unwrap_err();
+    assert!(matches!(e, Error::Requirement { clause: "n % 64 == 0", .. }), "{e:?}");
+}
