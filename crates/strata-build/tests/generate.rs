@@ -166,3 +166,77 @@ fn scalar_references_and_rust_keywords() {
     assert!(rust.contains("pub fn box_launch(n: u64, ref_: *const f32, x: *mut f32)"), "{rust}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The Rust declaration of a C parameter of a launch function (`const float *x` → `*const f32`).
+fn rust_of_c(param: &str) -> String {
+    let param = param.replace("STRATA_RESTRICT", "");
+    let pointer = param.contains('*');
+    let words: Vec<&str> = param.split(|c: char| c.is_whitespace() || c == '*').filter(|w| !w.is_empty()).collect();
+    let constant = words.first() == Some(&"const");
+    let scalar = match *words.iter().rev().nth(1).unwrap() {
+        "uint64_t" => "u64",
+        "int64_t" => "i64",
+        "uint32_t" => "u32",
+        "int32_t" => "i32",
+        "float" => "f32",
+        "double" => "f64",
+        "bool" => "bool",
+        other => panic!("unexpected C type `{other}` in `{param}`"),
+    };
+    match (pointer, constant) {
+        (false, _) => scalar.to_string(),
+        (true, true) => format!("*const {scalar}"),
+        (true, false) => format!("*mut {scalar}"),
+    }
+}
+
+/// Every example's kernels: the Rust module declares each launch function with the types of the C
+/// header (the ABI), or the file is refused with a clear message (never a panic).
+#[test]
+fn every_example_declares_the_c_launch_functions() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "strata"))
+        .collect();
+    files.push(root().join("examples/lib/saxpy.strata"));
+    files.sort();
+    let mut translated = 0;
+    for f in &files {
+        let g = match generate(std::slice::from_ref(f)) {
+            Ok(mut g) => g.remove(0),
+            Err(e) => {
+                let shown = e.to_string();
+                assert!(!shown.contains("internal error"), "{}: {shown}", f.display());
+                continue;
+            }
+        };
+        translated += 1;
+        for line in g.c_header.lines().filter(|l| l.contains("_launch(") && l.ends_with(");")) {
+            let (head, rest) = line.split_once('(').unwrap();
+            let name = head.rsplit(' ').next().unwrap();
+            let params: Vec<String> =
+                rest.trim_end_matches(");").split(", ").filter(|p| *p != "void").map(rust_of_c).collect();
+            let decl = g
+                .rust
+                .lines()
+                .find(|l| l.contains(&format!("pub fn {name}(")))
+                .unwrap_or_else(|| panic!("{}: no Rust declaration of `{name}` in\n{}", f.display(), g.rust));
+            let types: Vec<&str> = decl
+                .split_once('(')
+                .unwrap()
+                .1
+                .split_once(") ->")
+                .unwrap()
+                .0
+                .split(", ")
+                .filter(|p| !p.is_empty())
+                .map(|p| p.split_once(": ").unwrap().1)
+                .collect();
+            assert_eq!(types, params, "{}: `{name}`", f.display());
+            assert!(decl.ends_with("-> ::std::os::raw::c_int;"), "{decl}");
+        }
+    }
+    assert!(translated >= 10, "only {translated} examples translated");
+}
