@@ -9,5 +9,7 @@ fn main() {
         .file("../array_sum.strata")
         .file("../obsidian_red_large.strata")
         .file("kernels/offset.strata")
+        // Blocks on all cores, as `strata run` runs them (with GCC; else on the calling thread).
+        .openmp(true)
         .compile();
 }

@@ -75,6 +75,7 @@ pub struct Build {
     files: Vec<PathBuf>,
     defines: Vec<(String, u64)>,
     out_dir: Option<PathBuf>,
+    openmp: bool,
 }
 
 impl Build {
@@ -91,6 +92,15 @@ impl Build {
     /// Sets a constant of the files, as `strata -D NAME=VALUE` does.
     pub fn define(&mut self, name: impl Into<String>, value: u64) -> &mut Build {
         self.defines.push((name.into(), value));
+        self
+    }
+
+    /// Runs the blocks of each launch on all cores with OpenMP (`-fopenmp`, linking `libgomp`),
+    /// as `strata run` does; without it (the default) a launch runs its blocks on the calling
+    /// thread. Needs GCC (the `cc` crate's compiler, `$CC`): with another compiler, or one
+    /// without OpenMP, the build goes on without it and says so in a `cargo:warning=` line.
+    pub fn openmp(&mut self, on: bool) -> &mut Build {
+        self.openmp = on;
         self
     }
 
@@ -166,6 +176,20 @@ impl Build {
             // The emitted kernels have unused parameters and labels: harmless, not the user's code.
             .warnings(false)
             .cargo_warnings(false);
+        if self.openmp {
+            let compiler = cc.try_get_compiler().map_err(|e| Error::CCompiler(e.to_string()))?;
+            let gcc = compiler.is_like_gnu() && !compiler.is_like_clang();
+            if gcc && cc.is_flag_supported("-fopenmp").unwrap_or(false) {
+                cc.flag("-fopenmp");
+                println!("cargo:rustc-link-lib=gomp");
+            } else {
+                println!(
+                    "cargo:warning=strata-build: `{}` does not support OpenMP as GCC does: the kernels' blocks run on \
+                     the calling thread",
+                    compiler.path().display()
+                );
+            }
+        }
         cc.try_compile("strata_kernels").map_err(|e| Error::CCompiler(e.to_string()))?;
         // The library's math functions (`sqrtf`, …).
         if cfg!(unix) && std::env::var("CARGO_CFG_TARGET_OS").map_or(true, |os| os != "macos" && os != "ios") {

@@ -6,12 +6,14 @@ use strata_rust_host::saxpy;
 
 #[test]
 fn saxpy_matches_rust() {
-    let n = 1024;
-    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
-    let mut y: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
-    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
-    saxpy::saxpy(2.5, &x, &mut y).unwrap();
-    assert_eq!(y, want);
+    // One block, a few, and 256 blocks (run on all cores: build.rs asks for OpenMP).
+    for n in [256, 1024, 65536] {
+        let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let mut y: Vec<f32> = (0..n).map(|i| (n - i) as f32).collect();
+        let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+        saxpy::saxpy(2.5, &x, &mut y).unwrap();
+        assert_eq!(y, want, "n = {n}");
+    }
 }
 
 #[test]
