@@ -140,8 +140,9 @@ impl Build {
         }
     }
 
-    /// Builds everything, printing only Cargo's link instructions (`cargo:rustc-link-*`, from
-    /// `cc`): what [`Build::compile`] does, with the error returned.
+    /// Builds everything, printing only Cargo's instructions for linking (`cargo:rustc-link-*`,
+    /// partly from `cc`) and the warning of [`Build::openmp`]: what [`Build::compile`] does, with
+    /// the error returned.
     pub fn try_compile(&mut self) -> Result<Vec<Generated>, Error> {
         let out = match &self.out_dir {
             Some(d) => d.clone(),
