@@ -46,6 +46,11 @@ impl std::fmt::Display for Error {
         match self {
             Error::Program(rendered) => write!(f, "{}", rendered.trim_end()),
             Error::Usage(m) => write!(f, "error: {m}"),
+            Error::CCompiler(m) if m.contains("ToolNotFound") => write!(
+                f,
+                "error: no C compiler to build the Strata kernels: {m}\n  = help: install GCC (or Clang), or set CC \
+                 to a C compiler"
+            ),
             Error::CCompiler(m) => write!(f, "error: the C compiler failed on the emitted Strata library: {m}"),
         }
     }

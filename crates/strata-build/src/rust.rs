@@ -212,7 +212,7 @@ fn kernel(
             Shape::Slice(t, true, _) => format!("{}: &mut [{t}]", p.rust),
         });
     }
-    writeln!(fns, "#[allow(clippy::all, unused_parens, non_snake_case)]").ok();
+    writeln!(fns, "#[allow(clippy::all, clippy::pedantic, unused_parens, non_snake_case)]").ok();
     writeln!(fns, "pub fn {fn_name}({}) -> ::std::result::Result<(), ::strata_host::Error> {{", sig.join(", ")).ok();
     writeln!(fns, "    use ::strata_host::size as __strata;").ok();
     writeln!(fns, "    const __STRATA_KERNEL: &str = {name:?};").ok();

@@ -240,3 +240,12 @@ fn every_example_declares_the_c_launch_functions() {
     }
     assert!(translated >= 10, "only {translated} examples translated");
 }
+
+#[test]
+fn c_compiler_messages() {
+    let missing = Error::CCompiler("ToolNotFound: failed to find tool \"gcc\"".into()).to_string();
+    assert!(missing.starts_with("error: no C compiler to build the Strata kernels"), "{missing}");
+    assert!(missing.contains("help: install GCC"), "{missing}");
+    let failed = Error::CCompiler("command did not execute successfully".into()).to_string();
+    assert!(failed.starts_with("error: the C compiler failed on the emitted Strata library"), "{failed}");
+}
