@@ -424,11 +424,33 @@ fn scalar(s: ScalarTy) -> Option<&'static str> {
     })
 }
 
-/// A size as Strata writes it, without the outermost parentheses.
+/// A size as Strata writes it, with only the parentheses it needs (`nb * seq * 2^lnt`).
 fn pretty(e: &IExpr) -> String {
-    match e.infix() {
-        Some((a, op, b)) => format!("{a} {op} {b}"),
-        None => e.to_string(),
+    pretty_in(e, 0)
+}
+
+/// `e` inside an operator of precedence `outer` (0: none; 1: `+ -`; 2: `* / %`; 3: `^`).
+fn pretty_in(e: &IExpr, outer: u8) -> String {
+    let (a, op, b, prec) = match e {
+        IExpr::Add(a, b) => (a, " + ", b, 1),
+        IExpr::Sub(a, b) => (a, " - ", b, 1),
+        IExpr::Mul(a, b) => (a, " * ", b, 2),
+        IExpr::Div(a, b) => (a, " / ", b, 2),
+        IExpr::Rem(a, b) => (a, " % ", b, 2),
+        IExpr::Pow(a, b) => (a, "^", b, 3),
+        other => return other.to_string(),
+    };
+    // Operators group to the left: a right operand of equal precedence keeps its parentheses
+    // (`a - (b - c)`, `a * (b / c)`), except in a sum of sums or a product of products, where
+    // they change nothing. `^` keeps them on both sides.
+    let associative = matches!((e, &**b), (IExpr::Add(..), IExpr::Add(..)) | (IExpr::Mul(..), IExpr::Mul(..)));
+    let left = pretty_in(a, if prec == 3 { prec + 1 } else { prec });
+    let right = pretty_in(b, if associative { prec } else { prec + 1 });
+    let text = format!("{left}{op}{right}");
+    if prec < outer {
+        format!("({text})")
+    } else {
+        text
     }
 }
 
@@ -447,5 +469,30 @@ pub fn rust_ident(name: &str) -> String {
         format!("{name}_")
     } else {
         name.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pretty;
+    use strata_ir::ir::IExpr;
+
+    fn p(n: &str) -> Box<IExpr> {
+        Box::new(IExpr::Param(n.to_string()))
+    }
+    fn c(v: u64) -> Box<IExpr> {
+        Box::new(IExpr::Const(v))
+    }
+
+    #[test]
+    fn sizes_are_printed_with_the_parentheses_they_need() {
+        let red = IExpr::Mul(Box::new(IExpr::Mul(p("nb"), p("seq"))), Box::new(IExpr::Pow(c(2), p("lnt"))));
+        assert_eq!(pretty(&red), "nb * seq * 2^lnt");
+        assert_eq!(pretty(&IExpr::Mul(p("a"), Box::new(IExpr::Div(p("b"), c(2))))), "a * (b / 2)");
+        assert_eq!(pretty(&IExpr::Div(Box::new(IExpr::Mul(p("a"), p("b"))), c(2))), "a * b / 2");
+        assert_eq!(pretty(&IExpr::Sub(p("a"), Box::new(IExpr::Sub(p("b"), c(1))))), "a - (b - 1)");
+        assert_eq!(pretty(&IExpr::Mul(Box::new(IExpr::Add(p("n"), c(1))), c(4))), "(n + 1) * 4");
+        assert_eq!(pretty(&IExpr::Rem(p("n"), c(256))), "n % 256");
+        assert_eq!(pretty(&IExpr::Pow(c(2), Box::new(IExpr::Pow(c(2), p("k"))))), "2^(2^k)");
     }
 }
