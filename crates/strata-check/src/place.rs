@@ -5,7 +5,7 @@
 //! becomes `a.group::<32>[[block]][[thread]]`). Selections record the *canonical execution
 //! resource* they distribute over, so two accesses can be compared step by step.
 
-use crate::exec::{Exec, Step};
+use crate::exec::{Exec, Root, Step};
 use crate::nat::{Facts, Nat, Truth};
 use strata_diag::Span;
 use strata_syntax::ast::DimName;
@@ -257,6 +257,10 @@ fn normalized(steps: &[PStep], facts: &Facts) -> Vec<PStep> {
             out.push(step.clone());
             continue;
         };
+        if let Some(split) = to_threads_as_block_and_thread(e, *single) {
+            out.extend(split);
+            continue;
+        }
         let mut e = e.clone();
         loop {
             let range = innermost_range(&e);
@@ -292,6 +296,33 @@ fn normalized(steps: &[PStep], facts: &Facts) -> Vec<PStep> {
         out.push(PStep::Select(stripped, *single, order.clone()));
     }
     out
+}
+
+/// A selection by a thread of `grid.to_threads` (1-D grid and blocks of `nt` threads) picks element
+/// `b * nt + t` for thread `t` of block `b`: exactly what `group::<nt>[[block]][[thread]]` picks
+/// with the block and thread of `sched(X) block in grid.blocks`, `sched(X) t in block.threads`.
+/// Written that way, the same thread reaching the same element through either form is seen as
+/// one thread (its own element), not two.
+fn to_threads_as_block_and_thread(e: &Exec, single: bool) -> Option<Vec<PStep>> {
+    let Root::Grid { blocks, threads } = &e.root else { return None };
+    let x = DimName::X;
+    if !single || blocks.len() != 1 || threads.len() != 1 || blocks[0].0 != x || threads[0].0 != x {
+        return None;
+    }
+    if e.steps != [Step::ToThreads, Step::Forall(x)] {
+        return None;
+    }
+    let block = Exec { name: e.name.clone(), root: e.root.clone(), steps: vec![Step::Blocks, Step::Forall(x)] };
+    let thread = Exec {
+        name: e.name.clone(),
+        root: e.root.clone(),
+        steps: vec![Step::Blocks, Step::Forall(x), Step::Threads, Step::Forall(x)],
+    };
+    Some(vec![
+        PStep::View(ViewApp { name: "group", nats: vec![threads[0].1.clone()], args: Vec::new() }),
+        PStep::Select(block, false, vec![x]),
+        PStep::Select(thread, true, vec![x]),
+    ])
 }
 
 /// The innermost range of the collection a resource belongs to: its position in the resource's

@@ -18,6 +18,8 @@
 //!   it must then refuse with E0801, never print something else);
 //! * `//@ cpu-large: -D N=…` — one more run on `cpu` with these arguments (a larger size than the
 //!   one `sim` runs), which must end without error: the program's own checks must hold there too;
+//! * `//@ opt-levels` — `tests/cpu_opt_levels.rs` also runs the program on `cpu` built at `-O0`
+//!   and under sanitizers, against `sim` (programs with warp collectives are run there anyway);
 //! * `//@ known-bug: TEXT` — the file states the correct expectation but the compiler does not meet
 //!   it yet (TEXT says why); it is counted as a known bug while it fails and fails the test once it
 //!   passes, so that the directive is removed.
@@ -175,6 +177,8 @@ fn parse_spec(text: &str) -> Result<Spec, Vec<String>> {
             sim_only = Some(rest.to_string());
         } else if let Some(rest) = word.strip_prefix("cpu-large:").map(str::trim).filter(|r| !r.is_empty()) {
             cpu_large = Some(rest.split_whitespace().map(str::to_string).collect());
+        } else if word == "opt-levels" {
+            // For tests/cpu_opt_levels.rs: the program also runs on `cpu` built at `-O0`.
         } else {
             errors.push(format!("line {lineno}: unknown directive `//@{directive}`"));
         }

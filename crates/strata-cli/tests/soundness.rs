@@ -35,7 +35,8 @@
 //! [`CASES`] programs are generated; `STRATA_SOUNDNESS_CASES=n` asks for `n`,
 //! `STRATA_SOUNDNESS_SEED=n` changes the seed, `STRATA_SOUNDNESS_JOBS=n` the number of worker
 //! threads (default: the available parallelism, at most 16), `STRATA_SOUNDNESS_CPU=0` skips the
-//! `cpu` device. `STRATA_SOUNDNESS_AVOID=a,b,…` leaves out constructs with known device bugs, so
+//! `cpu` device, `STRATA_SOUNDNESS_O0=0` its second build: the C is built at the device's flags
+//! and at `-O0`, which must behave the same. `STRATA_SOUNDNESS_AVOID=a,b,…` leaves out constructs with known device bugs, so
 //! that a run looks past them: `shared-decl`, `ref-copy`, `ref-reassign`, `block-return`,
 //! `thread-return`, `grid-split`, `warp-cond-barrier`. `STRATA_SOUNDNESS_MAX_LOOPS=n` lets loops
 //! nest `n` deep (default [`MAX_LOOPS`]). `STRATA_SOUNDNESS_DUMP=1` prints every
@@ -2062,6 +2063,11 @@ enum Outcome {
 
 type RunResult = Result<String, (String, String)>;
 
+/// Whether each program also runs on `cpu` built at `-O0` (`STRATA_SOUNDNESS_O0=0` skips that).
+fn cpu_o0() -> bool {
+    std::env::var("STRATA_SOUNDNESS_O0").map_or(true, |v| v != "0")
+}
+
 fn compile_and_run(text: &str, cpu_dir: Option<&Path>) -> Outcome {
     let parsed = strata_syntax::parse(PROGRAM, text);
     if let Some(d) = parsed.diagnostics.iter().find(|d| d.severity == strata_diag::Severity::Error) {
@@ -2112,16 +2118,36 @@ fn compile_and_run(text: &str, cpu_dir: Option<&Path>) -> Outcome {
         })
         .collect();
     let cpu = cpu_dir.map(|dir| {
-        let mut out = Vec::new();
-        let r = strata_cpu::emit_c(&program)
-            .and_then(|c| strata_cpu::build(&c, dir))
-            .and_then(|exe| strata_cpu::execute(&exe, PROGRAM, &mut out));
+        let run = |extra: Option<&[String]>| -> RunResult {
+            let mut out = Vec::new();
+            let r = strata_cpu::emit_c(&program)
+                .and_then(|c| match extra {
+                    None => strata_cpu::build(&c, dir),
+                    Some(flags) => strata_cpu::build_with_flags(&c, dir, flags),
+                })
+                .and_then(|exe| strata_cpu::execute(&exe, PROGRAM, &mut out));
+            match r {
+                Ok(()) => Ok(String::from_utf8_lossy(&out).into_owned()),
+                Err(d) => Err((d.code.as_str().to_string(), d.message.clone())),
+            }
+        };
+        let device = run(None);
+        // The same C built at -O0 must behave the same (a miscompile at the device's flags, or
+        // undefined behaviour the optimiser exploits, shows here). Not where the device refuses.
+        let unsupported = matches!(&device, Err((code, _)) if code == "E0801");
+        let result = if cpu_o0() && !unsupported {
+            let low = run(Some(&["-O0".to_string()]));
+            if low == device {
+                device
+            } else {
+                Err(("O0".to_string(), format!("cpu built at -O0 gives {low:?}, at the device's flags {device:?}")))
+            }
+        } else {
+            device
+        };
         // Nothing is reused: the cache only holds this program.
         let _ = std::fs::remove_dir_all(dir);
-        match r {
-            Ok(()) => Ok(String::from_utf8_lossy(&out).into_owned()),
-            Err(d) => Err((d.code.as_str().to_string(), d.message.clone())),
-        }
+        result
     });
     Outcome::Ran { sim, cpu }
 }

@@ -67,20 +67,68 @@ pub fn cache_dir() -> PathBuf {
     std::env::temp_dir().join("strata")
 }
 
+/// The flag that keeps GCC on x86-64 from vectorising indexed loads into AVX2 gather
+/// instructions (none for other compilers and targets), probed once per compiler.
+///
+/// GCC 12.2 with `-O3 -march=native` on AMD Zen 3 (whose tuning enables gathers) miscompiled the
+/// loop that reads a shuffle's source lane from the exchange buffer (`shuffle[t] =
+/// exchange[t / 32 * 32 + arg[t] % 32]`, with `arg[t]` a constant the compiler had propagated): it
+/// passed a register holding the index constant `{1, 0, 0, 0}` as the mask of a `vpgatherqd`
+/// instead of all ones, so the gather loaded nothing and left the index in the result (lanes 24
+/// and 28 of a block printed 1 instead of 0). The C is free of undefined behaviour (the same
+/// program is right at `-O0`, at `-O2`, under the sanitizers, with `-mtune=generic`); the bug is in
+/// GCC's code generation for gathers, which loop distribution (`memcpy`/`memset` patterns) and
+/// OpenMP's `collapse` happened to expose. GCC names the tuning that allows gathers
+/// `use_gather_2parts`, `use_gather_4parts` and `use_gather_8parts` (13 and later) or
+/// `use_gather` (12 and earlier); the first list the compiler accepts is used.
+fn gather_workaround(cc: &str) -> Option<&'static str> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    const CANDIDATES: [&str; 3] = [
+        "-mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather_8parts",
+        "-mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather",
+        "-mtune-ctrl=^use_gather",
+    ];
+    static PROBED: OnceLock<Mutex<HashMap<String, usize>>> = OnceLock::new();
+    let probed = PROBED.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut probed = probed.lock().unwrap_or_else(|e| e.into_inner());
+    let found = *probed.entry(cc.to_string()).or_insert_with(|| {
+        let accepts = |flag: &str| {
+            Command::new(cc)
+                .args(["-fsyntax-only", flag, "-x", "c", "/dev/null"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        CANDIDATES.iter().position(|f| accepts(f)).unwrap_or(CANDIDATES.len())
+    });
+    CANDIDATES.get(found).copied()
+}
+
 /// Compiles `c` (or finds it in the cache) and returns the executable.
 pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
+    // Extra flags for the C compiler, e.g. sanitizers (the corpus test builds with them).
+    let extra: Vec<String> =
+        std::env::var("STRATA_CFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+    build_with_flags(c, cache, &extra)
+}
+
+/// [`build`] with `extra` flags after the device's (instead of `$STRATA_CFLAGS`): `-O0` builds the
+/// program unoptimised (the compiler's last `-O` wins), as the differential tests do.
+pub fn build_with_flags(c: &str, cache: &Path, extra: &[String]) -> Result<PathBuf, Box<Diagnostic>> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     // No contraction of `a * b + c` into a fused multiply-add: floats round after every
     // operation, as on `sim`, so both devices print the same digits.
     let base = ["-O3", "-march=native", "-fwrapv", "-ffp-contract=off", "-std=gnu11", "-w"];
-    // Extra flags for the C compiler, e.g. sanitizers (the corpus test builds with them).
-    let extra: Vec<String> =
-        std::env::var("STRATA_CFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
     let mut h = DefaultHasher::new();
     c.hash(&mut h);
     cc.hash(&mut h);
     base.hash(&mut h);
     extra.hash(&mut h);
+    // The flags of `gather_workaround` depend on the compiler only; its version marker stands
+    // for them, so that a cached program needs no probe of the compiler.
+    "no-gather-1".hash(&mut h);
     let key = format!("{:016x}", h.finish());
     let exe = cache.join(format!("prog-{key}"));
     if exe.exists() {
@@ -96,9 +144,10 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
     let src = cache.join(format!("prog-{key}.{unique}.c"));
     std::fs::write(&src, c).map_err(|e| cache_unusable(format!("cannot write `{}`: {e}", src.display())))?;
     let tmp = cache.join(format!("prog-{key}.tmp{unique}"));
+    let workaround = gather_workaround(&cc);
     let attempt = |openmp: bool| {
         let mut cmd = Command::new(&cc);
-        cmd.args(base).args(&extra);
+        cmd.args(base).args(workaround).args(extra);
         if openmp {
             cmd.arg("-fopenmp");
         }
@@ -131,7 +180,12 @@ pub fn build(c: &str, cache: &Path) -> Result<PathBuf, Box<Diagnostic>> {
                 Span::DUMMY,
                 "this is a bug in Strata's cpu device",
             )
-            .with_note(format!("`{cc} {} -fopenmp -o … {}`:\n{first}", base.join(" "), src.display())),
+            .with_note(format!(
+                "`{cc} {}{} -fopenmp -o … {}`:\n{first}",
+                base.join(" "),
+                workaround.map_or(String::new(), |w| format!(" {w}")),
+                src.display()
+            )),
         ));
     }
     let _ = std::fs::remove_file(&src);

@@ -177,6 +177,9 @@ struct Cx<'f> {
     predeclared: bool,
     /// The values of a kernel that are the same in every thread of a block.
     uniform: strata_ir::uniform::Uniformity,
+    /// Within control flow around warp barriers that the cpu device runs one warp at a time: the
+    /// C name of the warp's number in its block (thread loops cover that warp's threads only).
+    warp: Option<String>,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -406,6 +409,7 @@ impl<'p> Emitter<'p> {
             heap_arrays: Vec::new(),
             predeclared: self.p.runtime_lengths,
             uniform: Default::default(),
+            warp: None,
         }
     }
 
@@ -827,6 +831,11 @@ impl<'p> Emitter<'p> {
                 self.fill(cx, target, e, ind + 1)?;
                 writeln!(self.out, "{pad}    (void)fill_;").ok();
                 writeln!(self.out, "{pad}}}").ok();
+            }
+            // A cell holding a scalar or a tuple (`CpuHeap::new((&shrd h, 0))`): one value.
+            other if !matches!(ty, Ty::Array { .. }) => {
+                let src = self.typed_expr(cx, other, ty)?;
+                writeln!(self.out, "{pad}{target}[0] = {src};").ok();
             }
             other => {
                 let (t, len) = (c_type(leaf(ty), cx.f.span)?, self.flat_len(cx, ty)?);
@@ -1736,18 +1745,19 @@ impl<'p> Emitter<'p> {
         Ok(format!("({}, {nl})", self.print_expr(cx, e)?))
     }
 
-    /// A C expression printing `e`; a tuple written out is printed field by field (it need not
-    /// have a C struct).
+    /// A C expression printing `e`; a tuple or array written out (`(a, b)`, `[a, b]`) is printed
+    /// element by element (it need not have a C value).
     fn print_expr(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
-        if let Expr::Tuple(xs) = e {
-            let mut parts = vec!["putchar('(')".to_string()];
+        if let Expr::Tuple(xs) | Expr::ArrayList(xs) = e {
+            let (open, close) = if matches!(e, Expr::Tuple(_)) { ('(', ')') } else { ('[', ']') };
+            let mut parts = vec![format!("putchar('{open}')")];
             for (i, x) in xs.iter().enumerate() {
                 if i > 0 {
                     parts.push("fputs(\", \", stdout)".to_string());
                 }
                 parts.push(self.print_expr(cx, x)?);
             }
-            parts.push("putchar(')')".to_string());
+            parts.push(format!("putchar('{close}')"));
             return Ok(format!("({})", parts.join(", ")));
         }
         let v = self.expr(cx, e)?;

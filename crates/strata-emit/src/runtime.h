@@ -413,8 +413,6 @@ STRATA_FILL_RANDOM(int64_t, i64, (int64_t)(x % 100))
 STRATA_FILL_RANDOM(uint32_t, u32, (uint32_t)(x % 100))
 STRATA_FILL_RANDOM(uint64_t, u64, (uint64_t)(x % 100))
 
-/* Floats print like Rust's `{}`: the shortest digits that read back to the same value, written
-   without an exponent. */
 STRATA_INLINE void strata_print_digits(const char *digits, int exp10, int negative) {
     /* value = 0.d1d2d3... * 10^(exp10) */
     int n = (int)strlen(digits);
@@ -433,28 +431,55 @@ STRATA_INLINE void strata_print_digits(const char *digits, int exp10, int negati
     }
 }
 
+/* Floats print like Rust's `{}` (what `sim` prints): the shortest digits that read back to the
+   same value, written without an exponent. Among the shortest digit strings that read back, the
+   one nearest to the value; where the value lies exactly halfway between two, the larger in
+   magnitude (Rust's rule, where C's correctly rounded `%.*e` would round to even: `6226.28125f32`
+   is `6226.2813`, not `6226.2812`). The exact decimal digits come from `%.*e` (glibc prints them
+   exactly); a length of k digits is tried with the k-digit truncation and the one above it, read
+   back with `strtof`/`strtod` (correctly rounded, ties to even: the same interval as Rust's). */
+STRATA_INLINE int strata_float_reads_back(const char *digits, int exp10, double v, int is_f32) {
+    char buf[48];
+    snprintf(buf, sizeof buf, "0.%se%d", digits, exp10);
+    return is_f32 ? (strtof(buf, NULL) == (float)v) : (strtod(buf, NULL) == v);
+}
+
 STRATA_INLINE void strata_print_float(double v, int is_f32) {
     if (isnan(v)) { fputs("NaN", stdout); return; }
     if (isinf(v)) { fputs(v < 0 ? "-inf" : "inf", stdout); return; }
     if (v == 0) { fputs(signbit(v) ? "-0" : "0", stdout); return; }
-    char buf[64];
+    int negative = v < 0;
+    double a = fabs(v);
+    /* The exact digits up to the 18th: 41 rounded digits are exact there unless a carry ran
+       through digits 19 to 41 (they are then all zeros); else every digit (at most 767). */
+    char exact[800];
+    snprintf(exact, sizeof exact, "%.40e", a);
+    int carry = 1;
+    for (int i = 19; i < 42; i++) if (exact[i] != '0') carry = 0;
+    if (carry) snprintf(exact, sizeof exact, "%.780e", a);
+    char all[24];
+    for (int i = 0; i < 19; i++) all[i] = exact[i < 1 ? 0 : i + 1];
+    int exp10 = atoi(strchr(exact, 'e') + 1) + 1; /* a = 0.all * 10^exp10 */
     int max = is_f32 ? 9 : 17;
-    for (int p = 1; p <= max; p++) {
-        snprintf(buf, sizeof buf, "%.*e", p - 1, v);
-        int same = is_f32 ? ((float)strtod(buf, NULL) == (float)v) : (strtod(buf, NULL) == v);
-        if (same || p == max) break;
+    char down[24], up[24];
+    int k = 1;
+    for (;; k++) {
+        memcpy(down, all, (size_t)k);
+        down[k] = 0;
+        memcpy(up, all, (size_t)k);
+        up[k] = 0;
+        int up_exp = exp10, i = k - 1;
+        while (i >= 0 && up[i] == '9') up[i--] = '0';
+        if (i >= 0) up[i]++;
+        else { memmove(up + 1, up, (size_t)k); up[0] = '1'; up[k] = 0; up_exp++; }
+        int d = strata_float_reads_back(down, exp10, a, is_f32);
+        int u = strata_float_reads_back(up, up_exp, a, is_f32);
+        if (u && (!d || all[k] >= '5')) { memcpy(down, up, sizeof up); exp10 = up_exp; break; }
+        if (d || k == max) break;
     }
-    /* buf is [-]d.ddde[+-]xx */
-    int negative = buf[0] == '-';
-    char *s = buf + negative;
-    char digits[32];
-    int k = 0;
-    char *e = strchr(s, 'e');
-    for (char *c = s; c < e; c++) if (*c != '.') digits[k++] = *c;
-    digits[k] = 0;
-    while (k > 1 && digits[k - 1] == '0') digits[--k] = 0;
-    int exp10 = atoi(e + 1) + 1;
-    strata_print_digits(digits, exp10, negative);
+    k = (int)strlen(down);
+    while (k > 1 && down[k - 1] == '0') down[--k] = 0;
+    strata_print_digits(down, exp10, negative);
 }
 
 STRATA_INLINE void strata_print_f64(double v) { strata_print_float(v, 0); }

@@ -273,6 +273,10 @@ pub struct FnCx<'p> {
     reading_only: bool,
     /// Set while typing the arguments of a call (a `&uniq` argument is reborrowed, not moved).
     in_call_arg: bool,
+    /// Set while resolving the place a borrow borrows (not its index expressions): on the host,
+    /// `&uniq d[1]` of a GPU buffer `d` computes a pointer into device memory without touching
+    /// it, so the dereference of `d` it goes through is no access of GPU memory (I7).
+    borrowing_place: bool,
     /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
@@ -346,6 +350,7 @@ impl<'p> FnCx<'p> {
             result_uni: Uni::Uniform,
             returned_uni: Uni::Uniform,
             in_call_arg: false,
+            borrowing_place: false,
             reading_only: false,
             summaries,
             fresh: 0,
@@ -869,6 +874,14 @@ impl<'p> FnCx<'p> {
     }
 
     fn expr_kind(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        // An expression inside a borrowed place (an index) reads what it reads.
+        let borrowing = std::mem::take(&mut self.borrowing_place);
+        let t = self.expr_kind_inner(e, expected);
+        self.borrowing_place = borrowing;
+        t
+    }
+
+    fn expr_kind_inner(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
         match &e.kind {
             ExprKind::Lit(lit) => {
                 let t = self.literal(lit, expected, e.span);

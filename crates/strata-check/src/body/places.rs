@@ -325,10 +325,17 @@ impl FnCx<'_> {
         };
         let level = self.level();
         // Code executed by `Any` resource may run on either device: only generic memory is usable.
+        // The host may borrow a part of device memory (`&uniq d[1]` to hand to a launch or an
+        // asynchronous copy): that computes an address and reads nothing, as long as the pointer
+        // followed is itself host memory (not a reference stored in device memory).
+        let host_borrow_of_device_part = self.borrowing_place
+            && level == Level::Cpu
+            && matches!(mem, Mem::GpuGlobal)
+            && !matches!(info.mem, Some(Mem::GpuGlobal | Mem::GpuShared | Mem::GpuLocal));
         let ok = match &mem {
             Mem::Var(_) => true,
             Mem::CpuMem => level == Level::Cpu,
-            _ => level != Level::Cpu && level != Level::Any,
+            _ => host_borrow_of_device_part || (level != Level::Cpu && level != Level::Any),
         };
         if !ok {
             let text = format!("*{}", self.place_text(&info));
@@ -571,7 +578,10 @@ impl FnCx<'_> {
     }
 
     pub(super) fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
-        let Some(info) = self.place(place) else { return Ty::Error };
+        self.borrowing_place = !self.on_gpu();
+        let info = self.place(place);
+        self.borrowing_place = false;
+        let Some(info) = info else { return Ty::Error };
         if let Some(at) = self.vars[info.place.root].moved {
             let name = self.vars[info.place.root].name.clone();
             self.report(

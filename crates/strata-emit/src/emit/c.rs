@@ -3,9 +3,11 @@
 //! becomes loops over the threads of the block, *split at its barriers*: a barrier ends one loop
 //! and starts the next, and a `for`/`while`/`if` that contains a barrier is emitted once at block
 //! level around the loops of its body. That is valid because the checker only accepts barriers
-//! in control flow that is uniform across the block; control flow that depends on the thread and
-//! contains a barrier (possible in `unsafe` code) is refused here — `sim` runs it. Locals of
-//! thread code that live across a barrier are per-thread arrays indexed by `tid_`.
+//! in control flow that is uniform across the block (or, for warp barriers, across the warp);
+//! where the emitter cannot prove a condition uniform, every thread evaluates it and all must
+//! agree (else E0902 at run time, as on `sim`: possible in `unsafe` code), and control flow
+//! around warp barriers only runs one warp at a time. Locals of thread code that live across a
+//! barrier are per-thread arrays indexed by `tid_`.
 
 use super::*;
 use strata_ir::uniform::Uniformity;
@@ -206,16 +208,31 @@ impl Emitter<'_> {
             }
             self.thread_loop(cx, set, &segment, ind)?;
             segment.clear();
+            let pad = "    ".repeat(ind);
+            // Control flow around warp barriers only (a collective is one) that the block may not
+            // take alike (the checker accepts a condition the same in every lane of a warp, as a
+            // ballot's result): run it one warp at a time, each warp deciding for its own lanes.
+            // Warps between two block barriers are independent, so their order does not matter.
+            if cx.warp.is_none() && !self.decided_for_block(cx, s) && only_warp_barriers(s) {
+                let w = format!("warp{}_", self.labels);
+                self.labels += 1;
+                writeln!(self.out, "{pad}for (uint64_t {w} = 0; {w} < (nthreads_ + 31) / 32; {w}++) {{").ok();
+                let saved = cx.warp.replace(w);
+                self.region(cx, set, std::slice::from_ref(s), ind + 1)?;
+                cx.warp = saved;
+                writeln!(self.out, "{pad}}}").ok();
+                continue;
+            }
             match s {
                 Stmt::Sync { .. } => {}
                 Stmt::For { counter, lo, hi, body, .. }
                     if iexpr_varies(cx, lo, *counter) || iexpr_varies(cx, hi, *counter) =>
                 {
-                    if !(cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi)) {
-                        return Err(thread_dependent(s, "a loop whose bounds"));
-                    }
-                    let b = self.uniform_values(cx, set, &[Uni::Nat(lo), Uni::Nat(hi)], ind)?;
-                    let pad = "    ".repeat(ind);
+                    // Bounds proven the same in every thread are taken from the first one; else
+                    // every thread computes them and all must agree (E0902 where not).
+                    let check = !(cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi));
+                    let at = check.then(|| sync_span(s));
+                    let b = self.uniform_values(cx, set, &[Uni::Nat(lo), Uni::Nat(hi)], at, ind)?;
                     let c = &cx.names.locals[*counter];
                     writeln!(self.out, "{pad}for (uint64_t {c} = {}; {c} < {}; {c}++) {{", b[0], b[1]).ok();
                     self.region(cx, set, body, ind + 1)?;
@@ -223,7 +240,6 @@ impl Emitter<'_> {
                 }
                 Stmt::For { counter, lo, hi, body, .. } => {
                     let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
-                    let pad = "    ".repeat(ind);
                     let c = &cx.names.locals[*counter];
                     writeln!(self.out, "{pad}for ({t} {c} = {lo}; {c} < {hi}; {c}++) {{").ok();
                     self.region(cx, set, body, ind + 1)?;
@@ -232,7 +248,6 @@ impl Emitter<'_> {
                 }
                 Stmt::If { cond, then, els, .. } if self.uniform_expr(cx, cond) => {
                     let c = self.expr(cx, cond)?;
-                    let pad = "    ".repeat(ind);
                     writeln!(self.out, "{pad}if ({c}) {{").ok();
                     self.region(cx, set, then, ind + 1)?;
                     writeln!(self.out, "{pad}}} else {{").ok();
@@ -240,27 +255,29 @@ impl Emitter<'_> {
                     writeln!(self.out, "{pad}}}").ok();
                 }
                 Stmt::While { cond, body, .. } if self.uniform_expr(cx, cond) => {
-                    let pad = "    ".repeat(ind);
                     let c = self.expr(cx, cond)?;
                     writeln!(self.out, "{pad}while ({c}) {{").ok();
                     self.region(cx, set, body, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
-                // Conditions on values each thread holds, proven the same in all: decided by
-                // the first running thread (before every iteration, for a loop).
-                Stmt::If { cond, then, els, .. } if cx.uniform.expr(cond) => {
-                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], ind)?;
-                    let pad = "    ".repeat(ind);
+                // Conditions on values each thread holds: decided by the first running thread
+                // (before every iteration, for a loop) where [`Uniformity`] proves them equal in
+                // all; else every thread evaluates the condition and all must agree, which is
+                // what the checker guarantees for safe code (a thread that disagrees would not
+                // reach the barrier: E0902, as on `sim`).
+                Stmt::If { cond, then, els, .. } => {
+                    let at = (!cx.uniform.expr(cond)).then(|| sync_span(s));
+                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], at, ind)?;
                     writeln!(self.out, "{pad}if ({}) {{", c[0]).ok();
                     self.region(cx, set, then, ind + 1)?;
                     writeln!(self.out, "{pad}}} else {{").ok();
                     self.region(cx, set, els, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
-                Stmt::While { cond, body, .. } if cx.uniform.expr(cond) => {
-                    let pad = "    ".repeat(ind);
+                Stmt::While { cond, body, .. } => {
+                    let at = (!cx.uniform.expr(cond)).then(|| sync_span(s));
                     writeln!(self.out, "{pad}for (;;) {{").ok();
-                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], ind + 1)?;
+                    let c = self.uniform_values(cx, set, &[Uni::Cond(cond)], at, ind + 1)?;
                     writeln!(self.out, "{pad}    if (!{}) break;", c[0]).ok();
                     self.region(cx, set, body, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
@@ -270,8 +287,6 @@ impl Emitter<'_> {
                     all.extend(inner.iter().cloned());
                     self.region(cx, &all, body, ind)?;
                 }
-                Stmt::If { .. } => return Err(thread_dependent(s, "an `if` whose condition")),
-                Stmt::While { .. } => return Err(thread_dependent(s, "a loop whose condition")),
                 _ => return Err(thread_dependent(s, "control flow that")),
             }
         }
@@ -333,6 +348,20 @@ impl Emitter<'_> {
                 _ => tests.push(format!("if (!(({on_c}) >= ({lo_c}) && ({on_c}) < ({hi_c}))) continue;")),
             }
         }
+        if let Some(w) = &cx.warp {
+            // One warp's threads: 32 consecutive linear indices (x fastest, as CUDA numbers them).
+            if matches!((&block[1], &block[2]), (IExpr::Const(1), IExpr::Const(1))) {
+                let (lo_b, hi_b) = &mut bounds[2];
+                *lo_b = if lo_b == "UINT64_C(0)" {
+                    format!("{w} * 32")
+                } else {
+                    format!("strata_max_u64({lo_b}, {w} * 32)")
+                };
+                *hi_b = format!("strata_min_u64({hi_b}, {w} * 32 + 32)");
+            } else {
+                tests.push(format!("if (tid_ / 32 != {w}) continue;"));
+            }
+        }
         let mut loops = String::new();
         let mut fixed = Vec::new();
         for ((_, name, whole, extent), (lo, hi)) in dims.iter().zip(&bounds) {
@@ -373,15 +402,19 @@ impl Emitter<'_> {
     }
 
     /// Values the block decides control flow around a barrier by, which block-level code cannot
-    /// compute (they are held by each thread) but [`Uniformity`] proves equal in every thread:
-    /// computed by the first thread of `set` still running into block-level temporaries, whose
-    /// names are returned (`bool` for conditions, `uint64_t` for loop bounds). Where every thread
-    /// has returned the temporaries stay 0: a loop or `if` none of them runs.
+    /// compute (they are held by each thread): computed by the threads of `set` still running
+    /// (of the current warp only, within [`Cx::warp`]) into block-level temporaries, whose names
+    /// are returned (`bool` for conditions, `uint64_t` for loop bounds). Without `check`
+    /// ([`Uniformity`] proves them equal in every thread) the first thread computes them; with
+    /// it every thread does, and one that disagrees with the first is a barrier divergence
+    /// (E0902 at the barrier `check`), as on `sim`. Where every thread has returned the
+    /// temporaries stay 0: a loop or `if` none of them runs.
     fn uniform_values(
         &mut self,
         cx: &mut Cx,
         set: &[(IExpr, IExpr, IExpr)],
         values: &[Uni],
+        check: Option<Span>,
         ind: usize,
     ) -> Result<Vec<String>, E> {
         let pad = "    ".repeat(ind);
@@ -405,18 +438,64 @@ impl Emitter<'_> {
         }
         let done = format!("uniform_done{}_", self.labels);
         self.labels += 1;
+        if check.is_some() {
+            writeln!(self.out, "{pad}bool {done} = 0;").ok();
+        }
         let label = self.open_thread_loop(cx, set, &used, ind)?;
+        let mut mine = Vec::new();
         for (v, name) in values.iter().zip(&names) {
             let c = match v {
                 Uni::Cond(e) => self.expr(cx, e)?,
                 Uni::Nat(i) => self.iexpr(cx, i)?,
             };
-            writeln!(self.out, "{pad}    {name} = {c};").ok();
+            match check {
+                None => writeln!(self.out, "{pad}    {name} = {c};").ok(),
+                Some(_) => {
+                    let t = if matches!(v, Uni::Cond(_)) { "bool" } else { "uint64_t" };
+                    writeln!(self.out, "{pad}    {t} {name}mine_ = {c};").ok();
+                    mine.push(format!("{name}mine_"));
+                    Some(())
+                }
+            };
         }
-        writeln!(self.out, "{pad}    goto {done};").ok();
+        match check {
+            None => {
+                writeln!(self.out, "{pad}    goto {done};").ok();
+            }
+            Some(span) => {
+                let at = self.at(span);
+                let differs: Vec<String> = names.iter().zip(&mine).map(|(n, m)| format!("{n} != {m}")).collect();
+                let set_all: Vec<String> = names.iter().zip(&mine).map(|(n, m)| format!("{n} = {m};")).collect();
+                let whom = if cx.warp.is_some() { "warp" } else { "block" };
+                writeln!(self.out, "{pad}    if (!{done}) {{ {} {done} = 1; }}", set_all.join(" ")).ok();
+                writeln!(
+                    self.out,
+                    "{pad}    else if ({}) strata_fail(902, {at}, \"barrier divergence: the threads of a {whom} \
+                     disagree on the control flow around this barrier, so not every thread reaches it\");",
+                    differs.join(" || ")
+                )
+                .ok();
+            }
+        }
         self.close_thread_loop(cx, &label, ind);
-        writeln!(self.out, "{pad}{done}: ;").ok();
+        if check.is_none() {
+            writeln!(self.out, "{pad}{done}: ;").ok();
+        }
         Ok(names)
+    }
+
+    /// Whether the block decides `s`, a statement containing a barrier, the same way in every
+    /// thread without looking at them: its condition or bounds are block-level values, or
+    /// [`Uniformity`] proves them the same in every thread.
+    fn decided_for_block(&self, cx: &Cx, s: &Stmt) -> bool {
+        match s {
+            Stmt::For { counter, lo, hi, .. } => {
+                !(iexpr_varies(cx, lo, *counter) || iexpr_varies(cx, hi, *counter))
+                    || (cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi))
+            }
+            Stmt::If { cond, .. } | Stmt::While { cond, .. } => self.uniform_expr(cx, cond) || cx.uniform.expr(cond),
+            _ => true,
+        }
     }
 
     fn uniform_expr(&self, cx: &Cx, e: &Expr) -> bool {
@@ -523,6 +602,11 @@ fn collect_barrier_control(body: &[Stmt], out: &mut Vec<HashSet<LocalId>>, in_re
             out.push(used);
         }
     }
+}
+
+/// Whether every barrier in `s` is a warp barrier (and there is one).
+fn only_warp_barriers(s: &Stmt) -> bool {
+    contains_sync(s) && !stmt_any(s, &|x| matches!(x, Stmt::Sync { warp: false, .. }))
 }
 
 fn contains_sync(s: &Stmt) -> bool {
