@@ -56,6 +56,19 @@ impl std::fmt::Display for Error {
     }
 }
 
+impl Error {
+    /// The line [`Build::compile`] prints for Cargo's summary before failing: the first headline
+    /// and the place it points at, as a `cargo:warning=` line (the whole error goes to stderr).
+    pub fn cargo_summary(&self) -> String {
+        let text = self.to_string();
+        let first = text.lines().next().unwrap_or("error");
+        match text.lines().find_map(|l| l.trim_start().strip_prefix("┌─ ")) {
+            Some(at) => format!("cargo:warning={first} (at {at})"),
+            None => format!("cargo:warning={first}"),
+        }
+    }
+}
+
 impl std::error::Error for Error {}
 
 /// What one Strata file became.
@@ -130,15 +143,7 @@ impl Build {
                 }
             }
             Err(e) => {
-                // The headline and where it points on Cargo's summary line, the whole rendering in
-                // the script's output.
-                let text = e.to_string();
-                if let Some(first) = text.lines().next() {
-                    match text.lines().find_map(|l| l.trim_start().strip_prefix("┌─ ")) {
-                        Some(at) => println!("cargo:warning={first} (at {at})"),
-                        None => println!("cargo:warning={first}"),
-                    }
-                }
+                println!("{}", e.cargo_summary());
                 eprintln!("{e}");
                 std::process::exit(1);
             }

@@ -72,6 +72,11 @@ fn checker_errors_fail_the_build_with_the_rendered_diagnostics() {
     assert!(matches!(e, Error::Program(_)), "{e:?}");
     assert!(shown.starts_with("error[E"), "{shown}");
     assert!(shown.contains(&format!("{}:6:9", bad.display())), "the snippet names the file and line:\n{shown}");
+    // Cargo's summary line: the headline and its place.
+    let summary = e.cargo_summary();
+    assert!(summary.starts_with("cargo:warning=error[E"), "{summary}");
+    assert!(summary.ends_with(&format!(" (at {}:6:9)", bad.display())), "{summary}");
+    assert_eq!(summary.lines().count(), 1);
     let _ = std::fs::remove_dir_all(dir);
 }
 
