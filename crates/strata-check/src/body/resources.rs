@@ -378,11 +378,7 @@ impl FnCx<'_> {
     /// `__shared__ T s[WARPS][32]` says; so is a declaration for a resource of anything but
     /// shared memory (a local array exists per thread, not per block).
     pub(super) fn check_memory_owner(&mut self, owner: &Exec, span: Span, name: &str, ty: &Ty) {
-        let shared = match ty {
-            Ty::At(_, Mem::GpuShared) | Ty::Error => true,
-            Ty::Ref { mem: Mem::GpuShared, .. } => true,
-            _ => false,
-        };
+        let shared = matches!(ty, Ty::At(_, Mem::GpuShared) | Ty::Error | Ty::Ref { mem: Mem::GpuShared, .. });
         if !shared {
             self.report(
                 Diagnostic::error(
