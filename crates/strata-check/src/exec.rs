@@ -11,6 +11,11 @@ use crate::nat::{Nat, NatError};
 use std::fmt;
 use strata_syntax::ast::DimName;
 
+/// The coordinates a resource scheduled by `sched` answers to as values (`thread.idx`,
+/// `block.idx_y`, `t.global_idx`; docs/language.md "Coordinates").
+pub const COORDINATES: &[&str] =
+    &["idx", "idx_x", "idx_y", "idx_z", "global_idx", "global_idx_x", "global_idx_y", "global_idx_z"];
+
 /// Sizes per dimension, sorted by dimension; a dimension that is not listed has size 1.
 pub type Shape = Vec<(DimName, Nat)>;
 

@@ -192,7 +192,8 @@ impl Pipeline {
         }
         let headers = cuda_headers(path, file, include, &mut self.sources)?;
         let (name, text) = (self.sources.name(file).to_string(), self.sources.source(file).to_string());
-        let no_main = matches!(strata_cudac::lower_items_with_headers(file, &text, &headers), Ok(p) if p.entry.is_none());
+        let no_main =
+            matches!(strata_cudac::lower_items_with_headers(file, &text, &headers), Ok(p) if p.entry.is_none());
         let lowered = match strata_cudac::harness::header(&text) {
             Ok(Some(h)) if no_main => {
                 let threads =

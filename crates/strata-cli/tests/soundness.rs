@@ -16,7 +16,8 @@
 //! `return`s; partial writes in split arms; shared memory declared in block-level `for` loops;
 //! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
 //! functions and the results of `gpu.warp` and `Any` functions given a warp's part, in
-//! conditions; shared memory declared for each warp (always refused); warp shuffles and ballots; in the host `main`, random sequences of launches,
+//! conditions; a warp's coordinate (`warp.idx`) in conditions; shared memory declared for each
+//! warp (always refused); warp shuffles and ballots; in the host `main`, random sequences of launches,
 //! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
@@ -1447,6 +1448,12 @@ impl Gen {
                         self.helper(f);
                         let v = self.name("wr");
                         self.line(&format!("let {v} = {f}({});", a.arg("shrd")));
+                        (v, "warp-value")
+                    } else if !self.in_helper && self.rng.chance(15) {
+                        // A coordinate as a value: a warp's index is warp-uniform.
+                        let v = self.name("wi");
+                        self.line(&format!("let {v} = {}.idx as i32 * 37;", w.warp));
+                        self.mark("a warp's coordinate (warp.idx) in a condition");
                         (v, "warp-value")
                     } else if self.rng.chance(60) {
                         let i = if self.rng.chance(70) { 0 } else { self.rng.below(w.arrays.len()) };

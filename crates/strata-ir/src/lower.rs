@@ -1424,6 +1424,35 @@ impl<'a> FnLower<'_, 'a> {
         self.block_shape.iter().map(|(d, n)| (*d, IExpr::ThreadIdx(*d), n.clone())).collect()
     }
 
+    /// `r.idx`, `r.idx_x`, …, `r.global_idx_z` of a resource `r` scheduled by `sched` (the
+    /// checker has refused every other use): its coordinate in the collection it was scheduled
+    /// from (`u32`), or a thread's index among all threads of the grid (`u64`).
+    fn coordinate(&self, base: &ast::Expr, v: &ast::ViewRef) -> Option<Expr> {
+        let ExprKind::Path(segs) = &base.kind else { return None };
+        let what = v.name.name.as_str();
+        if segs.len() != 1 || !strata_check::exec::COORDINATES.contains(&what) {
+            return None;
+        }
+        let Some(Binding::Exec(b)) = self.lookup(&segs[0].name) else { return None };
+        let dim = match what.rsplit_once('_').map(|(_, d)| d) {
+            Some("x") => Some(DimName::X),
+            Some("y") => Some(DimName::Y),
+            Some("z") => Some(DimName::Z),
+            _ => None,
+        };
+        if what.starts_with("global_") {
+            let d = dim.unwrap_or(DimName::X);
+            let coord = IExpr::add(IExpr::mul(IExpr::BlockIdx(d), IExpr::BlockDim(d)), IExpr::ThreadIdx(d));
+            return Some(Expr::Cast(Box::new(Expr::Nat(coord)), ScalarTy::U64));
+        }
+        let mine = &self.binders[b].scheduled;
+        let coord = match dim {
+            Some(d) => mine.iter().find(|(n, _, _)| *n == d)?.1.clone(),
+            None => mine.first()?.1.clone(),
+        };
+        Some(Expr::Cast(Box::new(Expr::Nat(coord)), ScalarTy::U32))
+    }
+
     /// All threads of the grid (`to_threads`): along each dimension, blocks times threads.
     fn grid_threads(&self) -> Vec<(DimName, IExpr, IExpr)> {
         [DimName::X, DimName::Y, DimName::Z]
@@ -1637,7 +1666,11 @@ impl<'a> FnLower<'_, 'a> {
     fn call(&mut self, func: &[ast::Ident], exec: Option<&ast::ExecExpr>, args: &[ast::Expr], span: Span) -> Expr {
         let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
+        // A program may define a function the prelude declares; its own definition wins, here
+        // as in the checker (which typed the call by the program's signature).
+        let prelude_fn = self.l.env.fns.get(&name).is_some_and(|s| s.builtin);
         let builtin = match name.as_str() {
+            _ if !prelude_fn => None,
             "cpu_heap_new" => Some(Builtin::HeapNew),
             "gpu_global_alloc_copy" => Some(Builtin::GlobalAllocCopy),
             "copy_mem_to_host" => Some(Builtin::CopyToHost),
@@ -1928,6 +1961,9 @@ impl<'a> FnLower<'_, 'a> {
                 },
                 _ => Expr::Nat(self.name_to_iexpr(&segs[0].name)),
             },
+            ExprKind::View(base, v) if self.coordinate(base, v).is_some() => {
+                self.coordinate(base, v).unwrap_or(Expr::Lit(Lit::Unit))
+            }
             ExprKind::Field(..)
             | ExprKind::Index(..)
             | ExprKind::Select(..)

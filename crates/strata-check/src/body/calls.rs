@@ -181,7 +181,7 @@ impl FnCx<'_> {
         let mut direct_loans: Vec<Vec<Alias>> = Vec::new();
         let mut arg_unis = Vec::new();
         // `println` only reads its argument, like Rust's `println!`: nothing is moved.
-        let reads_only = name == "println" || name == "print";
+        let reads_only = (name == "println" || name == "print") && sig.builtin;
         let moved_before: Vec<Option<Span>> =
             if reads_only { self.vars.iter().map(|v| v.moved).collect() } else { Vec::new() };
         let binding_alias = std::mem::take(&mut self.binding_alias);
@@ -447,11 +447,12 @@ impl FnCx<'_> {
             let name = if sig.builtin { name } else { "" };
             self.stream_effects(name, args, &params, &arg_loans, &subst, stream_arg, stream_keys, span);
         }
-        if name == "ballot" && self.on_gpu() && !self.in_unsafe() {
+        if name == "ballot" && sig.builtin && self.on_gpu() && !self.in_unsafe() {
             // Every lane of the warp takes part (`check_collective`) and gets the same mask,
             // whatever each lane's predicate: the result is warp-uniform.
             self.varies = varies_before.max(Uni::Warp);
         } else if name == "shfl_idx"
+            && sig.builtin
             && self.on_gpu()
             && !self.in_unsafe()
             && arg_unis.get(1).is_some_and(|u| *u <= Uni::Warp)

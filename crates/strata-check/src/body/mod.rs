@@ -912,6 +912,7 @@ impl<'p> FnCx<'p> {
                 self.error(codes::UNKNOWN_NAME, e.span, format!("cannot find value `{path}`"), "not a value");
                 Ty::Error
             }
+            ExprKind::View(base, v) if self.is_coordinate(base, v) => self.coordinate(base, v, e.span),
             ExprKind::Field(..)
             | ExprKind::Index(..)
             | ExprKind::Select(..)

@@ -332,11 +332,16 @@ impl FnCx<'_> {
             && level == Level::Cpu
             && matches!(mem, Mem::GpuGlobal)
             && !matches!(info.mem, Some(Mem::GpuGlobal | Mem::GpuShared | Mem::GpuLocal));
-        let ok = match &mem {
-            Mem::Var(_) => true,
-            Mem::CpuMem => level == Level::Cpu,
-            _ => host_borrow_of_device_part || (level != Level::Cpu && level != Level::Any),
-        };
+        // Following a reference that is itself stored in device memory reads device memory
+        // (reachable on the host only inside a borrow's place: `&shrd d.0[1]`).
+        let pointer_in_device_memory =
+            level == Level::Cpu && matches!(info.mem, Some(Mem::GpuGlobal | Mem::GpuShared | Mem::GpuLocal));
+        let ok = !pointer_in_device_memory
+            && match &mem {
+                Mem::Var(_) => true,
+                Mem::CpuMem => level == Level::Cpu,
+                _ => host_borrow_of_device_part || (level != Level::Cpu && level != Level::Any),
+            };
         if !ok {
             let text = format!("*{}", self.place_text(&info));
             let mut d = Diagnostic::error(

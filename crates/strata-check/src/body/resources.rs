@@ -427,4 +427,103 @@ impl FnCx<'_> {
             )),
         );
     }
+
+    /// `r.idx`, `r.idx_x` … `r.global_idx_z` where `r` names an execution resource (not a
+    /// variable): a coordinate of the resource as a value (see [`FnCx::coordinate`]).
+    pub(super) fn is_coordinate(&self, base: &ast::Expr, v: &ast::ViewRef) -> bool {
+        let ExprKind::Path(segs) = &base.kind else { return false };
+        segs.len() == 1
+            && crate::exec::COORDINATES.contains(&v.name.name.as_str())
+            && self.lookup(&segs[0].name).is_none()
+            && self.binders.iter().any(|b| b.name == segs[0].name && self.binder_in_scope(b))
+    }
+
+    /// A coordinate of a resource scheduled by `sched` (Prism's `id()`): `idx` its index in the
+    /// collection it was scheduled from (a 1-D one), `idx_x`/`idx_y`/`idx_z` per dimension, both
+    /// `u32`; for a thread, `global_idx` (`_x`, `_y`, `_z`) its index among all threads of the
+    /// grid along the dimension (`blockIdx * blockDim + threadIdx`), a `u64` that never wraps. A
+    /// read-only value: writes still go through selections. It varies at the level of the
+    /// resource (a block's index is the same for the block's threads), so a warp's index may
+    /// guard `sync(warp)` but not `sync(block)` (I4).
+    pub(super) fn coordinate(&mut self, base: &ast::Expr, v: &ast::ViewRef, span: Span) -> Ty {
+        let ExprKind::Path(segs) = &base.kind else { return Ty::Error };
+        let name = segs[0].name.clone();
+        let Some(bi) = self.binders.iter().rposition(|b| b.name == name && self.binder_in_scope(b)) else {
+            return Ty::Error;
+        };
+        let what = v.name.name.as_str();
+        if !v.nat_args.is_empty() || !v.view_args.is_empty() {
+            self.error(
+                codes::UNKNOWN_VIEW,
+                v.span,
+                format!("`{what}` takes no arguments"),
+                format!("write `{name}.{what}`"),
+            );
+            return Ty::Error;
+        }
+        let b = &self.binders[bi];
+        let level = b.exec.shape().map(|s| s.level).unwrap_or(Level::Any);
+        let single = matches!(level, Level::Block | Level::Warp | Level::Thread);
+        if bi == 0 || !b.distributing || !single {
+            let why = if bi == 0 {
+                format!("`{name}` is the resource executing this function; where it stands in the grid is not known here: pass the index as an argument")
+            } else {
+                format!("`{name}` is {}, not one resource scheduled by `sched`", level.describe())
+            };
+            self.report(
+                Diagnostic::error(
+                    codes::WRONG_EXEC,
+                    format!("`{name}.{what}` has no value here"),
+                    span,
+                    "only a block, warp, thread or lane scheduled by `sched` has coordinates",
+                )
+                .with_note(why),
+            );
+            return Ty::Error;
+        }
+        let global = what.starts_with("global_");
+        if global && level != Level::Thread {
+            self.error(
+                codes::WRONG_EXEC,
+                span,
+                format!("`{name}.{what}` has no value here"),
+                format!("a global index is a thread's; `{name}` is {}: use `{name}.idx`", level.describe()),
+            );
+            return Ty::Error;
+        }
+        let dims: Vec<DimName> = b.dims.iter().map(|(d, _)| *d).collect();
+        let dim = match what.rsplit_once('_').map(|(_, d)| d) {
+            Some("x") => Some(DimName::X),
+            Some("y") => Some(DimName::Y),
+            Some("z") => Some(DimName::Z),
+            _ => None,
+        };
+        match dim {
+            Some(d) if !dims.contains(&d) && !global => {
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    format!("`{name}` has no index along {}", d.letter()),
+                    format!("`{name}` was scheduled along {}", dims.iter().map(|d| d.letter()).collect::<String>()),
+                );
+                return Ty::Error;
+            }
+            None if dims.len() != 1 => {
+                let per = dims
+                    .iter()
+                    .map(|d| format!("`{name}.{what}_{}`", d.letter().to_ascii_lowercase()))
+                    .collect::<Vec<_>>();
+                self.error(
+                    codes::WRONG_EXEC,
+                    span,
+                    format!("`{name}.{what}` is ambiguous"),
+                    format!("`{name}` was scheduled along several dimensions: write {}", per.join(" or ")),
+                );
+                return Ty::Error;
+            }
+            _ => {}
+        }
+        self.varies = self.varies.max(if global { Uni::Thread } else { Uni::of_level(level) });
+        Ty::Scalar(if global { ScalarTy::U64 } else { ScalarTy::U32 })
+    }
 }
