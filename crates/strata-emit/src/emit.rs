@@ -791,7 +791,7 @@ impl<'p> Emitter<'p> {
             }
             Stmt::Return(v) => match (&cx.next_thread, v) {
                 (Some(label), _) => {
-                    writeln!(self.out, "{pad}done_[tid_] = 1; goto {label};").ok();
+                    writeln!(self.out, "{pad}done_[tid_] = 1; nreturned_++; goto {label};").ok();
                 }
                 // Block-level code of a kernel: the block ends, not the OS thread's other blocks.
                 (None, _) if cx.block_end.is_some() => {
@@ -1356,9 +1356,13 @@ impl<'p> Emitter<'p> {
         let arg = |i: usize| args.get(i).map(|a| self.expr(cx, a)).unwrap_or(Ok("0".into()));
         let at = self.at(span);
         // `&a[i]` for `atomic_fetch_add_at(a, i, v)`, the index checked against `a`'s length.
+        // The length is the call's argument 3 (the referenced array's, which a pointer to a row
+        // does not say), else the referent's type's.
         let elem_at = || -> Result<String, E> {
-            let t = args.first().map_or(Ty::Nat, |a| self.referent(cx, a));
-            let len = self.flat_len(cx, &t)?;
+            let len = match args.get(3) {
+                Some(n) => format!("(uint64_t)({})", self.expr(cx, n)?),
+                None => self.flat_len(cx, &args.first().map_or(Ty::Nat, |a| self.referent(cx, a)))?,
+            };
             Ok(format!("&({})[strata_index((uint64_t)({}), {len}, {at})]", arg(0)?, arg(1)?))
         };
         // The scalar type an atomic operation works on (its argument is a pointer to it).

@@ -230,6 +230,11 @@ pub enum Builtin {
         src_gpu: bool,
     },
     AtomicFetchAdd,
+    /// `AtomicFetchAddAt(atoms, index, value, n)`: adds `value` to element `index` of the array
+    /// of atomics `atoms` points to and yields the old value. Argument 3 (an `Expr::Nat`, always
+    /// set by the lowering) is the length of the referenced array as its type says (a row of a
+    /// 2-D array, a reference parameter into a bigger buffer): every device checks `index`
+    /// against it (E0903), not against the buffer the pointer points into.
     AtomicFetchAddAt,
     AtomicLoad,
     AtomicStore,

@@ -1734,6 +1734,15 @@ impl<'a> FnLower<'_, 'a> {
                 lowered.push(Expr::Nat(n));
             }
         }
+        if builtin == Some(Builtin::AtomicFetchAddAt) && lowered.len() == 3 {
+            // The index is checked against the referenced array's own length (the callee's size
+            // argument `n`, as the checker inferred it): a row or a reference parameter points
+            // into a bigger buffer, whose length is not the bound.
+            match self.call_nats(span).into_iter().next() {
+                Some(n) => lowered.push(Expr::Nat(n)),
+                None => self.err(span, "`atomic_fetch_add_at` whose array length the checker did not record"),
+            }
+        }
         if let Some(b) = builtin {
             return Expr::Builtin(b, lowered, span);
         }

@@ -1414,10 +1414,14 @@ impl Machine<'_, '_> {
                 let mut next = 1;
                 if b == Builtin::AtomicFetchAddAt {
                     let i = arg(1).as_u64().unwrap_or(u64::MAX);
-                    off += i;
                     next = 2;
-                    if off as usize >= self.buffers[buf].data.len() {
-                        let len = self.buffers[buf].data.len();
+                    // The bound is the referenced array's own length (argument 3), not the
+                    // buffer's: a row of a 2-D array ends before the buffer does. The buffer's
+                    // end still bounds IR built without it.
+                    let rest = (self.buffers[buf].data.len() as u64).saturating_sub(off);
+                    let len = vs.get(3).and_then(Value::as_u64).map_or(rest, |n| n.min(rest));
+                    off = off.saturating_add(i);
+                    if i >= len {
                         return Err(fail(
                             codes::RUN_OUT_OF_BOUNDS,
                             format!("atomic update out of bounds: index {i}, length {len}"),

@@ -119,7 +119,10 @@ impl Emitter<'_> {
         writeln!(self.out, "        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {{").ok();
         writeln!(self.out, "            (void)bx_; (void)by_; (void)bz_;").ok();
         if cx.returns {
+            // `nreturned_` counts the threads marked in `done_`: once it is the whole block, the
+            // block has left the kernel and runs nothing more (as on `sim`).
             writeln!(self.out, "            memset(done_, 0, nthreads_);").ok();
+            writeln!(self.out, "            uint64_t nreturned_ = 0;").ok();
         }
         // The block's code is a C block of its own, so that the `goto` of a block-level
         // `return` never jumps into the scope of a variable-length array.
@@ -306,6 +309,12 @@ impl Emitter<'_> {
         }
         cx.next_thread = saved;
         self.close_thread_loop(cx, &label, ind);
+        // Once every thread of the block has returned, the block has left the kernel: its later
+        // code (block-level statements, loops around barriers) runs for nobody, as on `sim`.
+        if let (true, Some(end)) = (body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_)))), &cx.block_end)
+        {
+            writeln!(self.out, "{}if (nreturned_ == nthreads_) goto {end};", "    ".repeat(ind)).ok();
+        }
         Ok(())
     }
 
