@@ -1,5 +1,5 @@
-//! Math functions: `sqrtf`, `fabsf`, `fminf`, `fmaxf`, `floorf`, `ceilf`, `truncf`, `roundf`,
-//! `fmodf`, `expf`, `logf`, `sinf`, `cosf`, `tanf`, `tanhf`, `powf` and their `double` forms
+//! Math functions: `sqrtf` and every function of [`MathFn`] (`fabsf`, `fminf`, `expf`, `exp2f`,
+//! `log1pf`, `atan2f`, `fmaf`, `erff`, `rsqrtf`, …) and their `double` forms
 //! (unsuffixed; of `float` arguments they are the `float` functions, as CUDA's C++ overloads
 //! are), and integer `min`, `max`, `abs`.
 

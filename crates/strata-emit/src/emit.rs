@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId, MathFn,
+    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit, LocalId, MathFn,
     PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
@@ -1188,7 +1188,10 @@ impl<'p> Emitter<'p> {
             }
             Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
             Expr::Builtin(Builtin::ArgByte | Builtin::Rand, _, _) => Ty::Scalar(ScalarTy::I32),
-            Expr::Builtin(Builtin::PtrEq, _, _) => Ty::Scalar(ScalarTy::Bool),
+            Expr::Builtin(Builtin::PtrEq | Builtin::IsNan(_) | Builtin::IsFinite(_), _, _) => {
+                Ty::Scalar(ScalarTy::Bool)
+            }
+            Expr::Builtin(Builtin::IntMath(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::PtrDiff, _, _) => Ty::Scalar(ScalarTy::I64),
             Expr::Builtin(Builtin::LoadNpy(t), args, _) => Ty::Owned(
                 Box::new(strata_ir::ir::npy_array_ty(*t, &strata_ir::ir::npy_dims(args, 1))),
@@ -1524,21 +1527,19 @@ impl<'p> Emitter<'p> {
                 self.print_nested(cx, &args[0], &args[1..], b == Builtin::Print)?
             }
             Builtin::Print | Builtin::PrintInline => self.print(cx, &args[0], b == Builtin::Print)?,
+            Builtin::Math(MathFn::Rsqrt, t) if !self.cuda => {
+                // C has no `rsqrt`: `sim` computes `1 / sqrt(x)` likewise (CUDA's is approximate).
+                if t == ScalarTy::F32 {
+                    format!("(1.0f / sqrtf({}))", arg(0)?)
+                } else {
+                    format!("(1.0 / sqrt({}))", arg(0)?)
+                }
+            }
             Builtin::Math(m, t) => {
                 let f = if t == ScalarTy::F32 { "f" } else { "" };
-                let rest = if m.arity() == 2 { format!(", {}", arg(1)?) } else { String::new() };
+                let rest = (1..m.arity()).map(|i| Ok(format!(", {}", arg(i)?))).collect::<Result<String, E>>()?;
                 let name = format!("{}{f}", m.c_name());
-                let exact = matches!(
-                    m,
-                    MathFn::Fabs
-                        | MathFn::Fmin
-                        | MathFn::Fmax
-                        | MathFn::Floor
-                        | MathFn::Ceil
-                        | MathFn::Trunc
-                        | MathFn::Round
-                        | MathFn::Fmod
-                );
+                let exact = m.exact();
                 if exact || self.cuda {
                     format!("{name}({}{rest})", arg(0)?)
                 } else {
@@ -1547,7 +1548,7 @@ impl<'p> Emitter<'p> {
                     let helper = format!("strata_libm_{name}");
                     if !self.helpers.borrow().iter().any(|(n, _)| *n == helper) {
                         let ct = scalar_c(t);
-                        let (params, call) = if m.arity() == 2 {
+                        let (params, call) = if m.arity() >= 2 {
                             (format!("{ct} x, {ct} y"), "volatile {ct} a = x, b = y;\n    return NAME(a, b);")
                         } else {
                             (format!("{ct} x"), "volatile {ct} a = x;\n    return NAME(a);")
@@ -1559,6 +1560,15 @@ impl<'p> Emitter<'p> {
                     format!("{helper}({}{rest})", arg(0)?)
                 }
             }
+            Builtin::IntMath(f, t) => format!(
+                "strata_{}_{}({}{})",
+                f.name(),
+                scalar_suffix(t),
+                arg(0)?,
+                if f == IntFn::Abs { String::new() } else { format!(", {}", arg(1)?) }
+            ),
+            Builtin::IsNan(t) => format!("strata_is_nan_{}({})", scalar_suffix(t), arg(0)?),
+            Builtin::IsFinite(t) => format!("strata_is_finite_{}({})", scalar_suffix(t), arg(0)?),
             Builtin::Sqrt(ScalarTy::F32) => format!("sqrtf({})", arg(0)?),
             Builtin::Sqrt(_) => format!("sqrt({})", arg(0)?),
             Builtin::Shuffle(op, t) if self.cuda => {

@@ -184,8 +184,15 @@ fn reserved() -> &'static Reserved {
         keywords: KEYWORDS.iter().copied().collect(),
         macros: include_str!("reserved_macros.txt").lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
         globals: include_str!("reserved_globals.txt").lines().map(str::trim).filter(|l| !l.is_empty()).collect(),
-        body: BODY_NAMES.iter().copied().collect(),
+        body: BODY_NAMES.iter().copied().chain(MATH_NAMES.get_or_init(math_names).iter().map(String::as_str)).collect(),
     })
+}
+
+static MATH_NAMES: OnceLock<Vec<String>> = OnceLock::new();
+
+/// The C math functions the emitted code calls (`exp`, `expf`, `rsqrtf`, …): a local never hides one.
+fn math_names() -> Vec<String> {
+    strata_ir::ir::MathFn::ALL.iter().flat_map(|m| [m.c_name().to_string(), format!("{}f", m.c_name())]).collect()
 }
 
 /// Whether `name` ends in `_` followed by one or more digits (the form of renamed names).
@@ -296,8 +303,10 @@ mod tests {
         assert_eq!(n.take("x_", false), "x_2");
         assert_eq!(n.take("a__b", false), "a_b_1");
         assert_eq!(n.take("_", false), "v_1");
-        // Library functions may be local names, but not function names.
-        assert_eq!(n.take("exp", false), "exp");
+        // Library functions may be local names, but not function names; the math functions the
+        // emitted code calls (`exp`, `expf`, …) not even local ones.
+        assert_eq!(n.take("printf", false), "printf");
+        assert_eq!(n.take("exp", false), "exp_1");
         let mut g = Names::default();
         assert_eq!(g.take("exp", true), "exp_1");
         assert_eq!(g.take("printf", true), "printf_1");

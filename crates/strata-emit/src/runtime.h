@@ -377,6 +377,23 @@ STRATA_INLINE uint64_t strata_npow(uint64_t b, uint64_t e, strata_pos at) {
 STRATA_INLINE STRATA_HD uint64_t strata_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 STRATA_INLINE STRATA_HD uint64_t strata_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* The integer functions of the math library (`min_i32`, `abs_i64`, …); `abs` of the minimum is
+   the minimum (computed unsigned, so it wraps as on `sim`). `strata_min_u64`/`strata_max_u64`
+   are above. */
+#define STRATA_INT_MATH(name, T)                                                        \
+    STRATA_INLINE STRATA_HD T strata_min_##name(T a, T b) { return a < b ? a : b; }     \
+    STRATA_INLINE STRATA_HD T strata_max_##name(T a, T b) { return a > b ? a : b; }
+STRATA_INT_MATH(i32, int32_t)
+STRATA_INT_MATH(i64, int64_t)
+STRATA_INT_MATH(u32, uint32_t)
+STRATA_INLINE STRATA_HD int32_t strata_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
+STRATA_INLINE STRATA_HD int64_t strata_abs_i64(int64_t a) { return a < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)a) : a; }
+/* `is_nan_f32`, `is_finite_f64`, …: C's classification macros (CUDA's functions on the GPU). */
+STRATA_INLINE STRATA_HD bool strata_is_nan_f32(float x) { return isnan(x); }
+STRATA_INLINE STRATA_HD bool strata_is_nan_f64(double x) { return isnan(x); }
+STRATA_INLINE STRATA_HD bool strata_is_finite_f32(float x) { return isfinite(x); }
+STRATA_INLINE STRATA_HD bool strata_is_finite_f64(double x) { return isfinite(x); }
+
 /* `atomic_fetch_add` on memory only one OS thread touches (a block's shared memory on the cpu
    device, whose threads run one after another): a plain read-modify-write. */
 STRATA_INLINE uint32_t strata_fetch_add_plain_u32(uint32_t *p, uint32_t v) {

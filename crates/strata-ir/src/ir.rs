@@ -259,6 +259,13 @@ pub enum Builtin {
     /// `cpu` device both call the host's C math library for it, so they agree bit for bit (a
     /// GPU's functions may differ in the last bits where they are not exact).
     Math(MathFn, ScalarTy),
+    /// `min_i32`, `max_u64`, `abs_i64`, …: an integer function of integers of this type.
+    IntMath(IntFn, ScalarTy),
+    /// `is_nan_f32` / `is_nan_f64`: whether a float of this type is a NaN (a `bool`).
+    IsNan(ScalarTy),
+    /// `is_finite_f32` / `is_finite_f64`: whether a float of this type is neither infinite nor
+    /// a NaN (a `bool`).
+    IsFinite(ScalarTy),
     /// A warp shuffle of a scalar of this type; arguments: the value and the delta, mask or lane.
     /// Executed by every lane of the warp together. `sim` and `cpu` run it as an exchange through
     /// shared memory between two warp barriers ([`crate::collectives`]); `cuda` emits `__shfl_*_sync`.
@@ -430,10 +437,27 @@ pub enum MathFn {
     Tan,
     Tanh,
     Pow,
+    Exp2,
+    Expm1,
+    Log2,
+    Log10,
+    Log1p,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Cbrt,
+    Hypot,
+    Fma,
+    Copysign,
+    Erf,
+    Rsqrt,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 15] = [
+    pub const ALL: [MathFn; 32] = [
         MathFn::Fabs,
         MathFn::Fmin,
         MathFn::Fmax,
@@ -449,9 +473,27 @@ impl MathFn {
         MathFn::Tan,
         MathFn::Tanh,
         MathFn::Pow,
+        MathFn::Exp2,
+        MathFn::Expm1,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Log1p,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Atan2,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Cbrt,
+        MathFn::Hypot,
+        MathFn::Fma,
+        MathFn::Copysign,
+        MathFn::Erf,
+        MathFn::Rsqrt,
     ];
 
-    /// The C name for `double` (`exp`); `float`'s adds `f` (`expf`).
+    /// The C name for `double` (`exp`); `float`'s adds `f` (`expf`). `rsqrt` is CUDA's (C has
+    /// none: the C emitter writes `1.0 / sqrt(x)`).
     pub fn c_name(self) -> &'static str {
         match self {
             MathFn::Fabs => "fabs",
@@ -469,14 +511,76 @@ impl MathFn {
             MathFn::Tan => "tan",
             MathFn::Tanh => "tanh",
             MathFn::Pow => "pow",
+            MathFn::Exp2 => "exp2",
+            MathFn::Expm1 => "expm1",
+            MathFn::Log2 => "log2",
+            MathFn::Log10 => "log10",
+            MathFn::Log1p => "log1p",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Atan2 => "atan2",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Cbrt => "cbrt",
+            MathFn::Hypot => "hypot",
+            MathFn::Fma => "fma",
+            MathFn::Copysign => "copysign",
+            MathFn::Erf => "erf",
+            MathFn::Rsqrt => "rsqrt",
         }
     }
 
     /// How many arguments it takes.
     pub fn arity(self) -> usize {
         match self {
-            MathFn::Fmin | MathFn::Fmax | MathFn::Fmod | MathFn::Pow => 2,
+            MathFn::Fma => 3,
+            MathFn::Fmin
+            | MathFn::Fmax
+            | MathFn::Fmod
+            | MathFn::Pow
+            | MathFn::Atan2
+            | MathFn::Hypot
+            | MathFn::Copysign => 2,
             _ => 1,
+        }
+    }
+
+    /// Whether the result is exact (correctly rounded, or no rounding at all) on every device,
+    /// so that the C library, a C compiler's constant folding and CUDA all give the same bits.
+    pub fn exact(self) -> bool {
+        matches!(
+            self,
+            MathFn::Fabs
+                | MathFn::Fmin
+                | MathFn::Fmax
+                | MathFn::Floor
+                | MathFn::Ceil
+                | MathFn::Trunc
+                | MathFn::Round
+                | MathFn::Fmod
+                | MathFn::Fma
+                | MathFn::Copysign
+        )
+    }
+}
+
+/// An integer function of [`Builtin::IntMath`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IntFn {
+    Min,
+    Max,
+    /// The absolute value; of the type's minimum it is the minimum itself (it wraps, on every
+    /// device).
+    Abs,
+}
+
+impl IntFn {
+    pub fn name(self) -> &'static str {
+        match self {
+            IntFn::Min => "min",
+            IntFn::Max => "max",
+            IntFn::Abs => "abs",
         }
     }
 }

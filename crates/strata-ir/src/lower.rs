@@ -522,9 +522,48 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
     }
 }
 
+/// The math library of the prelude (`exp_f32`, `min_u64`, `is_nan_f64`, …): its builtin, by the
+/// name's type suffix. `clamp_f32`/`clamp_f64` give `Fmin` here; `call` nests an `Fmax` in it.
+fn math_builtin(name: &str) -> Option<Builtin> {
+    use ir::{IntFn, MathFn as M};
+    let (base, suffix) = name.rsplit_once('_')?;
+    let t = match suffix {
+        "f32" => ScalarTy::F32,
+        "f64" => ScalarTy::F64,
+        "i32" => ScalarTy::I32,
+        "u32" => ScalarTy::U32,
+        "i64" => ScalarTy::I64,
+        "u64" => ScalarTy::U64,
+        _ => return None,
+    };
+    if !matches!(t, ScalarTy::F32 | ScalarTy::F64) {
+        let f = match base {
+            "min" => IntFn::Min,
+            "max" => IntFn::Max,
+            "abs" => IntFn::Abs,
+            _ => return None,
+        };
+        return Some(Builtin::IntMath(f, t));
+    }
+    let m = match base {
+        "is_nan" => return Some(Builtin::IsNan(t)),
+        "is_finite" => return Some(Builtin::IsFinite(t)),
+        "abs" => M::Fabs,
+        "min" | "clamp" => M::Fmin,
+        "max" => M::Fmax,
+        _ => M::ALL.into_iter().find(|m| m.c_name() == base && !matches!(m, M::Fabs | M::Fmin | M::Fmax))?,
+    };
+    Some(Builtin::Math(m, t))
+}
+
 /// Whether the expression calls a function (or launches a kernel) anywhere.
 fn ast_has_call(e: &ast::Expr) -> bool {
     e.any(&|x| matches!(x.kind, ExprKind::Call { .. }))
+}
+
+/// Whether a builtin computes a value from its arguments alone (the math library).
+fn pure_builtin(b: &Builtin) -> bool {
+    matches!(b, Builtin::Sqrt(_) | Builtin::Math(..) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_))
 }
 
 /// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
@@ -532,8 +571,7 @@ fn ast_has_call(e: &ast::Expr) -> bool {
 fn expr_has_effects(e: &Expr) -> bool {
     let mut effects = false;
     e.visit(&mut |x| {
-        effects |=
-            matches!(x, Expr::Call { .. }) || matches!(x, Expr::Builtin(b, _, _) if !matches!(b, Builtin::Sqrt(_)));
+        effects |= matches!(x, Expr::Call { .. }) || matches!(x, Expr::Builtin(b, _, _) if !pure_builtin(b));
     });
     effects
 }
@@ -544,7 +582,7 @@ fn expr_writes(e: &Expr) -> bool {
     let mut writes = false;
     e.visit(&mut |x| match x {
         Expr::Builtin(b, _, _) => {
-            writes |= !matches!(b, Builtin::Sqrt(_) | Builtin::Print | Builtin::PrintInline | Builtin::Assert)
+            writes |= !pure_builtin(b) && !matches!(b, Builtin::Print | Builtin::PrintInline | Builtin::Assert)
         }
         Expr::Call { args, .. } => {
             for a in args {
@@ -1703,7 +1741,7 @@ impl<'a> FnLower<'_, 'a> {
             "npy_len" => Some(Builtin::NpyLen),
             "npy_dim" => Some(Builtin::NpyDim),
             "load_npy" | "save_npy" => return self.npy_call(&name, args, span),
-            _ => None,
+            _ => math_builtin(&name),
         };
         if let Some(e) = self.stream_call(&name, args, span) {
             return e;
@@ -1742,6 +1780,14 @@ impl<'a> FnLower<'_, 'a> {
                 Some(n) => lowered.push(Expr::Nat(n)),
                 None => self.err(span, "`atomic_fetch_add_at` whose array length the checker did not record"),
             }
+        }
+        if let (Some(Builtin::Math(ir::MathFn::Fmin, t)), true, 3) =
+            (builtin, name.starts_with("clamp_"), lowered.len())
+        {
+            // `clamp(x, lo, hi)` is `fmin(fmax(x, lo), hi)`, each argument evaluated once.
+            let hi = lowered.pop().unwrap_or(Expr::Lit(Lit::Unit));
+            let inner = Expr::Builtin(Builtin::Math(ir::MathFn::Fmax, t), lowered, span);
+            return Expr::Builtin(Builtin::Math(ir::MathFn::Fmin, t), vec![inner, hi], span);
         }
         if let Some(b) = builtin {
             return Expr::Builtin(b, lowered, span);

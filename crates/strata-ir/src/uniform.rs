@@ -70,7 +70,11 @@ impl Uniformity {
             }
             Expr::Unary(_, x) | Expr::Cast(x, _) => self.expr(x),
             Expr::Binary(_, a, b) => self.expr(a) && self.expr(b),
-            Expr::Builtin(Builtin::Math(..) | Builtin::Sqrt(_), xs, _) => xs.iter().all(|x| self.expr(x)),
+            Expr::Builtin(
+                Builtin::Math(..) | Builtin::Sqrt(_) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_),
+                xs,
+                _,
+            ) => xs.iter().all(|x| self.expr(x)),
             // Memory, atomics, collectives, calls (which may read `threadIdx` or memory).
             Expr::Builtin(..) | Expr::Call { .. } | Expr::Tuple(_) | Expr::ArrayList(_) | Expr::ArrayRepeat(..) => {
                 false

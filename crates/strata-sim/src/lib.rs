@@ -13,6 +13,7 @@ mod arr;
 mod cfmt;
 mod crand;
 pub mod finding;
+mod libm;
 pub mod mem;
 mod npy;
 mod race;
@@ -1543,36 +1544,42 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Math(m, t) => {
-                use ir::MathFn::*;
-                // Rust's float functions call the host's C library, as the `cpu` device does.
-                macro_rules! apply {
-                    ($x:expr, $y:expr, $c:ident) => {
-                        Value::$c(match m {
-                            Fabs => $x.abs(),
-                            Fmin => $x.min($y),
-                            Fmax => $x.max($y),
-                            Floor => $x.floor(),
-                            Ceil => $x.ceil(),
-                            Trunc => $x.trunc(),
-                            Round => $x.round(),
-                            Fmod => $x % $y,
-                            Exp => $x.exp(),
-                            Log => $x.ln(),
-                            Sin => $x.sin(),
-                            Cos => $x.cos(),
-                            Tan => $x.tan(),
-                            Tanh => $x.tanh(),
-                            Pow => $x.powf($y),
-                        })
-                    };
-                }
-                match (arg(0).cast(t), arg(1).cast(t)) {
-                    (Value::F32(x), Value::F32(y)) => apply!(x, y, F32),
-                    (Value::F64(x), Value::F64(y)) => apply!(x, y, F64),
-                    (Value::F32(x), _) => apply!(x, 0.0f32, F32),
-                    (Value::F64(x), _) => apply!(x, 0.0f64, F64),
+                let x = |i: usize| arg(i).cast(t);
+                match (x(0), x(1), x(2)) {
+                    (Value::F32(a), b, c) => {
+                        let f = |v: Value| if let Value::F32(v) = v { v } else { 0.0 };
+                        Value::F32(libm::f32(m, a, f(b), f(c)))
+                    }
+                    (Value::F64(a), b, c) => {
+                        let f = |v: Value| if let Value::F64(v) = v { v } else { 0.0 };
+                        Value::F64(libm::f64(m, a, f(b), f(c)))
+                    }
                     _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
                 }
+            }
+            Builtin::IntMath(f, _) => {
+                use ir::IntFn;
+                match (f, arg(0), arg(1)) {
+                    (IntFn::Abs, Value::I32(a), _) => Value::I32(a.wrapping_abs()),
+                    (IntFn::Abs, Value::I64(a), _) => Value::I64(a.wrapping_abs()),
+                    (IntFn::Min, Value::I32(a), Value::I32(b)) => Value::I32(a.min(b)),
+                    (IntFn::Min, Value::I64(a), Value::I64(b)) => Value::I64(a.min(b)),
+                    (IntFn::Min, Value::U32(a), Value::U32(b)) => Value::U32(a.min(b)),
+                    (IntFn::Min, Value::U64(a), Value::U64(b)) => Value::U64(a.min(b)),
+                    (IntFn::Max, Value::I32(a), Value::I32(b)) => Value::I32(a.max(b)),
+                    (IntFn::Max, Value::I64(a), Value::I64(b)) => Value::I64(a.max(b)),
+                    (IntFn::Max, Value::U32(a), Value::U32(b)) => Value::U32(a.max(b)),
+                    (IntFn::Max, Value::U64(a), Value::U64(b)) => Value::U64(a.max(b)),
+                    _ => return Err(fail(codes::UNSUPPORTED, "this integer function", span, "these operands")),
+                }
+            }
+            Builtin::IsNan(_) | Builtin::IsFinite(_) => {
+                let x = match arg(0) {
+                    Value::F32(x) => f64::from(x),
+                    Value::F64(x) => x,
+                    _ => return Err(fail(codes::UNSUPPORTED, "a float test of a non-float", span, "not a float")),
+                };
+                Value::Bool(if matches!(b, Builtin::IsNan(_)) { x.is_nan() } else { x.is_finite() })
             }
             Builtin::Sqrt(_) => match arg(0) {
                 Value::F32(x) => Value::F32(x.sqrt()),
