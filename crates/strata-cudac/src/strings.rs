@@ -224,7 +224,7 @@ impl Lx {
         let and = |a: Expr, b: Expr| Expr::Binary(BinOp::And, Box::new(a), Box::new(b));
         let step_stmt = self.ptr_step(q, c8, int(1, ScalarTy::I64), false, span);
         let step = || step_stmt.clone();
-        let blank = [b' ', b'\t', b'\n', b'\r', 11, 12].iter().map(|&c| is(ch(), c)).reduce(or).unwrap();
+        let blank = [b'\t', b'\n', b'\r', 11, 12].iter().fold(is(ch(), b' '), |acc, &c| or(acc, is(ch(), c)));
         let digit = and(
             Expr::Binary(BinOp::Ge, Box::new(ch()), Box::new(int(u128::from(b'0'), ScalarTy::I32))),
             Expr::Binary(BinOp::Le, Box::new(ch()), Box::new(int(u128::from(b'9'), ScalarTy::I32))),
