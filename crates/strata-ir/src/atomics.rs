@@ -1,12 +1,16 @@
 //! The prelude's device-wide atomics as IR builtins: `atomic_<op>_at_<t>` becomes
 //! [`Builtin::AtomicAt`], and the host's `gpu_global_alloc_atomic_<t>` and
-//! `copy_atomic_to_host_<t>` are the plain copies (an atomic is laid out as the value it holds).
+//! `copy_atomic_to_host_<t>` are the plain copies (an atomic is laid out as the value it holds);
+//! `thread_fence()` is [`Builtin::Fence`].
 
 use crate::ir::{AtomicAtOp, AtomicOp, Builtin, ScalarTy};
 
 /// The builtin of a prelude function of the atomics family, by its name; `None` for any other
 /// name (and for `atomic_fetch_add_at_i32`, the older [`Builtin::AtomicFetchAddAt`]).
 pub fn atomic_builtin(name: &str) -> Option<Builtin> {
+    if name == "thread_fence" {
+        return Some(Builtin::Fence);
+    }
     if let Some(t) = name.strip_prefix("gpu_global_alloc_atomic_") {
         return scalar(t).map(|_| Builtin::GlobalAllocCopy);
     }
@@ -57,6 +61,7 @@ mod tests {
         assert_eq!(atomic_builtin("atomic_load_at_i64"), Some(Builtin::AtomicAt(AtomicAtOp::Load, ScalarTy::I64)));
         assert_eq!(atomic_builtin("gpu_global_alloc_atomic_f64"), Some(Builtin::GlobalAllocCopy));
         assert_eq!(atomic_builtin("copy_atomic_to_host_u32"), Some(Builtin::CopyToHost));
+        assert_eq!(atomic_builtin("thread_fence"), Some(Builtin::Fence));
         assert_eq!(atomic_builtin("atomic_fetch_add_at"), None);
         assert_eq!(atomic_builtin("atomic_fetch_nand_at_u32"), None);
         assert_eq!(atomic_builtin("atomic_load_at_bool"), None);
