@@ -17,8 +17,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, AtomicAtOp, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit, LocalId, MathFn,
-    PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicAtOp, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit,
+    LocalId, MathFn, PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");

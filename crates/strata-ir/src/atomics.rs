@@ -56,8 +56,14 @@ mod tests {
 
     #[test]
     fn names_map_to_operations() {
-        assert_eq!(atomic_builtin("atomic_fetch_max_at_f32"), Some(Builtin::AtomicAt(AtomicAtOp::Rmw(AtomicOp::Max), ScalarTy::F32)));
-        assert_eq!(atomic_builtin("atomic_compare_exchange_at_u64"), Some(Builtin::AtomicAt(AtomicAtOp::Rmw(AtomicOp::Cas), ScalarTy::U64)));
+        assert_eq!(
+            atomic_builtin("atomic_fetch_max_at_f32"),
+            Some(Builtin::AtomicAt(AtomicAtOp::Rmw(AtomicOp::Max), ScalarTy::F32))
+        );
+        assert_eq!(
+            atomic_builtin("atomic_compare_exchange_at_u64"),
+            Some(Builtin::AtomicAt(AtomicAtOp::Rmw(AtomicOp::Cas), ScalarTy::U64))
+        );
         assert_eq!(atomic_builtin("atomic_load_at_i64"), Some(Builtin::AtomicAt(AtomicAtOp::Load, ScalarTy::I64)));
         assert_eq!(atomic_builtin("gpu_global_alloc_atomic_f64"), Some(Builtin::GlobalAllocCopy));
         assert_eq!(atomic_builtin("copy_atomic_to_host_u32"), Some(Builtin::CopyToHost));

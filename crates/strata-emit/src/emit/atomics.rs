@@ -10,7 +10,14 @@ use super::*;
 
 impl Emitter<'_> {
     /// `AtomicAt(op, t)` with its arguments: atoms, index, values, length.
-    pub(super) fn atomic_at(&self, cx: &Cx, op: AtomicAtOp, t: ScalarTy, args: &[Expr], span: Span) -> Result<String, E> {
+    pub(super) fn atomic_at(
+        &self,
+        cx: &Cx,
+        op: AtomicAtOp,
+        t: ScalarTy,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<String, E> {
         let arg = |i: usize| -> Result<String, E> {
             match args.get(i) {
                 Some(a) => self.expr(cx, a),
@@ -18,7 +25,8 @@ impl Emitter<'_> {
             }
         };
         let len = arg(2 + op.values())?;
-        let elem = format!("&({})[strata_index((uint64_t)({}), (uint64_t)({len}), {})]", arg(0)?, arg(1)?, self.at(span));
+        let elem =
+            format!("&({})[strata_index((uint64_t)({}), (uint64_t)({len}), {})]", arg(0)?, arg(1)?, self.at(span));
         let mut call = vec![elem];
         for i in 0..op.values() {
             call.push(format!("({})({})", scalar_c(t), arg(2 + i)?));
@@ -46,7 +54,10 @@ impl Emitter<'_> {
             AtomicAtOp::Rmw(AtomicOp::Exch) => {
                 format!("{ct} r;\n    __atomic_exchange(p, &v, &r, __ATOMIC_RELAXED);\n    return r;")
             }
-            AtomicAtOp::Rmw(AtomicOp::Cas) if !float => "__atomic_compare_exchange_n(p, &v, w, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);\n    return v;".to_string(),
+            AtomicAtOp::Rmw(AtomicOp::Cas) if !float => {
+                "__atomic_compare_exchange_n(p, &v, w, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);\n    return v;"
+                    .to_string()
+            }
             AtomicAtOp::Rmw(o @ (AtomicOp::Add | AtomicOp::Sub | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor))
                 if !float =>
             {
@@ -88,7 +99,9 @@ impl Emitter<'_> {
             AtomicAtOp::Store => format!("*(volatile {ct} *)p = v;"),
             AtomicAtOp::Rmw(AtomicOp::Add) => call("atomicAdd", "v"),
             // `atomicSub` only exists for 32-bit integers; `o - v` is `o + (-v)` (wrapping).
-            AtomicAtOp::Rmw(AtomicOp::Sub) if wide || float => call("atomicAdd", if float { "-v" } else { "0ull - (unsigned long long)v" }),
+            AtomicAtOp::Rmw(AtomicOp::Sub) if wide || float => {
+                call("atomicAdd", if float { "-v" } else { "0ull - (unsigned long long)v" })
+            }
             AtomicAtOp::Rmw(AtomicOp::Sub) => call("atomicSub", "v"),
             AtomicAtOp::Rmw(AtomicOp::And) => call("atomicAnd", "v"),
             AtomicAtOp::Rmw(AtomicOp::Or) => call("atomicOr", "v"),
@@ -107,7 +120,11 @@ impl Emitter<'_> {
                     _ => "v",
                 };
                 let (bits, to_f, to_b) = if wide {
-                    ("unsigned long long", "__longlong_as_double((long long)want)", "(unsigned long long)__double_as_longlong(n)")
+                    (
+                        "unsigned long long",
+                        "__longlong_as_double((long long)want)",
+                        "(unsigned long long)__double_as_longlong(n)",
+                    )
                 } else {
                     ("unsigned int", "__uint_as_float(want)", "__float_as_uint(n)")
                 };
