@@ -415,11 +415,11 @@ fn scalar(s: ScalarTy) -> Option<&'static str> {
     Some(match s {
         ScalarTy::Bool => "bool",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "i32",
-        ScalarTy::I64 => "i64",
+        ScalarTy::I64 | ScalarTy::AtomicI64 => "i64",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",
-        ScalarTy::U64 => "u64",
-        ScalarTy::F32 => "f32",
-        ScalarTy::F64 => "f64",
+        ScalarTy::U64 | ScalarTy::AtomicU64 => "u64",
+        ScalarTy::F32 | ScalarTy::AtomicF32 => "f32",
+        ScalarTy::F64 | ScalarTy::AtomicF64 => "f64",
         ScalarTy::Unit => return None,
     })
 }

@@ -20,6 +20,12 @@ pub const PATH_ALIASES: &[(&str, &str)] = &[
     ("CpuHeap::new", "cpu_heap_new"),
     ("GpuGlobal::alloc_copy", "gpu_global_alloc_copy"),
     ("Stream::new", "stream_new"),
+    ("GpuGlobal::alloc_atomic_i32", "gpu_global_alloc_atomic_i32"),
+    ("GpuGlobal::alloc_atomic_u32", "gpu_global_alloc_atomic_u32"),
+    ("GpuGlobal::alloc_atomic_i64", "gpu_global_alloc_atomic_i64"),
+    ("GpuGlobal::alloc_atomic_u64", "gpu_global_alloc_atomic_u64"),
+    ("GpuGlobal::alloc_atomic_f32", "gpu_global_alloc_atomic_f32"),
+    ("GpuGlobal::alloc_atomic_f64", "gpu_global_alloc_atomic_f64"),
 ];
 
 #[derive(Debug)]

@@ -446,7 +446,9 @@ pub fn byte_size(t: &Ty) -> Option<Nat> {
         Ty::Scalar(s) => Some(Nat::lit(match s {
             ScalarTy::Bool => 1,
             ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 => 8,
-            ScalarTy::I32 | ScalarTy::U32 | ScalarTy::F32 | ScalarTy::AtomicU32 | ScalarTy::AtomicI32 => 4,
+            ScalarTy::AtomicU64 | ScalarTy::AtomicI64 | ScalarTy::AtomicF64 => 8,
+            ScalarTy::I32 | ScalarTy::U32 | ScalarTy::F32 => 4,
+            ScalarTy::AtomicU32 | ScalarTy::AtomicI32 | ScalarTy::AtomicF32 => 4,
             // The C dialects store a unit as an `int`.
             ScalarTy::Unit => 4,
         })),

@@ -86,7 +86,7 @@ impl Ty {
     /// Values of this type are copied, not moved (T-READ-BY-COPY).
     pub fn is_copy(&self) -> bool {
         match self {
-            Ty::Scalar(s) => !matches!(s, ScalarTy::AtomicU32 | ScalarTy::AtomicI32),
+            Ty::Scalar(s) => !s.is_atomic(),
             Ty::Ref { own, .. } => *own == Ownership::Shrd,
             Ty::Tuple(ts) => ts.iter().all(Ty::is_copy),
             Ty::Array(t, _) => t.is_copy(),

@@ -17,7 +17,8 @@
 //! sizes with `-`, `/` and `2^e` over loop variables; `gpu.block`/`gpu.warp`/`gpu.thread`
 //! functions and the results of `gpu.warp` and `Any` functions given a warp's part, in
 //! conditions; a warp's coordinate (`warp.idx`) in conditions; shared memory declared for each
-//! warp (always refused); warp shuffles and ballots; in the host `main`, random sequences of launches,
+//! warp (always refused); warp shuffles and ballots; global atomics (`AtomicI32`, `AtomicF64`) updated
+//! at run-time indices by one order-independent operation each; in the host `main`, random sequences of launches,
 //! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
@@ -430,9 +431,32 @@ struct Gen {
     opened: Vec<bool>,
     /// Loops nested at most this deep (`STRATA_SOUNDNESS_MAX_LOOPS`, default [`MAX_LOOPS`]).
     max_loops: usize,
+    /// The kernel has global atomics `c: [AtomicI32; 4]` and `cf: [AtomicF64; 4]` (issue 23),
+    /// updated only by these operations (`fetch_add`, …) respectively.
+    atomics: Option<(&'static str, &'static str)>,
 }
 
 impl Gen {
+    /// An update of the kernel's global atomics at an element chosen by a run-time value, by the
+    /// program's one operation for each array ([`Gen::atomics`]): one operation whose final result
+    /// does not depend on the order of the threads (integer add/min/max/and/or/xor; float add of
+    /// whole numbers, which is exact, and min/max), so that every schedule and the cpu device
+    /// print the same (different operations on one element do not commute).
+    fn atomic_stmt(&mut self, cx: &ThreadCx, loops: &[(String, usize)], locals: &[String]) {
+        let i = self.ro_expr(cx, loops, locals);
+        let v = self.ro_expr(cx, loops, locals);
+        let Some((op_i, op_f)) = self.atomics else { return };
+        if self.rng.chance(60) {
+            let op = op_i;
+            self.mark(format!("atomic_{op}_at_i32 on global atomics at a run-time index"));
+            self.line(&format!("atomic_{op}_at_i32(c, (({i}) as u32) % 4, {v});"));
+        } else {
+            let op = op_f;
+            self.mark(format!("atomic_{op}_at_f64 on global atomics at a run-time index"));
+            self.line(&format!("atomic_{op}_at_f64(cf, (({i}) as u32) % 4, ({v}) as f64);"));
+        }
+    }
+
     fn line(&mut self, s: &str) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -842,6 +866,10 @@ impl Gen {
     ) {
         let n = self.rng.range(1, 3);
         for _ in 0..n {
+            if self.atomics.is_some() && !self.in_helper && self.rng.chance(15) {
+                self.atomic_stmt(cx, loops, locals);
+                continue;
+            }
             let writable: Vec<usize> = (0..cx.arrays.len()).filter(|&i| cx.arrays[i].writable).collect();
             // Lanes exchange values often.
             let k = if cx.lane && self.rng.chance(25) { 13 } else { self.rng.below(18) };
@@ -1797,6 +1825,7 @@ fn generate(seed: u64) -> Program {
             .collect(),
         opened: Vec::new(),
         max_loops: std::env::var("STRATA_SOUNDNESS_MAX_LOOPS").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_LOOPS),
+        atomics: None,
     };
     let r = &mut g.rng;
     r.clean = r.chance(50);
@@ -1837,6 +1866,12 @@ fn generate(seed: u64) -> Program {
     let shared = top >= 3 && r.chance(60);
     let forall = if gdims.len() == 1 { "[grid.blocks.forall(X)]" } else { "[grid.blocks.forall(X).forall(Y)]" };
     let mut params = format!("a: &shrd gpu.global {}, b: &uniq gpu.global {}", ty(&shape), ty(&shape));
+    if g.rng.chance(30) {
+        let op_i = g.rng.pick(&["fetch_add", "fetch_min", "fetch_max", "fetch_and", "fetch_or", "fetch_xor"]);
+        let op_f = g.rng.pick(&["fetch_add", "fetch_min", "fetch_max"]);
+        g.atomics = Some((op_i, op_f));
+        params.push_str(", c: &shrd gpu.global [AtomicI32; 4], cf: &shrd gpu.global [AtomicF64; 4]");
+    }
     if shared {
         write!(params, ", {forall} s: &uniq gpu.shared {}", ty(&tdims)).unwrap();
     }
@@ -1999,7 +2034,14 @@ fn generate(seed: u64) -> Program {
     fill(&mut g, "hb", 13, 5, 50);
     g.line("let da = GpuGlobal::alloc_copy(&shrd ha);");
     g.line("let mut db = GpuGlobal::alloc_copy(&shrd hb);");
-    let launch = format!("k::<<<{}, {}>>>(&shrd da, &uniq db);", xy(&gdims), xy(&tdims));
+    let atomic_args = if g.atomics.is_some() { ", &shrd dc, &shrd dcf" } else { "" };
+    if g.atomics.is_some() {
+        g.line("let hc = CpuHeap::new([0i32, 1000, -1000, -1]);");
+        g.line("let dc = GpuGlobal::alloc_atomic_i32(&shrd hc);");
+        g.line("let hcf = CpuHeap::new([0.0f64, 1000.0, -1000.0, 0.5]);");
+        g.line("let dcf = GpuGlobal::alloc_atomic_f64(&shrd hcf);");
+    }
+    let launch = format!("k::<<<{}, {}>>>(&shrd da, &uniq db{atomic_args});", xy(&gdims), xy(&tdims));
     if !run_time && g.rng.chance(25) {
         // Streams (issue 14): a random sequence of launches, asynchronous copies and host uses
         // on two streams, with random synchronisations. The checker must reject every sequence
@@ -2013,7 +2055,7 @@ fn generate(seed: u64) -> Program {
             let st = g.rng.pick(&["s1", "s2"]);
             let line = match g.rng.below(9) {
                 0 => format!("copy_mem_to_gpu_async(&uniq db, &shrd hb, &{st});"),
-                1 | 2 => format!("k::<<<{cfg}, {st}>>>(&shrd da, &uniq db);"),
+                1 | 2 => format!("k::<<<{cfg}, {st}>>>(&shrd da, &uniq db{atomic_args});"),
                 3 => format!("copy_mem_to_host_async(&shrd db, &uniq hb, &{st});"),
                 4 | 5 => format!("stream_sync(&{st});"),
                 6 => {
@@ -2036,6 +2078,14 @@ fn generate(seed: u64) -> Program {
     }
     g.line("copy_mem_to_host(&shrd db, &uniq hb);");
     g.line("println(hb);");
+    if g.atomics.is_some() {
+        g.line("let mut rc = CpuHeap::new([0i32; 4]);");
+        g.line("copy_atomic_to_host_i32(&shrd dc, &uniq rc);");
+        g.line("println(rc);");
+        g.line("let mut rcf = CpuHeap::new([0.0f64; 4]);");
+        g.line("copy_atomic_to_host_f64(&shrd dcf, &uniq rcf);");
+        g.line("println(rcf);");
+    }
     g.indent -= 1;
     g.line("}");
     if g.made_mistake.get() {

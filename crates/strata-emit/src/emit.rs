@@ -4,6 +4,7 @@
 //! kernel executes the thread hierarchy and how host code launches it: [`c`] (the cpu device:
 //! blocks as OpenMP loop iterations, threads as loops) and [`cuda`] (`__global__` functions).
 
+mod atomics;
 mod c;
 mod cuda;
 mod streams;
@@ -16,8 +17,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit, LocalId, MathFn,
-    PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicAtOp, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit,
+    LocalId, MathFn, PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -37,11 +38,11 @@ pub(crate) fn scalar_c(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "int32_t",
-        ScalarTy::I64 => "int64_t",
+        ScalarTy::I64 | ScalarTy::AtomicI64 => "int64_t",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "uint32_t",
-        ScalarTy::U64 => "uint64_t",
-        ScalarTy::F32 => "float",
-        ScalarTy::F64 => "double",
+        ScalarTy::U64 | ScalarTy::AtomicU64 => "uint64_t",
+        ScalarTy::F32 | ScalarTy::AtomicF32 => "float",
+        ScalarTy::F64 | ScalarTy::AtomicF64 => "double",
         ScalarTy::Unit => "int",
     }
 }
@@ -70,11 +71,11 @@ fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
             Ty::Scalar(s) => out.push_str(match s {
                 ScalarTy::Bool => "b",
                 ScalarTy::I32 | ScalarTy::AtomicI32 => "i",
-                ScalarTy::I64 => "l",
+                ScalarTy::I64 | ScalarTy::AtomicI64 => "l",
                 ScalarTy::U32 | ScalarTy::AtomicU32 => "u",
-                ScalarTy::U64 => "m",
-                ScalarTy::F32 => "f",
-                ScalarTy::F64 => "d",
+                ScalarTy::U64 | ScalarTy::AtomicU64 => "m",
+                ScalarTy::F32 | ScalarTy::AtomicF32 => "f",
+                ScalarTy::F64 | ScalarTy::AtomicF64 => "d",
                 ScalarTy::Unit => "v",
             }),
             Ty::Nat => out.push('n'),
@@ -258,7 +259,7 @@ fn const_params(p: &Program) -> Vec<HashSet<LocalId>> {
 
 fn has_atomics(t: &Ty) -> bool {
     match t {
-        Ty::Scalar(s) => matches!(s, ScalarTy::AtomicI32 | ScalarTy::AtomicU32),
+        Ty::Scalar(s) => s.is_atomic(),
         Ty::Array { elem, .. } => has_atomics(elem),
         Ty::Tuple(ts) => ts.iter().any(has_atomics),
         Ty::Ref(x, _) | Ty::Owned(x, _) => has_atomics(x),
@@ -1183,6 +1184,7 @@ impl<'p> Emitter<'p> {
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
             Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t), _, _) => Ty::Scalar(*t),
+            Expr::Builtin(Builtin::AtomicAt(op, t), _, _) if *op != AtomicAtOp::Store => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
@@ -1240,11 +1242,11 @@ impl<'p> Emitter<'p> {
                 Lit::Unit => "0".into(),
                 Lit::Int(v, s) => match s {
                     ScalarTy::I32 | ScalarTy::AtomicI32 => format!("INT32_C({v})"),
-                    ScalarTy::I64 => format!("INT64_C({v})"),
+                    ScalarTy::I64 | ScalarTy::AtomicI64 => format!("INT64_C({v})"),
                     ScalarTy::U32 | ScalarTy::AtomicU32 => format!("UINT32_C({v})"),
-                    ScalarTy::U64 => format!("UINT64_C({v})"),
-                    ScalarTy::F32 => format!("{v}.0f"),
-                    ScalarTy::F64 => format!("{v}.0"),
+                    ScalarTy::U64 | ScalarTy::AtomicU64 => format!("UINT64_C({v})"),
+                    ScalarTy::F32 | ScalarTy::AtomicF32 => format!("{v}.0f"),
+                    ScalarTy::F64 | ScalarTy::AtomicF64 => format!("{v}.0"),
                     ScalarTy::Bool => (*v != 0).to_string(),
                     ScalarTy::Unit => "0".into(),
                 },
@@ -1472,11 +1474,12 @@ impl<'p> Emitter<'p> {
             Builtin::AtomicLoad => format!("__atomic_load_n({}, __ATOMIC_RELAXED)", arg(0)?),
             Builtin::AtomicStore => format!("__atomic_store_n({}, {}, __ATOMIC_RELAXED)", arg(0)?, arg(1)?),
             Builtin::AtomicFetchAddAt => format!("__atomic_fetch_add({}, {}, __ATOMIC_RELAXED)", elem_at()?, arg(2)?),
+            Builtin::AtomicAt(op, t) => self.atomic_at(cx, op, t, args, span)?,
             Builtin::AtomicRmw(op, t) if self.cuda => {
                 // CUDA declares its 64-bit atomics on `(unsigned) long long`, not on `(u)int64_t`.
                 let (p, v) = match t {
-                    ScalarTy::U64 => ("(unsigned long long *)", "(unsigned long long)"),
-                    ScalarTy::I64 => ("(long long *)", "(long long)"),
+                    ScalarTy::U64 | ScalarTy::AtomicU64 => ("(unsigned long long *)", "(unsigned long long)"),
+                    ScalarTy::I64 | ScalarTy::AtomicI64 => ("(long long *)", "(long long)"),
                     _ => ("", ""),
                 };
                 let rest = if op == AtomicOp::Cas { format!(", {v}({})", arg(2)?) } else { String::new() };
@@ -1689,8 +1692,8 @@ impl<'p> Emitter<'p> {
         for (i, t) in ts.iter().enumerate() {
             let Ty::Scalar(st) = t else { return Err(unsupported(span, "`fill_random` of nested tuples")) };
             let value = match st {
-                ScalarTy::F32 => "(float)((double)(x >> 11) / 9007199254740992.0)".to_string(),
-                ScalarTy::F64 => "((double)(x >> 11) / 9007199254740992.0)".to_string(),
+                ScalarTy::F32 | ScalarTy::AtomicF32 => "(float)((double)(x >> 11) / 9007199254740992.0)".to_string(),
+                ScalarTy::F64 | ScalarTy::AtomicF64 => "((double)(x >> 11) / 9007199254740992.0)".to_string(),
                 ScalarTy::Bool => "((x & 1) == 1)".to_string(),
                 other => format!("({})(x % 100)", scalar_c(*other)),
             };
@@ -1919,11 +1922,11 @@ fn scalar_suffix(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
         ScalarTy::I32 | ScalarTy::AtomicI32 | ScalarTy::Unit => "i32",
-        ScalarTy::I64 => "i64",
+        ScalarTy::I64 | ScalarTy::AtomicI64 => "i64",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",
-        ScalarTy::U64 => "u64",
-        ScalarTy::F32 => "f32",
-        ScalarTy::F64 => "f64",
+        ScalarTy::U64 | ScalarTy::AtomicU64 => "u64",
+        ScalarTy::F32 | ScalarTy::AtomicF32 => "f32",
+        ScalarTy::F64 | ScalarTy::AtomicF64 => "f64",
     }
 }
 

@@ -243,6 +243,14 @@ pub enum Builtin {
     /// argument 1, it becomes argument 2). The value is the element's old value. Integers wrap.
     /// Not logged by the race check, like every atomic.
     AtomicRmw(AtomicOp, ScalarTy),
+    /// `AtomicAt(op, t)`: an atomic operation of the prelude's `atomic_<op>_at_<t>` family on
+    /// element `index` of the array of atomics `atoms` points to; the arguments are `atoms`,
+    /// `index`, the operation's values (none for `Load`, `expected` and `desired` for `Cas`) and
+    /// last the referenced array's length (an `Expr::Nat`), against which every device checks
+    /// `index` (E0903). `t` is the plain type the atomic holds. The value is the element's old
+    /// value (`()` for `Store`). Integers wrap; float min/max keep the old value where either is
+    /// NaN (`v < o`/`v > o` is false). Exempt from the race check against other atomics.
+    AtomicAt(AtomicAtOp, ScalarTy),
     Print,
     /// `print`: `Print` without the final newline.
     PrintInline,
@@ -386,6 +394,25 @@ pub fn npy_dims(args: &[Expr], skip: usize) -> Vec<IExpr> {
             _ => None,
         })
         .collect()
+}
+
+/// The operation of [`Builtin::AtomicAt`]: a load, a store or a read-modify-write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomicAtOp {
+    Load,
+    Store,
+    Rmw(AtomicOp),
+}
+
+impl AtomicAtOp {
+    /// How many values the operation takes after the index.
+    pub fn values(self) -> usize {
+        match self {
+            AtomicAtOp::Load => 0,
+            AtomicAtOp::Rmw(AtomicOp::Cas) => 2,
+            AtomicAtOp::Store | AtomicAtOp::Rmw(_) => 1,
+        }
+    }
 }
 
 /// The operation of [`Builtin::AtomicRmw`]: the new value from the old one `o` and the arguments.

@@ -1,5 +1,6 @@
 //! The Strata IR ([`ir`]) and the lowering from checked syntax.
 
+mod atomics;
 pub mod collectives;
 pub mod ir;
 pub mod library;

@@ -1741,7 +1741,7 @@ impl<'a> FnLower<'_, 'a> {
             "npy_len" => Some(Builtin::NpyLen),
             "npy_dim" => Some(Builtin::NpyDim),
             "load_npy" | "save_npy" => return self.npy_call(&name, args, span),
-            _ => math_builtin(&name),
+            _ => crate::atomics::atomic_builtin(&name).or_else(|| math_builtin(&name)),
         };
         if let Some(e) = self.stream_call(&name, args, span) {
             return e;
@@ -1779,6 +1779,13 @@ impl<'a> FnLower<'_, 'a> {
             match self.call_nats(span).into_iter().next() {
                 Some(n) => lowered.push(Expr::Nat(n)),
                 None => self.err(span, "`atomic_fetch_add_at` whose array length the checker did not record"),
+            }
+        }
+        if let Some(Builtin::AtomicAt(op, _)) = builtin {
+            // As for `atomic_fetch_add_at`: the bound is the referenced array's length.
+            match self.call_nats(span).into_iter().next() {
+                Some(n) if lowered.len() == 2 + op.values() => lowered.push(Expr::Nat(n)),
+                _ => self.err(span, "an atomic operation whose array length the checker did not record"),
             }
         }
         if let (Some(Builtin::Math(ir::MathFn::Fmin, t)), true, 3) =

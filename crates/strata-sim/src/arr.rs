@@ -156,11 +156,11 @@ impl Arr {
         let data = match t {
             ScalarTy::Bool => Data::Bool(mem::try_vec(n, false).map_err(|_| whole(1))?),
             ScalarTy::I32 | ScalarTy::AtomicI32 => Data::I32(mem::try_vec(n, 0).map_err(|_| whole(4))?),
-            ScalarTy::I64 => Data::I64(mem::try_vec(n, 0).map_err(|_| whole(8))?),
+            ScalarTy::I64 | ScalarTy::AtomicI64 => Data::I64(mem::try_vec(n, 0).map_err(|_| whole(8))?),
             ScalarTy::U32 | ScalarTy::AtomicU32 => Data::U32(mem::try_vec(n, 0).map_err(|_| whole(4))?),
-            ScalarTy::U64 => Data::U64(mem::try_vec(n, 0).map_err(|_| whole(8))?),
-            ScalarTy::F32 => Data::F32(mem::try_vec(n, 0.0).map_err(|_| whole(4))?),
-            ScalarTy::F64 => Data::F64(mem::try_vec(n, 0.0).map_err(|_| whole(8))?),
+            ScalarTy::U64 | ScalarTy::AtomicU64 => Data::U64(mem::try_vec(n, 0).map_err(|_| whole(8))?),
+            ScalarTy::F32 | ScalarTy::AtomicF32 => Data::F32(mem::try_vec(n, 0.0).map_err(|_| whole(4))?),
+            ScalarTy::F64 | ScalarTy::AtomicF64 => Data::F64(mem::try_vec(n, 0.0).map_err(|_| whole(8))?),
             ScalarTy::Unit => {
                 return Ok(Arr { data: Data::Any(mem::try_vec(n, Value::Uninit)?), init: None, missing: 0, hint: 0 })
             }
@@ -589,11 +589,11 @@ fn empty(t: ScalarTy) -> Data {
     match t {
         ScalarTy::Bool => Data::Bool(Vec::new()),
         ScalarTy::I32 | ScalarTy::AtomicI32 => Data::I32(Vec::new()),
-        ScalarTy::I64 => Data::I64(Vec::new()),
+        ScalarTy::I64 | ScalarTy::AtomicI64 => Data::I64(Vec::new()),
         ScalarTy::U32 | ScalarTy::AtomicU32 => Data::U32(Vec::new()),
-        ScalarTy::U64 => Data::U64(Vec::new()),
-        ScalarTy::F32 => Data::F32(Vec::new()),
-        ScalarTy::F64 => Data::F64(Vec::new()),
+        ScalarTy::U64 | ScalarTy::AtomicU64 => Data::U64(Vec::new()),
+        ScalarTy::F32 | ScalarTy::AtomicF32 => Data::F32(Vec::new()),
+        ScalarTy::F64 | ScalarTy::AtomicF64 => Data::F64(Vec::new()),
         ScalarTy::Unit => Data::Any(Vec::new()),
     }
 }

@@ -10,6 +10,7 @@
 //! which threads run, so a race is found under every schedule.
 
 mod arr;
+mod atomics;
 mod cfmt;
 mod crand;
 pub mod finding;
@@ -1450,32 +1451,13 @@ impl Machine<'_, '_> {
             Builtin::AtomicRmw(op, t) => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let old = self.read_raw(buf, off, who, span, true)?.cast(t);
-                let (v, w) = (arg(1).cast(t), arg(2).cast(t));
-                let pick = |cmp: BinOp| match binary(cmp, v.clone(), old.clone()) {
-                    Some(Value::Bool(true)) => Some(v.clone()),
-                    Some(_) => Some(old.clone()),
-                    None => None,
-                };
-                let new = match op {
-                    ir::AtomicOp::Add => binary(BinOp::Add, old.clone(), v.clone()),
-                    ir::AtomicOp::Sub => binary(BinOp::Sub, old.clone(), v.clone()),
-                    ir::AtomicOp::And => binary(BinOp::BitAnd, old.clone(), v.clone()),
-                    ir::AtomicOp::Or => binary(BinOp::BitOr, old.clone(), v.clone()),
-                    ir::AtomicOp::Xor => binary(BinOp::BitXor, old.clone(), v.clone()),
-                    ir::AtomicOp::Exch => Some(v.clone()),
-                    ir::AtomicOp::Min => pick(BinOp::Lt),
-                    ir::AtomicOp::Max => pick(BinOp::Gt),
-                    ir::AtomicOp::Cas => match binary(BinOp::Eq, old.clone(), v.clone()) {
-                        Some(Value::Bool(true)) => Some(w),
-                        _ => Some(old.clone()),
-                    },
-                };
-                let new = new.ok_or_else(|| {
+                let new = atomics::rmw_value(op, &old, &arg(1).cast(t), &arg(2).cast(t)).ok_or_else(|| {
                     fail(codes::UNSUPPORTED, format!("`{}` on this value", op.cuda_name()), span, "this atomic")
                 })?;
                 self.write_raw(buf, off, new, who, span, true)?;
                 old
             }
+            Builtin::AtomicAt(op, t) => self.atomic_at(op, t, &vs, span, who)?,
             Builtin::FillRandom => {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let mut state = arg(1).as_u64().unwrap_or(0);

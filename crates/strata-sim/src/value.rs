@@ -94,11 +94,11 @@ impl Value {
         let float_src = matches!(self, Value::F32(_) | Value::F64(_));
         match t {
             ScalarTy::I32 => Value::I32(if float_src { f as i32 } else { i as i32 }),
-            ScalarTy::I64 => Value::I64(if float_src { f as i64 } else { i as i64 }),
+            ScalarTy::I64 | ScalarTy::AtomicI64 => Value::I64(if float_src { f as i64 } else { i as i64 }),
             ScalarTy::U32 => Value::U32(if float_src { f as u32 } else { i as u32 }),
-            ScalarTy::U64 => Value::U64(if float_src { f as u64 } else { i as u64 }),
-            ScalarTy::F32 => Value::F32(if float_src { f as f32 } else { i as f32 }),
-            ScalarTy::F64 => Value::F64(if float_src { f } else { i as f64 }),
+            ScalarTy::U64 | ScalarTy::AtomicU64 => Value::U64(if float_src { f as u64 } else { i as u64 }),
+            ScalarTy::F32 | ScalarTy::AtomicF32 => Value::F32(if float_src { f as f32 } else { i as f32 }),
+            ScalarTy::F64 | ScalarTy::AtomicF64 => Value::F64(if float_src { f } else { i as f64 }),
             ScalarTy::Bool => Value::Bool(i != 0),
             ScalarTy::AtomicU32 => Value::U32(i as u32),
             ScalarTy::AtomicI32 => Value::I32(i as i32),

@@ -297,6 +297,10 @@ pub enum ScalarTy {
     Unit,
     AtomicU32,
     AtomicI32,
+    AtomicU64,
+    AtomicI64,
+    AtomicF32,
+    AtomicF64,
 }
 
 impl ScalarTy {
@@ -312,6 +316,10 @@ impl ScalarTy {
             ScalarTy::Unit => "()",
             ScalarTy::AtomicU32 => "AtomicU32",
             ScalarTy::AtomicI32 => "AtomicI32",
+            ScalarTy::AtomicU64 => "AtomicU64",
+            ScalarTy::AtomicI64 => "AtomicI64",
+            ScalarTy::AtomicF32 => "AtomicF32",
+            ScalarTy::AtomicF64 => "AtomicF64",
         }
     }
 
@@ -327,8 +335,36 @@ impl ScalarTy {
             "f64" => ScalarTy::F64,
             "AtomicU32" => ScalarTy::AtomicU32,
             "AtomicI32" => ScalarTy::AtomicI32,
+            "AtomicU64" => ScalarTy::AtomicU64,
+            "AtomicI64" => ScalarTy::AtomicI64,
+            "AtomicF32" => ScalarTy::AtomicF32,
+            "AtomicF64" => ScalarTy::AtomicF64,
             _ => return None,
         })
+    }
+
+    /// Whether this is an atomic type (`AtomicU32` … `AtomicF64`): memory only read and written
+    /// by the atomic operations.
+    pub fn is_atomic(self) -> bool {
+        self.plain().is_some()
+    }
+
+    /// The plain type an atomic holds (`u32` for `AtomicU32`); `None` for a plain type.
+    pub fn plain(self) -> Option<ScalarTy> {
+        Some(match self {
+            ScalarTy::AtomicU32 => ScalarTy::U32,
+            ScalarTy::AtomicI32 => ScalarTy::I32,
+            ScalarTy::AtomicU64 => ScalarTy::U64,
+            ScalarTy::AtomicI64 => ScalarTy::I64,
+            ScalarTy::AtomicF32 => ScalarTy::F32,
+            ScalarTy::AtomicF64 => ScalarTy::F64,
+            _ => return None,
+        })
+    }
+
+    /// The value type with the atomics replaced by the plain type they hold.
+    pub fn unatomic(self) -> ScalarTy {
+        self.plain().unwrap_or(self)
     }
 }
 

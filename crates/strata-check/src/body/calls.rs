@@ -496,7 +496,7 @@ impl FnCx<'_> {
         }
         if name.starts_with("shfl_") {
             match ret.defaulted() {
-                Ty::Scalar(s) if !matches!(s, ScalarTy::Unit | ScalarTy::AtomicU32 | ScalarTy::AtomicI32) => {
+                Ty::Scalar(s) if s != ScalarTy::Unit && !s.is_atomic() => {
                     self.types.shuffle_types.insert(span, s);
                 }
                 Ty::Error => {}

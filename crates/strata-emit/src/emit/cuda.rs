@@ -27,8 +27,19 @@ pub(super) fn static_shared(f: &Function) -> bool {
 fn scalar_bytes(s: ScalarTy) -> u64 {
     match s {
         ScalarTy::Bool => 1,
-        ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 => 8,
-        ScalarTy::Unit | ScalarTy::I32 | ScalarTy::U32 | ScalarTy::AtomicI32 | ScalarTy::AtomicU32 | ScalarTy::F32 => 4,
+        ScalarTy::I64
+        | ScalarTy::U64
+        | ScalarTy::F64
+        | ScalarTy::AtomicI64
+        | ScalarTy::AtomicU64
+        | ScalarTy::AtomicF64 => 8,
+        ScalarTy::Unit
+        | ScalarTy::I32
+        | ScalarTy::U32
+        | ScalarTy::AtomicI32
+        | ScalarTy::AtomicU32
+        | ScalarTy::F32
+        | ScalarTy::AtomicF32 => 4,
     }
 }
 
