@@ -225,15 +225,37 @@ fn an_sdk_style_program_checks_every_call_and_prints_errors_to_stderr() {
     }
 }
 
+/// `name` with `args` ends with exit status `status` after printing `want_stdout` and (the
+/// program's own) `want_stderr`, on `sim`, under a random schedule and on the cpu device.
+fn exits_with(name: &str, args: &[&str], status: i32, want_stdout: &str, want_stderr: &str) {
+    for flags in [&[][..], &["--schedule", "random", "--seed", "3"], &["--device", "cpu"]] {
+        let (code, stdout, stderr) = run(name, flags, args);
+        assert_eq!((code, stdout.as_str(), stderr.as_str()), (status, want_stdout, want_stderr), "{name} {flags:?}");
+    }
+}
+
 #[test]
-fn exit_with_success_outside_main_is_refused_not_reported_as_a_failure() {
-    fails_with(
-        "exit_outside_main",
-        &[],
-        "",
-        "13:5: error[E0801]: not supported in CUDA-C yet: `exit(0)` outside `main` (the IR \
-         cannot end the program successfully from another function)",
-    );
+fn exit_anywhere_ends_the_program_with_its_status() {
+    exits_with("exit_outside_main", &[], 0, "usage: prog K [K...]\n", "");
+    exits_with("exit_outside_main", &["3"], 0, "3 6 9 12\n", "");
+    exits_with("exit_outside_main", &["3", "bad"], 1, "", "not a positive number: bad\n");
+}
+
+#[test]
+fn the_status_main_returns_is_the_exit_status() {
+    exits_with("exit_status", &[], 0, "PASSED: sum 120\n", "");
+    exits_with("exit_status", &["64"], 0, "PASSED: sum 2016\n", "");
+    exits_with("exit_status", &["100"], 1, "FAILED: sum 2016\n", "");
+    // `return -1;` is status 255, as C's `exit` keeps the low byte.
+    exits_with("exit_status", &["8", "x"], 255, "PASSED: sum 28\n", "");
+    // `strata check` reports a failure status as the program's own check failing (E0908), at
+    // the `return`.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .current_dir(root())
+        .args(["check", "--format", "short", "--schedules", "0", "tests/cuda_c/exit_status.cu"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

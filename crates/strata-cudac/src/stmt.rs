@@ -81,16 +81,12 @@ impl Lx {
                     (Role::Main, Some(v), _) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
                     (Role::Main, None, _) => out.push(Stmt::Return(None)),
                     (Role::Main, Some(v), _) => {
-                        // The IR has no exit status: a status other than 0 stops the program
-                        // with E0908 here, as `exit(status)` does.
+                        // `return status;` is `exit(status)`: the program's exit status.
                         let (e, et) = self.rvalue(v, src)?;
                         let status = self.convert(e, et, CTy::S(ScalarTy::I32), v, src)?;
                         let span = self.span(n, src);
                         self.flush(out);
-                        let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
-                        let stop = Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
-                        out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
-                        out.push(Stmt::Return(None));
+                        self.exit_stmts(true, status, span, out);
                     }
                     (_, None, None) => out.push(Stmt::Return(None)),
                     (_, Some(v), Some(t)) => {
