@@ -338,3 +338,30 @@ fn switch_on_chars_of_a_string() {
 fn clock_is_zero_on_both_devices() {
     runs_and_prints("clock_timing", &[], "sum 499500 in 0.000 ms\n");
 }
+
+#[test]
+fn function_templates_are_instantiated_at_their_calls_and_launches() {
+    runs_and_prints(
+        "templates",
+        &[],
+        "0 0.0\n6 2.0\n12 4.0\n18 6.0\n24 8.0\n30 10.0\n36 12.0\n42 14.0\nmax 42 14.0\nsums 496 1520\n\
+         pairs 2 1.0 9 7.0\n",
+    );
+}
+
+#[test]
+fn templates_outside_the_supported_forms_are_each_refused() {
+    let (code, stdout, stderr) = run("template_refused", &[], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    let f = "tests/cuda_c/template_refused.cu";
+    assert_eq!(
+        stderr,
+        format!(
+            "{f}:6:1: error[E0801]: not supported in CUDA-C yet: templates other than function templates\n\
+             {f}:11:11: error[E0801]: not supported in CUDA-C yet: this template parameter (default template \
+             arguments, template template parameters and parameter packs are not supported)\n\
+             {f}:17:46: error[E0801]: not supported in CUDA-C yet: a call of template `zero` whose `T` cannot be \
+             deduced here (write `zero<type>`)\n"
+        )
+    );
+}

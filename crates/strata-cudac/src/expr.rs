@@ -405,7 +405,8 @@ impl Lx {
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "char_literal" => Ok(self.char_value(n, src)?.into()),
-            "identifier" => {
+            // (`type_identifier`: a name as a template argument, `k<threads>`.)
+            "identifier" | "type_identifier" => {
                 // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
                 // other variable hides a file-level `const` of its name.
                 if let Some(v) = self.lookup(self.text(n, src)) {

@@ -23,9 +23,9 @@ impl Lx {
 
     pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let fnode = self.child(n, "function", src)?;
-        let name = self.text(fnode, src).to_string();
         let span = self.span(n, src);
         let args = self.args(n, src)?;
+        let name = self.callee_name(fnode, &args, src)?;
         let mut c = n.walk();
         let launch = n.children(&mut c).find(|x| x.kind() == "kernel_call_syntax");
         if let Some(cfg) = launch {
@@ -647,8 +647,8 @@ impl Lx {
         if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
             return Err(self.unsupported(n, src, "a kernel launch used as a value"));
         }
-        let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        let name = self.callee_name(fnode, &args, src)?;
         if let Some(m) = self.fn_macros.get(&name).cloned() {
             return self.macro_value(n, &m, src);
         }
