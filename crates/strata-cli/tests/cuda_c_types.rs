@@ -365,3 +365,8 @@ fn templates_outside_the_supported_forms_are_each_refused() {
         )
     );
 }
+
+#[test]
+fn cpp_new_delete_calloc_and_dim3_of_names() {
+    runs_and_prints("cpp_new", &[], "threads 16, sum 60.0, block 4 x 4\n");
+}
