@@ -227,6 +227,10 @@ impl Lx {
                 self.flush(out);
                 out.push(Stmt::Store { place, value: cast(int(v, ScalarTy::I32), ScalarTy::I32, t) });
             }
+            "cudaGetDeviceProperties" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                self.device_properties(n, &args, src, out)?;
+            }
             "srand" if !self.sigs.contains_key(&name) => {
                 host_only(self)?;
                 want(self, 1)?;
@@ -699,6 +703,7 @@ impl Lx {
                 | "cudaGetDeviceCount"
                 | "cudaGetDevice"
                 | "cudaSetDevice"
+                | "cudaGetDeviceProperties"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
             // The call happens before the expression; its status is always `cudaSuccess` on

@@ -188,6 +188,7 @@ pub(crate) fn lower_with_globals(
         pending: Default::default(),
     };
     lx.vector_types();
+    lx.device_prop_type();
     syntax_errors(file, tree.root_node(), &src).map_err(one)?;
     let root = tree.root_node();
     lx.declare(root, &src).map_err(one)?;
