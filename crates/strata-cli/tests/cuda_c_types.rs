@@ -370,3 +370,8 @@ fn templates_outside_the_supported_forms_are_each_refused() {
 fn cpp_new_delete_calloc_and_dim3_of_names() {
     runs_and_prints("cpp_new", &[], "threads 16, sum 60.0, block 4 x 4\n");
 }
+
+#[test]
+fn device_properties_are_an_h100s() {
+    runs_and_prints("device_prop", &[], "sm 9.0, 132 SMs, warp 32: 1024 threads counted\n");
+}
