@@ -53,7 +53,9 @@ impl Lx {
         }
         for (k, p) in params.iter().enumerate() {
             let t = p.child_by_field_name("type").filter(|t| {
-                t.kind() == "type_identifier" && p.kind() == "parameter_declaration" && p.child_by_field_name("declarator").is_none()
+                t.kind() == "type_identifier"
+                    && p.kind() == "parameter_declaration"
+                    && p.child_by_field_name("declarator").is_none()
             });
             let Some(t) = t else {
                 return Err(self.unsupported(*p, src, "this `dim3` component"));

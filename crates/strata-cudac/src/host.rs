@@ -760,8 +760,17 @@ impl Lx {
             status => {
                 let t = self.new_local("exit status", Ty::Scalar(ScalarTy::I32.ir()), Level::Host);
                 out.push(Stmt::Let { local: t, init: Some(status), span });
-                let failed = Expr::Binary(BinOp::Ne, Box::new(Expr::Load(Place::local(t, span))), Box::new(int(0, ScalarTy::I32)));
-                out.push(Stmt::If { cond: failed, then: vec![exit(Expr::Load(Place::local(t, span)))], els: Vec::new(), span });
+                let failed = Expr::Binary(
+                    BinOp::Ne,
+                    Box::new(Expr::Load(Place::local(t, span))),
+                    Box::new(int(0, ScalarTy::I32)),
+                );
+                out.push(Stmt::If {
+                    cond: failed,
+                    then: vec![exit(Expr::Load(Place::local(t, span)))],
+                    els: Vec::new(),
+                    span,
+                });
             }
         }
         out.push(Stmt::Return(None));

@@ -135,7 +135,11 @@ impl Lx {
         let span = self.span(n, src);
         self.flush(out);
         for (k, (_, t, v)) in DEVICE_PROPS.iter().enumerate() {
-            out.push(Stmt::Let { local: local + k, init: Some(cast(int(u128::from(*v), ScalarTy::U64), ScalarTy::U64, *t)), span });
+            out.push(Stmt::Let {
+                local: local + k,
+                init: Some(cast(int(u128::from(*v), ScalarTy::U64), ScalarTy::U64, *t)),
+                span,
+            });
         }
         Ok(())
     }

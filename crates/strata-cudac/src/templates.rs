@@ -124,7 +124,11 @@ impl Lx {
             }
         };
         let Some(t) = self.templates.get(&base).cloned() else {
-            return Err(self.unsupported(fnode, src, format!("template arguments of `{base}`, which is not a function template of this file")));
+            return Err(self.unsupported(
+                fnode,
+                src,
+                format!("template arguments of `{base}`, which is not a function template of this file"),
+            ));
         };
         let mut bindings = Vec::new();
         let explicit = explicit.unwrap_or_default();
@@ -147,13 +151,13 @@ impl Lx {
                 }
                 (TParam::Type(name), None) => match self.deduce(&t, name, args, src)? {
                     Some(b) => b,
-                    None => {
-                        return Err(self.unsupported(
-                            fnode,
-                            src,
-                            format!("a call of template `{base}` whose `{name}` cannot be deduced here (write `{base}<type>`)"),
-                        ))
-                    }
+                    None => return Err(self.unsupported(
+                        fnode,
+                        src,
+                        format!(
+                            "a call of template `{base}` whose `{name}` cannot be deduced here (write `{base}<type>`)"
+                        ),
+                    )),
                 },
                 (TParam::Value(name, _), None) => {
                     return Err(self.unsupported(
@@ -314,12 +318,8 @@ impl Lx {
     fn bind_template(&mut self, inst: &Instance) -> R<Saved> {
         let mut saved = Vec::new();
         for (name, b) in &inst.bindings {
-            let old = (
-                name.clone(),
-                self.typedefs.remove(name),
-                self.struct_names.remove(name),
-                self.macros.remove(name),
-            );
+            let old =
+                (name.clone(), self.typedefs.remove(name), self.struct_names.remove(name), self.macros.remove(name));
             saved.push(old);
             match b {
                 Binding::Scalar(s) => {
@@ -410,8 +410,7 @@ impl Lx {
         let src = Src { text: &text, base: 0, at: None };
         while let Some(inst) = self.pending.pop_front() {
             let Some(item) = tree.root_node().named_child(inst.item) else { continue };
-            let Some(def) = item.named_children(&mut item.walk()).find(|c| c.kind() == "function_definition")
-            else {
+            let Some(def) = item.named_children(&mut item.walk()).find(|c| c.kind() == "function_definition") else {
                 continue;
             };
             let r = self.bind_template(&inst).and_then(|saved| {
