@@ -17,7 +17,7 @@ int main(void) {
     float *ha = new float[n];
     float *hb = new float[n]();
     int *count = new int;
-    float *zeros = (float *)calloc(n, sizeof(float));
+    float *zeros = (float *)calloc(n, sizeof(*ha));
     for (int i = 0; i < n; i++) ha[i] = i * 0.5f;
     float *da, *db;
     int *dc;

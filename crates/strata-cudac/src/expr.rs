@@ -455,11 +455,16 @@ impl Lx {
                 if let Some(bytes) = self.array_size_of(v, src) {
                     return Ok(bytes);
                 }
-                if v.kind() == "subscript_expression" {
-                    // `sizeof a[0]`: an element of an array or pointer.
+                let deref = v.kind() == "pointer_expression"
+                    && v.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "*");
+                if v.kind() == "subscript_expression" || deref {
+                    // `sizeof a[0]`, `sizeof(*p)`: an element of an array or pointer.
                     let mut root = v;
-                    while root.kind() == "subscript_expression" {
+                    while root.kind() == "subscript_expression" || root.kind() == "pointer_expression" {
                         root = self.strip_parens(self.child(root, "argument", src)?);
+                    }
+                    if deref && self.shape(root, src).len() > 1 {
+                        return Err(bad()); // `*a` of an array of arrays is a row
                     }
                     return match self.lookup(self.text(root, src)) {
                         Some(Var { ty: CTy::Ptr(Elem::S(t)), .. }) => Ok(size_of(t)),

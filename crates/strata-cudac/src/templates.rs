@@ -151,13 +151,15 @@ impl Lx {
                 }
                 (TParam::Type(name), None) => match self.deduce(&t, name, args, src)? {
                     Some(b) => b,
-                    None => return Err(self.unsupported(
-                        fnode,
-                        src,
-                        format!(
+                    None => {
+                        return Err(self.unsupported(
+                            fnode,
+                            src,
+                            format!(
                             "a call of template `{base}` whose `{name}` cannot be deduced here (write `{base}<type>`)"
                         ),
-                    )),
+                        ))
+                    }
                 },
                 (TParam::Value(name, _), None) => {
                     return Err(self.unsupported(
