@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <assert.h>
 
-// `assert` in a kernel holds for every thread here; `exit(2)` stops the program (E0908).
+// `assert` in a kernel holds for every thread here; `exit(2)` ends the program with status 2.
 __global__ void k(int *p) {
     assert(threadIdx.x < 32);
     p[threadIdx.x] = 1;

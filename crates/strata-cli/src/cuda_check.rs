@@ -202,7 +202,17 @@ fn check_file(
             ..strata_sim::Options::default()
         };
         let (r, finding) = strata_sim::run_with_finding(&program, &sim, &mut std::io::sink(), &mut std::io::sink());
-        let Err(d) = r else { continue };
+        let d = match r {
+            Err(d) => d,
+            // The program's own check failed: `exit(n)` or `return n;` in `main` with n != 0.
+            Ok(st) if st.exit_status != 0 => Box::new(Diagnostic::error(
+                strata_diag::codes::RUN_ASSERTION,
+                format!("the program exited with status {}", st.exit_status),
+                st.exit_span.unwrap_or(Span::DUMMY),
+                "the program ends here with a failure status",
+            )),
+            Ok(_) => continue,
+        };
         let key = key_of(&d, finding.as_ref());
         if !keys.contains(&key) {
             keys.push(key);

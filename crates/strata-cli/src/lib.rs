@@ -251,18 +251,30 @@ impl Pipeline {
         opts: &RunOptions,
         out: &mut dyn std::io::Write,
     ) -> Result<(), Error> {
+        self.run_status(program, file, opts, out).map(|_| ())
+    }
+
+    /// [`Pipeline::run`], and the program's own exit status: 0, or the status of its `exit(n)`
+    /// (CUDA-C's `exit(n)` and `return n;` in `main`, `strata_ir::ir::Builtin::Exit`).
+    pub fn run_status(
+        &self,
+        program: &ir::Program,
+        file: FileId,
+        opts: &RunOptions,
+        out: &mut dyn std::io::Write,
+    ) -> Result<u8, Error> {
         // The limit counts the program's run only, not checking or compiling it.
         let deadline = opts.time_limit.map(|t| (std::time::Instant::now() + t, t));
         let sim = strata_sim::Options { deadline, ..opts.sim.clone() };
         let result = match opts.device {
-            Device::Sim => strata_sim::run(program, &sim, out).map(|_| ()),
+            Device::Sim => strata_sim::run(program, &sim, out).map(|st| st.exit_status),
             Device::Cpu => {
                 let run = strata_cpu::RunOptions {
                     time_limit: opts.time_limit,
                     main_span: main_name_span(program, &self.sources),
                     args: sim.args.clone(),
                 };
-                strata_cpu::run(program, file, out, &run)
+                strata_cpu::run_status(program, file, out, &run)
             }
         };
         result.map_err(one)

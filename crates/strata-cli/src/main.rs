@@ -937,8 +937,9 @@ fn run_lowered(
 ) -> u8 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match pipeline.run(program, id, opts, &mut out) {
-        Ok(()) => 0,
+    match pipeline.run_status(program, id, opts, &mut out) {
+        // The program's own exit status (`exit(n)`, `return n;` in a CUDA-C `main`).
+        Ok(status) => status,
         Err(e) => {
             use std::io::Write;
             let _ = out.flush();

@@ -225,15 +225,37 @@ fn an_sdk_style_program_checks_every_call_and_prints_errors_to_stderr() {
     }
 }
 
+/// `name` with `args` ends with exit status `status` after printing `want_stdout` and (the
+/// program's own) `want_stderr`, on `sim`, under a random schedule and on the cpu device.
+fn exits_with(name: &str, args: &[&str], status: i32, want_stdout: &str, want_stderr: &str) {
+    for flags in [&[][..], &["--schedule", "random", "--seed", "3"], &["--device", "cpu"]] {
+        let (code, stdout, stderr) = run(name, flags, args);
+        assert_eq!((code, stdout.as_str(), stderr.as_str()), (status, want_stdout, want_stderr), "{name} {flags:?}");
+    }
+}
+
 #[test]
-fn exit_with_success_outside_main_is_refused_not_reported_as_a_failure() {
-    fails_with(
-        "exit_outside_main",
-        &[],
-        "",
-        "13:5: error[E0801]: not supported in CUDA-C yet: `exit(0)` outside `main` (the IR \
-         cannot end the program successfully from another function)",
-    );
+fn exit_anywhere_ends_the_program_with_its_status() {
+    exits_with("exit_outside_main", &[], 0, "usage: prog K [K...]\n", "");
+    exits_with("exit_outside_main", &["3"], 0, "3 6 9 12\n", "");
+    exits_with("exit_outside_main", &["3", "bad"], 1, "", "not a positive number: bad\n");
+}
+
+#[test]
+fn the_status_main_returns_is_the_exit_status() {
+    exits_with("exit_status", &[], 0, "PASSED: sum 120\n", "");
+    exits_with("exit_status", &["64"], 0, "PASSED: sum 2016\n", "");
+    exits_with("exit_status", &["100"], 1, "FAILED: sum 2016\n", "");
+    // `return -1;` is status 255, as C's `exit` keeps the low byte.
+    exits_with("exit_status", &["8", "x"], 255, "PASSED: sum 28\n", "");
+    // `strata check` reports a failure status as the program's own check failing (E0908), at
+    // the `return`.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .current_dir(root())
+        .args(["check", "--format", "short", "--schedules", "0", "tests/cuda_c/exit_status.cu"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -315,4 +337,41 @@ fn switch_on_chars_of_a_string() {
 #[test]
 fn clock_is_zero_on_both_devices() {
     runs_and_prints("clock_timing", &[], "sum 499500 in 0.000 ms\n");
+}
+
+#[test]
+fn function_templates_are_instantiated_at_their_calls_and_launches() {
+    runs_and_prints(
+        "templates",
+        &[],
+        "0 0.0\n6 2.0\n12 4.0\n18 6.0\n24 8.0\n30 10.0\n36 12.0\n42 14.0\nmax 42 14.0\nsums 496 1520\n\
+         pairs 2 1.0 9 7.0\n",
+    );
+}
+
+#[test]
+fn templates_outside_the_supported_forms_are_each_refused() {
+    let (code, stdout, stderr) = run("template_refused", &[], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    let f = "tests/cuda_c/template_refused.cu";
+    assert_eq!(
+        stderr,
+        format!(
+            "{f}:6:1: error[E0801]: not supported in CUDA-C yet: templates other than function templates\n\
+             {f}:11:11: error[E0801]: not supported in CUDA-C yet: this template parameter (default template \
+             arguments, template template parameters and parameter packs are not supported)\n\
+             {f}:17:46: error[E0801]: not supported in CUDA-C yet: a call of template `zero` whose `T` cannot be \
+             deduced here (write `zero<type>`)\n"
+        )
+    );
+}
+
+#[test]
+fn cpp_new_delete_calloc_and_dim3_of_names() {
+    runs_and_prints("cpp_new", &[], "threads 16, sum 60.0, block 4 x 4\n");
+}
+
+#[test]
+fn device_properties_are_an_h100s() {
+    runs_and_prints("device_prop", &[], "sm 9.0, 132 SMs, warp 32: 1024 threads counted\n");
 }

@@ -232,9 +232,21 @@ fn execute_with(
     exe: &Path,
     file: FileId,
     out: &mut dyn Write,
-    mut times: Option<&mut Vec<(String, f64)>>,
+    times: Option<&mut Vec<(String, f64)>>,
     opts: &RunOptions,
 ) -> Result<(), Box<Diagnostic>> {
+    execute_status(exe, file, out, times, opts).map(|_| ())
+}
+
+/// [`execute_with`], and the program's own exit status: 0, or the status of its `exit(n)`
+/// ([`strata_ir::ir::Builtin::Exit`]).
+fn execute_status(
+    exe: &Path,
+    file: FileId,
+    out: &mut dyn Write,
+    mut times: Option<&mut Vec<(String, f64)>>,
+    opts: &RunOptions,
+) -> Result<u8, Box<Diagnostic>> {
     let mut cmd = Command::new(exe);
     cmd.args(&opts.args);
     // Run-time errors as `STRATA-ERROR E0903 lo hi message` (byte offsets), parsed below.
@@ -285,7 +297,7 @@ fn execute_with(
     }
     let status = status.map_err(|e| error(format!("the compiled program failed: {e}"), ""))?;
     let stderr = err_thread.join().unwrap_or_default();
-    for line in stderr.lines().filter(|l| !l.starts_with("STRATA-ERROR ")) {
+    for line in stderr.lines().filter(|l| !l.starts_with("STRATA-ERROR ") && !l.starts_with("STRATA-EXIT ")) {
         let timing = line.strip_prefix("STRATA-TIME ").and_then(|r| r.rsplit_once(' '));
         match (timing.and_then(|(k, t)| Some((k, t.parse::<f64>().ok()?))), times.as_deref_mut()) {
             (Some((kernel, secs)), Some(times)) => times.push((kernel.to_string(), secs)),
@@ -310,6 +322,13 @@ fn execute_with(
             return Err(run_time_error(rest, file));
         }
     }
+    // The program's own `exit(n)`: its status, which the process exit status repeats.
+    let exited = stderr.lines().rev().find_map(|l| l.strip_prefix("STRATA-EXIT ")?.trim().parse::<u8>().ok());
+    if let Some(code) = exited {
+        if status.code() == Some(i32::from(code)) {
+            return Ok(code);
+        }
+    }
     if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
         let name = child::signal_name(sig);
         if child::is_external(sig) {
@@ -331,7 +350,7 @@ fn execute_with(
             "this is a bug in Strata's cpu device; `--device sim` checks the program",
         ));
     }
-    Ok(())
+    Ok(0)
 }
 
 /// A `STRATA-ERROR CODE LO HI MESSAGE` line of the compiled program, as a diagnostic.
@@ -348,9 +367,20 @@ fn run_time_error(rest: &str, file: FileId) -> Box<Diagnostic> {
 
 /// Emits, builds (cached) and runs `program`.
 pub fn run(program: &Program, file: FileId, out: &mut dyn Write, opts: &RunOptions) -> Result<(), Box<Diagnostic>> {
+    run_status(program, file, out, opts).map(|_| ())
+}
+
+/// [`run`], and the program's own exit status (0 unless it called `exit(n)`,
+/// [`strata_ir::ir::Builtin::Exit`]).
+pub fn run_status(
+    program: &Program,
+    file: FileId,
+    out: &mut dyn Write,
+    opts: &RunOptions,
+) -> Result<u8, Box<Diagnostic>> {
     let c = emit_c(program)?;
     let exe = build(&c, &cache_dir())?;
     let main_span = program.functions.iter().find(|f| f.name == "main").map(|f| f.span);
     let opts = RunOptions { main_span: opts.main_span.or(main_span), ..opts.clone() };
-    execute_with(&exe, file, out, None, &opts)
+    execute_status(&exe, file, out, None, &opts)
 }

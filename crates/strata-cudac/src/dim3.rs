@@ -7,6 +7,11 @@ impl Lx {
     /// `dim3 a, b(16, 16), c = dim3(4), d = n;` — `n` is an integer or another `dim3`.
     pub(crate) fn dim3_declaration(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         for (d, init) in self.declarators(n, src)? {
+            // `dim3 block(size, size);` with names only parses as a function declaration.
+            if d.kind() == "function_declarator" && init.is_none() {
+                self.dim3_from_names(d, src, out)?;
+                continue;
+            }
             if d.kind() != "identifier" {
                 return Err(self.unsupported(d, src, "this `dim3` declaration"));
             }
@@ -29,6 +34,50 @@ impl Lx {
             }
             self.bind(name, Var { local: first, ty: CTy::Dim3 });
         }
+        Ok(())
+    }
+
+    /// `dim3 b(x, y);` whose arguments are all names, which the grammar reads as a function
+    /// declaration `b` with parameters of types `x` and `y`: each name is a variable or a
+    /// constant.
+    fn dim3_from_names(&mut self, d: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let name_node = self.child(d, "declarator", src)?;
+        let plist = self.child(d, "parameters", src)?;
+        if name_node.kind() != "identifier" {
+            return Err(self.unsupported(d, src, "this `dim3` declaration"));
+        }
+        let mut values = [int(1, ScalarTy::U32), int(1, ScalarTy::U32), int(1, ScalarTy::U32)];
+        let params: Vec<Node> = plist.named_children(&mut plist.walk()).filter(|x| x.kind() != "comment").collect();
+        if params.len() > 3 {
+            return Err(self.unsupported(d, src, "`dim3` with more than three components"));
+        }
+        for (k, p) in params.iter().enumerate() {
+            let t = p.child_by_field_name("type").filter(|t| {
+                t.kind() == "type_identifier"
+                    && p.kind() == "parameter_declaration"
+                    && p.child_by_field_name("declarator").is_none()
+            });
+            let Some(t) = t else {
+                return Err(self.unsupported(*p, src, "this `dim3` component"));
+            };
+            let span = self.span(*p, src);
+            values[k] = match self.lookup(self.text(t, src)) {
+                Some(Var { local, ty: CTy::S(s) }) if !matches!(s, ScalarTy::F32 | ScalarTy::F64) => {
+                    cast(Expr::Load(Place::local(local, span)), s, ScalarTy::U32)
+                }
+                Some(_) => return Err(self.unsupported(*p, src, "a `dim3` component that is not an integer")),
+                None => int(u128::from(self.constant(t, src)? as u32), ScalarTy::U32),
+            };
+        }
+        let name = self.text(name_node, src);
+        let span = self.span(name_node, src);
+        let level = self.level();
+        let first = self.f.locals.len();
+        for (k, v) in values.into_iter().enumerate() {
+            let l = self.new_local(&format!("{name}.{}", ["x", "y", "z"][k]), Ty::Scalar(ir::ScalarTy::U32), level);
+            out.push(Stmt::Let { local: l, init: Some(v), span });
+        }
+        self.bind(name, Var { local: first, ty: CTy::Dim3 });
         Ok(())
     }
 

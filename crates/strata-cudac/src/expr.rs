@@ -405,7 +405,8 @@ impl Lx {
             }
             "parenthesized_expression" => self.constant(n.named_child(0).ok_or_else(bad)?, src),
             "char_literal" => Ok(self.char_value(n, src)?.into()),
-            "identifier" => {
+            // (`type_identifier`: a name as a template argument, `k<threads>`.)
+            "identifier" | "type_identifier" => {
                 // A local `const` integer with a constant initialiser ([`FnState::consts`]); any
                 // other variable hides a file-level `const` of its name.
                 if let Some(v) = self.lookup(self.text(n, src)) {
@@ -454,11 +455,16 @@ impl Lx {
                 if let Some(bytes) = self.array_size_of(v, src) {
                     return Ok(bytes);
                 }
-                if v.kind() == "subscript_expression" {
-                    // `sizeof a[0]`: an element of an array or pointer.
+                let deref = v.kind() == "pointer_expression"
+                    && v.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "*");
+                if v.kind() == "subscript_expression" || deref {
+                    // `sizeof a[0]`, `sizeof(*p)`: an element of an array or pointer.
                     let mut root = v;
-                    while root.kind() == "subscript_expression" {
+                    while root.kind() == "subscript_expression" || root.kind() == "pointer_expression" {
                         root = self.strip_parens(self.child(root, "argument", src)?);
+                    }
+                    if deref && self.shape(root, src).len() > 1 {
+                        return Err(bad()); // `*a` of an array of arrays is a row
                     }
                     return match self.lookup(self.text(root, src)) {
                         Some(Var { ty: CTy::Ptr(Elem::S(t)), .. }) => Ok(size_of(t)),

@@ -35,23 +35,23 @@ pub(crate) struct Sig {
 }
 
 /// A parsed function head.
-struct Head<'t> {
-    name: String,
+pub(crate) struct Head<'t> {
+    pub(crate) name: String,
     name_node: Node<'t>,
-    kernel: bool,
-    host: bool,
-    device: bool,
-    ret: Option<ScalarTy>,
+    pub(crate) kernel: bool,
+    pub(crate) host: bool,
+    pub(crate) device: bool,
+    pub(crate) ret: Option<ScalarTy>,
     /// Each parameter's name and type (none for `main`: its `argc` and `argv` are `main_args`).
-    params: Vec<(String, CTy)>,
+    pub(crate) params: Vec<(String, CTy)>,
     /// Each parameter's default argument, if it has one.
-    defaults: Vec<Option<Expr>>,
+    pub(crate) defaults: Vec<Option<Expr>>,
     main_args: Vec<String>,
 }
 
 impl Lx {
     /// The head of function definition `n` (or of a prototype `n`, a declaration).
-    fn head<'t>(&self, n: Node<'t>, src: &Src) -> R<Head<'t>> {
+    pub(crate) fn head<'t>(&self, n: Node<'t>, src: &Src) -> R<Head<'t>> {
         let (mut kernel, mut host, mut device) = (false, false, false);
         let mut c = n.walk();
         for ch in n.children(&mut c) {
@@ -188,8 +188,13 @@ impl Lx {
     /// The first pass: every function definition gets its ids (one per side it runs on).
     pub(crate) fn declare(&mut self, root: Node, src: &Src) -> R<()> {
         let mut c = root.walk();
-        for n in root.named_children(&mut c) {
-            let r = self.declare_item(n, src);
+        let in_root = self.file == self.root_file;
+        for (i, n) in root.named_children(&mut c).enumerate() {
+            let r = if n.kind() == "template_declaration" {
+                self.declare_template(n, in_root.then(|| u32::try_from(i).ok()).flatten(), src)
+            } else {
+                self.declare_item(n, src)
+            };
             self.recover(r, n, src);
         }
         Ok(())
@@ -270,6 +275,18 @@ impl Lx {
 
     pub(crate) fn function(&mut self, n: Node, src: &Src) -> R<()> {
         let h = self.head(n, src)?;
+        self.function_head(n, h, src)
+    }
+
+    /// [`Lx::function`] of an instantiation of a function template, named `name`
+    /// ([`templates`]).
+    pub(crate) fn function_named(&mut self, n: Node, name: &str, src: &Src) -> R<()> {
+        let mut h = self.head(n, src)?;
+        h.name = name.to_string();
+        self.function_head(n, h, src)
+    }
+
+    fn function_head(&mut self, n: Node, h: Head, src: &Src) -> R<()> {
         let mut roles = Vec::new();
         if h.kernel {
             roles.push(Role::Kernel);

@@ -23,9 +23,9 @@ impl Lx {
 
     pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let fnode = self.child(n, "function", src)?;
-        let name = self.text(fnode, src).to_string();
         let span = self.span(n, src);
         let args = self.args(n, src)?;
+        let name = self.callee_name(fnode, &args, src)?;
         let mut c = n.walk();
         let launch = n.children(&mut c).find(|x| x.kind() == "kernel_call_syntax");
         if let Some(cfg) = launch {
@@ -122,35 +122,17 @@ impl Lx {
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::PrintInline, vec![Expr::Lit(Lit::Str("\n".into()))], span)));
             }
             "exit" | "abort" | "assert" => {
-                // The IR has no exit status: `exit(0)` in `main` ends the program, any other
-                // exit (and `abort()`, a failed `assert`) stops it with E0908 here.
+                // `exit(status)` ends the program with that status (the IR builtin `Exit`, from
+                // any call depth); `abort()` and a failed `assert` stop it with E0908 here.
                 want(self, if name == "abort" { 0 } else { 1 })?;
                 if name == "exit" {
                     host_only(self)?;
-                    if self.f.role == Role::Main {
-                        // As `return status;`: 0 (`EXIT_SUCCESS`) ends the program, any other
-                        // status stops it with E0908.
-                        let (e, et) = self.rvalue(args[0], src)?;
-                        let status = self.convert(e, et, CTy::S(ScalarTy::I32), args[0], src)?;
-                        self.flush(out);
-                        if !matches!(status, Expr::Lit(Lit::Int(0, _))) {
-                            let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
-                            let stop =
-                                Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
-                            out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
-                        }
-                        out.push(Stmt::Return(None));
-                        return Ok(());
-                    }
-                    // Elsewhere only a failure can be expressed: stopping the program (E0908).
-                    if self.constant(args[0], src).is_ok_and(|s| s as u32 == 0) {
-                        return Err(self.unsupported(
-                            n,
-                            src,
-                            "`exit(0)` outside `main` (the IR cannot end the program successfully from another \
-                             function)",
-                        ));
-                    }
+                    let (e, et) = self.rvalue(args[0], src)?;
+                    let status = self.convert(e, et, CTy::S(ScalarTy::I32), args[0], src)?;
+                    self.flush(out);
+                    let in_main = self.f.role == Role::Main;
+                    self.exit_stmts(in_main, status, span, out);
+                    return Ok(());
                 }
                 let cond = if name == "assert" { self.cond(args[0], src)? } else { Expr::Lit(Lit::Bool(false)) };
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![cond], span)));
@@ -244,6 +226,10 @@ impl Lx {
                 let place = self.ptr_place(p, None, span);
                 self.flush(out);
                 out.push(Stmt::Store { place, value: cast(int(v, ScalarTy::I32), ScalarTy::I32, t) });
+            }
+            "cudaGetDeviceProperties" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                self.device_properties(n, &args, src, out)?;
             }
             "srand" if !self.sigs.contains_key(&name) => {
                 host_only(self)?;
@@ -665,8 +651,8 @@ impl Lx {
         if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
             return Err(self.unsupported(n, src, "a kernel launch used as a value"));
         }
-        let name = self.text(fnode, src).to_string();
         let args = self.args(n, src)?;
+        let name = self.callee_name(fnode, &args, src)?;
         if let Some(m) = self.fn_macros.get(&name).cloned() {
             return self.macro_value(n, &m, src);
         }
@@ -717,6 +703,7 @@ impl Lx {
                 | "cudaGetDeviceCount"
                 | "cudaGetDevice"
                 | "cudaSetDevice"
+                | "cudaGetDeviceProperties"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
             // The call happens before the expression; its status is always `cudaSuccess` on
@@ -755,5 +742,37 @@ impl Lx {
             (call, Some(t)) => Ok((call, CTy::S(t))),
             (_, None) => Err(self.unsupported(n, src, format!("the value of `{name}`, which returns `void`"))),
         }
+    }
+}
+
+impl Lx {
+    /// `exit(status)` (an `i32`): the IR builtin `Exit`, which ends the program with that status.
+    /// In `main` a status of 0 is a plain return instead, so that work still in flight on streams
+    /// runs and is checked as at the end of `main`.
+    pub(crate) fn exit_stmts(&mut self, in_main: bool, status: Expr, span: Span, out: &mut Vec<Stmt>) {
+        let exit = |e: Expr| Stmt::Eval(Expr::Builtin(Builtin::Exit, vec![e], span));
+        if !in_main {
+            out.push(exit(status));
+            return;
+        }
+        match status {
+            Expr::Lit(Lit::Int(0, _)) => {}
+            status => {
+                let t = self.new_local("exit status", Ty::Scalar(ScalarTy::I32.ir()), Level::Host);
+                out.push(Stmt::Let { local: t, init: Some(status), span });
+                let failed = Expr::Binary(
+                    BinOp::Ne,
+                    Box::new(Expr::Load(Place::local(t, span))),
+                    Box::new(int(0, ScalarTy::I32)),
+                );
+                out.push(Stmt::If {
+                    cond: failed,
+                    then: vec![exit(Expr::Load(Place::local(t, span)))],
+                    els: Vec::new(),
+                    span,
+                });
+            }
+        }
+        out.push(Stmt::Return(None));
     }
 }

@@ -38,6 +38,7 @@ mod stmt;
 mod streams;
 mod strings;
 mod structs;
+mod templates;
 mod types;
 
 use expr::*;
@@ -182,8 +183,12 @@ pub(crate) fn lower_with_globals(
             .collect(),
         poisoned: Default::default(),
         root_text: text.to_string(),
+        root_tree: Some(tree.clone()),
+        templates: HashMap::new(),
+        pending: Default::default(),
     };
     lx.vector_types();
+    lx.device_prop_type();
     syntax_errors(file, tree.root_node(), &src).map_err(one)?;
     let root = tree.root_node();
     lx.declare(root, &src).map_err(one)?;
@@ -192,6 +197,8 @@ pub(crate) fn lower_with_globals(
         let r = lx.item(item, &src);
         lx.recover(r, item, &src);
     }
+    // The function templates' instantiations, after every other function (their ids follow).
+    lx.instantiate_pending();
     if !lx.errors.is_empty() {
         // In the order of each file (the first pass meets some before the second meets others).
         let mut errors = lx.errors;
@@ -346,6 +353,11 @@ struct Lx {
     /// Names declared by a declaration or function that was refused: errors at their uses follow
     /// from the first and are not reported again.
     poisoned: std::collections::HashSet<String>,
+    /// The `.cu` file's syntax tree, for instantiating its function templates ([`templates`]).
+    root_tree: Option<Tree>,
+    /// Function templates by name, and the instantiations waiting to be lowered.
+    templates: HashMap<String, templates::Template>,
+    pending: std::collections::VecDeque<templates::Instance>,
     root_text: String,
 }
 

@@ -86,6 +86,8 @@ impl Lx {
                 self.object_macro(name, value, src)
             }
             "function_definition" => self.function(n, src),
+            // Function templates: recorded by the first pass, lowered where instantiated.
+            "template_declaration" => Ok(()),
             // Defined by the first pass (`declare`).
             "struct_specifier" | "type_definition" => Ok(()),
             "declaration" if n.child_by_field_name("declarator").is_some_and(|d| d.kind() == "function_declarator") => {

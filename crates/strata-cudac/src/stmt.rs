@@ -81,16 +81,12 @@ impl Lx {
                     (Role::Main, Some(v), _) if self.text(v, src).trim() == "0" => out.push(Stmt::Return(None)),
                     (Role::Main, None, _) => out.push(Stmt::Return(None)),
                     (Role::Main, Some(v), _) => {
-                        // The IR has no exit status: a status other than 0 stops the program
-                        // with E0908 here, as `exit(status)` does.
+                        // `return status;` is `exit(status)`: the program's exit status.
                         let (e, et) = self.rvalue(v, src)?;
                         let status = self.convert(e, et, CTy::S(ScalarTy::I32), v, src)?;
                         let span = self.span(n, src);
                         self.flush(out);
-                        let failed = Expr::Binary(BinOp::Ne, Box::new(status), Box::new(int(0, ScalarTy::I32)));
-                        let stop = Stmt::Eval(Expr::Builtin(Builtin::Assert, vec![Expr::Lit(Lit::Bool(false))], span));
-                        out.push(Stmt::If { cond: failed, then: vec![stop], els: Vec::new(), span });
-                        out.push(Stmt::Return(None));
+                        self.exit_stmts(true, status, span, out);
                     }
                     (_, None, None) => out.push(Stmt::Return(None)),
                     (_, Some(v), Some(t)) => {
@@ -354,6 +350,9 @@ impl Lx {
     /// pointer variable.
     pub(crate) fn pointer_init(&mut self, v: Node, t: Elem, src: &Src) -> R<Expr> {
         let inner = if v.kind() == "cast_expression" { self.child(v, "value", src)? } else { v };
+        if inner.kind() == "new_expression" {
+            return self.new_array(inner, t, src);
+        }
         if inner.kind() == "call_expression" {
             let f = self.child(inner, "function", src)?;
             if self.text(f, src) == "malloc" && !self.f.gpu {
@@ -366,6 +365,26 @@ impl Lx {
                 let z = self.elem_zero(t);
                 return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z), len)], span));
             }
+            if self.text(f, src) == "calloc" && !self.f.gpu && !self.sigs.contains_key("calloc") {
+                // `calloc(n, size)`: n * size bytes of zeros.
+                let args = self.args(inner, src)?;
+                if args.len() != 2 {
+                    return Err(self.unsupported(inner, src, "`calloc` takes two arguments"));
+                }
+                let (n, nt) = self.rvalue(args[0], src)?;
+                let n = self.convert(n, nt, CTy::S(ScalarTy::U64), args[0], src)?;
+                let (size, st) = self.rvalue(args[1], src)?;
+                let size = self.convert(size, st, CTy::S(ScalarTy::U64), args[1], src)?;
+                let bytes = Expr::Binary(BinOp::Mul, Box::new(n), Box::new(size));
+                let len = IExpr::Value(Box::new(Expr::Binary(
+                    BinOp::Div,
+                    Box::new(bytes),
+                    Box::new(int(self.elem_size(t).into(), ScalarTy::U64)),
+                )));
+                let span = self.span(inner, src);
+                let z = self.elem_zero(t);
+                return Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z), len)], span));
+            }
         }
         let (e, et) = self.rvalue(v, src)?;
         if et != CTy::Ptr(t) && et != CTy::Null {
@@ -374,8 +393,57 @@ impl Lx {
         Ok(e)
     }
 
+    /// C++'s `new T[n]`, `new T[n]()` and `new T` on the host: a heap buffer of `n` (or one)
+    /// elements, as `malloc` gives (zeros; `delete`/`delete[]` frees it as `free` does).
+    fn new_array(&mut self, n: Node, t: Elem, src: &Src) -> R<Expr> {
+        if self.f.gpu {
+            return Err(self.unsupported(n, src, "`new` in GPU code"));
+        }
+        if n.child_by_field_name("placement").is_some() {
+            return Err(self.unsupported(n, src, "placement `new`"));
+        }
+        if let Some(a) = n.child_by_field_name("arguments") {
+            if a.named_children(&mut a.walk()).any(|x| x.kind() != "comment") {
+                return Err(self.unsupported(a, src, "`new` with an initialiser other than `()`"));
+            }
+        }
+        let tn = self.child(n, "type", src)?;
+        let et = match self.struct_type(tn, src) {
+            Some(id) => Elem::Struct(id),
+            None => Elem::S(self.scalar_type(tn, src)?),
+        };
+        if et != t {
+            return Err(self.unsupported(n, src, "`new` of another type than the pointer's"));
+        }
+        let len = match n.child_by_field_name("declarator") {
+            Some(d) => {
+                if d.named_children(&mut d.walk()).any(|x| x.kind() == "new_declarator") {
+                    return Err(self.unsupported(d, src, "`new` of an array of arrays"));
+                }
+                let l = self.child(d, "length", src)?;
+                let (e, lt) = self.rvalue(l, src)?;
+                IExpr::Value(Box::new(self.convert(e, lt, CTy::S(ScalarTy::U64), l, src)?))
+            }
+            None => IExpr::Const(1),
+        };
+        let z = self.elem_zero(t);
+        Ok(Expr::Builtin(Builtin::HeapNew, vec![Expr::ArrayRepeat(Box::new(z), len)], self.span(n, src)))
+    }
+
     pub(crate) fn expr_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         match n.kind() {
+            "delete_expression" => {
+                // `delete p;` / `delete[] p;`: as `free(p)`.
+                if self.f.gpu {
+                    return Err(self.unsupported(n, src, "`delete` in GPU code"));
+                }
+                let a = n.named_children(&mut n.walk()).find(|x| x.kind() != "comment");
+                let v = a.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
+                    return Err(self.unsupported(n, src, "`delete` of anything but a pointer variable"));
+                };
+                out.push(Stmt::Free { local, gpu: false, span: self.span(n, src) });
+            }
             "assignment_expression" => {
                 let left = self.child(n, "left", src)?;
                 let right = self.child(n, "right", src)?;

@@ -33,6 +33,42 @@ impl StructDef {
     }
 }
 
+/// The fields of `cudaDeviceProp` that `sim`'s one device reports, with an H100 SXM's values
+/// (CUDA's names and types; `name`, `uuid` and the array fields `maxGridSize`, `maxThreadsDim`
+/// are not among them).
+pub(crate) const DEVICE_PROPS: &[(&str, ScalarTy, u64)] = &[
+    ("totalGlobalMem", ScalarTy::U64, 85_899_345_920),
+    ("sharedMemPerBlock", ScalarTy::U64, 49_152),
+    ("regsPerBlock", ScalarTy::I32, 65_536),
+    ("warpSize", ScalarTy::I32, 32),
+    ("memPitch", ScalarTy::U64, 2_147_483_647),
+    ("maxThreadsPerBlock", ScalarTy::I32, 1024),
+    ("totalConstMem", ScalarTy::U64, 65_536),
+    ("major", ScalarTy::I32, 9),
+    ("minor", ScalarTy::I32, 0),
+    ("clockRate", ScalarTy::I32, 1_980_000),
+    ("textureAlignment", ScalarTy::U64, 512),
+    ("deviceOverlap", ScalarTy::I32, 1),
+    ("multiProcessorCount", ScalarTy::I32, 132),
+    ("kernelExecTimeoutEnabled", ScalarTy::I32, 0),
+    ("integrated", ScalarTy::I32, 0),
+    ("canMapHostMemory", ScalarTy::I32, 1),
+    ("computeMode", ScalarTy::I32, 0),
+    ("concurrentKernels", ScalarTy::I32, 1),
+    ("ECCEnabled", ScalarTy::I32, 1),
+    ("asyncEngineCount", ScalarTy::I32, 2),
+    ("unifiedAddressing", ScalarTy::I32, 1),
+    ("memoryClockRate", ScalarTy::I32, 2_619_000),
+    ("memoryBusWidth", ScalarTy::I32, 5120),
+    ("l2CacheSize", ScalarTy::I32, 52_428_800),
+    ("maxThreadsPerMultiProcessor", ScalarTy::I32, 2048),
+    ("sharedMemPerMultiprocessor", ScalarTy::U64, 233_472),
+    ("regsPerMultiprocessor", ScalarTy::I32, 65_536),
+    ("managedMemory", ScalarTy::I32, 1),
+    ("sharedMemPerBlockOptin", ScalarTy::U64, 232_448),
+    ("maxBlocksPerMultiProcessor", ScalarTy::I32, 32),
+];
+
 /// CUDA's vector types (`float4`, `int2`, `uchar3`, …: `<base><n>` for n = 1 to 4) and their
 /// element types: predefined structs of fields `x`, `y`, `z`, `w` ([`Lx::vector_types`]).
 pub(crate) const VECTOR_TYPES: &[(&str, ScalarTy)] = &[
@@ -62,6 +98,50 @@ impl Lx {
                 self.struct_names.insert(name, self.structs.len() - 1);
             }
         }
+    }
+
+    /// `cudaDeviceProp`: a predefined struct of its scalar fields ([`DEVICE_PROPS`]; `name` and
+    /// the array fields are not there, so using them is refused where written), filled by
+    /// `cudaGetDeviceProperties` ([`Lx::device_properties`]).
+    pub(crate) fn device_prop_type(&mut self) {
+        let fields = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), *t)).collect();
+        self.structs.push(StructDef { name: "cudaDeviceProp".to_string(), fields });
+        self.struct_names.insert("cudaDeviceProp".to_string(), self.structs.len() - 1);
+    }
+
+    /// `cudaGetDeviceProperties(&prop, dev)` of a `cudaDeviceProp` variable: its fields set to
+    /// the one device's values.
+    pub(crate) fn device_properties(&mut self, n: Node, args: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let [target, dev] = args else {
+            return Err(self.unsupported(n, src, "`cudaGetDeviceProperties` takes two arguments"));
+        };
+        if let Ok(d) = self.constant(*dev, src) {
+            if d != 0 {
+                return Err(self.unsupported(*dev, src, "a device other than 0 (`sim` has one)"));
+            }
+        }
+        let target = self.strip_parens(*target);
+        let var = (target.kind() == "pointer_expression"
+            && target.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&"))
+        .then(|| target.child_by_field_name("argument"))
+        .flatten()
+        .filter(|a| a.kind() == "identifier")
+        .and_then(|a| self.lookup(self.text(a, src)));
+        let id = self.struct_names.get("cudaDeviceProp").copied();
+        let Some(Var { local, ty: CTy::Struct(sid) }) = var.filter(|v| Some(v.ty) == id.map(CTy::Struct)) else {
+            return Err(self.unsupported(target, src, "`cudaGetDeviceProperties` of anything but `&variable`"));
+        };
+        let _ = sid;
+        let span = self.span(n, src);
+        self.flush(out);
+        for (k, (_, t, v)) in DEVICE_PROPS.iter().enumerate() {
+            out.push(Stmt::Let {
+                local: local + k,
+                init: Some(cast(int(u128::from(*v), ScalarTy::U64), ScalarTy::U64, *t)),
+                span,
+            });
+        }
+        Ok(())
     }
 
     /// The struct a type node names (`struct P`, or a `typedef` name), if it names one.

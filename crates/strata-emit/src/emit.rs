@@ -1639,6 +1639,7 @@ impl<'p> Emitter<'p> {
             // thread's memory accesses before it before those after it for every other thread.
             Builtin::OutputToStderr => format!("strata_output_to_stderr({})", arg(0)?),
             Builtin::Rand => "strata_rand()".to_string(),
+            Builtin::Exit => format!("strata_exit((int32_t)({}))", arg(0)?),
             Builtin::SeedRand => format!("strata_srand((uint32_t)({}))", arg(0)?),
             Builtin::Fence if self.cuda => "__threadfence()".to_string(),
             Builtin::Fence => "__atomic_thread_fence(__ATOMIC_SEQ_CST)".to_string(),

@@ -649,6 +649,20 @@ STRATA_INLINE void strata_output_to_stderr(int on) {
     }
 }
 
+/* C's `exit(status)` (CUDA-C's `exit(n)`, `return n;` in `main`): the program ends with that
+   status. Run by `strata run` (STRATA_ERRORS=spans), it says so on stderr first, so that the
+   strata command can tell the program's own status from a crash. */
+STRATA_INLINE void strata_exit(int32_t status) {
+    const char *form = getenv("STRATA_ERRORS");
+    strata_output_to_stderr(0);
+    fflush(stdout);
+    if (form != NULL && strcmp(form, "spans") == 0) {
+        fprintf(stderr, "STRATA-EXIT %d\n", (int)(status & 0xff));
+        fflush(stderr);
+    }
+    exit(status & 0xff);
+}
+
 /* Byte k of C's argv[i] (argv[1] is argument 0) as a C `char`, 0 at and past its end. */
 STRATA_INLINE int32_t strata_arg_byte(uint64_t i, uint64_t k, strata_pos at) {
     if (i == 0)

@@ -295,6 +295,10 @@ pub enum Builtin {
     /// `output_to_stderr(on)` (a `bool`, host code): the prints after it go to the standard error
     /// (`true`) or back to the standard output (`false`); CUDA-C's `fprintf(stderr, …)`.
     OutputToStderr,
+    /// C's `exit(status)` (an `i32`, host code; CUDA-C's `exit(n)` and `return n;` in `main`):
+    /// ends the whole program at once, from any call depth, with the process exit status
+    /// `status & 0xff`; work still in flight on streams is not waited for.
+    Exit,
     /// Byte `k` of C's `argv[i]` (both `u64`; `argv[1]` is program argument 0, the first after
     /// `--`) as a C `char`, an `i32` (-128 to 127): 0 at and past the argument's end (CUDA-C's
     /// `argv[i][k]`; `i` of 0 or past the arguments is E0912).

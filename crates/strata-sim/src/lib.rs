@@ -63,6 +63,11 @@ pub struct Stats {
     pub launches: u64,
     /// Every launch in order: the kernel's name and its wall time in seconds (`strata bench`).
     pub launch_times: Vec<(String, f64)>,
+    /// The program's own exit status: 0, or `status & 0xff` of its `exit(status)`
+    /// ([`ir::Builtin::Exit`]).
+    pub exit_status: u8,
+    /// Where the program called `exit` ([`ir::Builtin::Exit`]), if it did.
+    pub exit_span: Option<Span>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -337,6 +342,7 @@ fn run_recording(
         to_stderr: false,
         stderr: err,
         rand: None,
+        exited: None,
     };
     let mut frame =
         Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
@@ -344,6 +350,12 @@ fn run_recording(
     if r.is_ok() {
         // Work still in flight when `main` ends runs (and is checked) too.
         r = m.flush_streams().map(|()| Flow::Normal);
+    }
+    if let Some(status) = m.exited {
+        // `exit(status)`: the program ends here, successfully as far as `sim` is concerned.
+        let _ = m.out.flush();
+        m.stats.exit_status = status;
+        return Ok(m.stats);
     }
     *finding = m.finding.take();
     r?;
@@ -378,6 +390,9 @@ struct Machine<'p, 'o> {
     stderr: &'o mut dyn Write,
     /// C's `rand()` state ([`Builtin::Rand`]).
     rand: Option<crand::CRand>,
+    /// The status of the program's `exit(status)` ([`ir::Builtin::Exit`]), once called: the
+    /// error that unwinds the run from there is not one.
+    exited: Option<u8>,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -1308,6 +1323,21 @@ impl Machine<'_, '_> {
             Builtin::SeedRand => {
                 self.rand = Some(crand::CRand::new(arg(0).as_u64().unwrap_or(1) as u32));
                 Value::Unit
+            }
+            Builtin::Exit => {
+                if who.gpu {
+                    return Err(fail(codes::RUN_ASSERTION, "`exit` in GPU code", span, "called here"));
+                }
+                let _ = self.out.flush();
+                self.to_stderr = false;
+                // The status as C's `exit` passes it on: its low byte.
+                let status = match arg(0) {
+                    Value::I32(v) => v as u8,
+                    v => v.as_u64().map_or(1, |v| v as u8),
+                };
+                self.exited = Some(status);
+                self.stats.exit_span = Some(span);
+                return Err(fail(codes::RUN_ASSERTION, "the program exited", span, "`exit` called here"));
             }
             Builtin::OutputToStderr => {
                 let _ = self.out.flush();

@@ -1,0 +1,27 @@
+// `cudaGetDeviceProperties` as the samples use it: the device's overlap capability decides the
+// path, the SM count sizes the grid, the block size is capped by `maxThreadsPerBlock`.
+#include <stdio.h>
+
+__global__ void count(int *c) { atomicAdd(c, 1); }
+
+int main(void) {
+    cudaDeviceProp prop;
+    int dev;
+    cudaGetDevice(&dev);
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return 1;
+    if (!prop.deviceOverlap) {
+        printf("no overlap\n");
+        return 0;
+    }
+    int threads = prop.maxThreadsPerBlock < 256 ? prop.maxThreadsPerBlock : 256;
+    int blocks = prop.multiProcessorCount / 33;
+    int *d, h = 0;
+    cudaMalloc(&d, sizeof(int));
+    cudaMemcpy(d, &h, sizeof(int), cudaMemcpyHostToDevice);
+    count<<<blocks, threads>>>(d);
+    cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
+    printf("sm %d.%d, %d SMs, warp %d: %d threads counted\n", prop.major, prop.minor, prop.multiProcessorCount,
+           prop.warpSize, h);
+    cudaFree(d);
+    return 0;
+}
