@@ -1269,19 +1269,32 @@ impl<'a> FnLower<'_, 'a> {
                         return;
                     }
                 }
-                let Some(st) = self.pstate(lhs) else { return };
+                // A run-time index with an effect is bound to a local (`run_time_index`): that
+                // statement runs after the right-hand side.
+                let mut lhs_pre = Vec::new();
+                let Some(st) = self.hoisting(&mut lhs_pre, |s| s.pstate(lhs)) else { return };
                 if st.arr.is_some() {
                     // A part of an array assigned (`h[0] = h[1];`): element by element.
                     let value = self.hoisting(out, |s| s.expr(rhs));
+                    out.append(&mut lhs_pre);
                     self.store_part(st, value, lhs.span, out);
                 } else if let Some(place) = self.finish(st, lhs.span) {
                     // As in Rust, the right-hand side is evaluated before the assigned place.
-                    let value = self.hoisting(out, |s| s.expr(rhs));
+                    let mut value = self.hoisting(out, |s| s.expr(rhs));
+                    if !lhs_pre.is_empty() {
+                        if let Some(t) = self.scalar_call_type(rhs).or_else(|| self.scalar_ty(&value)) {
+                            let temp = self.new_local("value", Ty::Scalar(t), self.local_level());
+                            self.value_temps.push(temp);
+                            out.push(Stmt::Let { local: temp, init: Some(value), span: rhs.span });
+                            value = Expr::Load(Place::local(temp, rhs.span));
+                        }
+                        out.append(&mut lhs_pre);
+                    }
                     out.push(Stmt::Store { place, value });
                 }
             }
             ExprKind::CompoundAssign(op, lhs, rhs) => {
-                if let Some(place) = self.place(lhs) {
+                if let Some(place) = self.hoisting(out, |s| s.place(lhs)) {
                     let rhs = self.hoisting(out, |s| s.expr(rhs));
                     let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs));
                     out.push(Stmt::Store { place, value });
@@ -2338,7 +2351,7 @@ impl<'a> FnLower<'_, 'a> {
                 let i = match self.index_nat(idx) {
                     Some(i) => i,
                     None => {
-                        let v = self.expr(idx);
+                        let v = self.run_time_index(idx);
                         let i = IExpr::Value(Box::new(v));
                         let bound =
                             st.arr.as_ref().and_then(|a| a.dims.get(a.fixed.len()).cloned()).unwrap_or(IExpr::Const(0));
@@ -2390,6 +2403,20 @@ impl<'a> FnLower<'_, 'a> {
                 None
             }
         }
+    }
+
+    /// A run-time index, evaluated once: every device evaluates it for the bound check and for
+    /// the offset, so an index with an effect (a call, an atomic) is bound to a local first.
+    fn run_time_index(&mut self, idx: &ast::Expr) -> Expr {
+        let v = self.expr(idx);
+        if !expr_has_effects(&v) {
+            return v;
+        }
+        let Some(ty) = self.scalar_call_type(idx).or_else(|| self.scalar_ty(&v)) else { return v };
+        let temp = self.new_local("index", Ty::Scalar(ty), self.local_level());
+        self.value_temps.push(temp);
+        self.pre.push(Stmt::Let { local: temp, init: Some(v), span: idx.span });
+        Expr::Load(Place::local(temp, idx.span))
     }
 
     fn index_nat(&mut self, idx: &ast::Expr) -> Option<IExpr> {

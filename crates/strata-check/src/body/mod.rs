@@ -27,6 +27,7 @@ mod host;
 mod limits;
 mod places;
 mod resources;
+mod rt_reads;
 mod sizes;
 mod streams;
 mod summary;
@@ -277,6 +278,10 @@ pub struct FnCx<'p> {
     /// `&uniq d[1]` of a GPU buffer `d` computes a pointer into device memory without touching
     /// it, so the dereference of `d` it goes through is no access of GPU memory (I7).
     borrowing_place: bool,
+    /// Set while resolving a place that is only read (its value is read, or it is borrowed
+    /// `shrd`): a run-time index in it is allowed outside `unsafe` and checked when it runs (see
+    /// `rt_reads.rs`). Writes and `uniq` borrows clear it.
+    rt_index_read: bool,
     /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
@@ -351,6 +356,7 @@ impl<'p> FnCx<'p> {
             returned_uni: Uni::Uniform,
             in_call_arg: false,
             borrowing_place: false,
+            rt_index_read: false,
             reading_only: false,
             summaries,
             fresh: 0,
