@@ -24,6 +24,7 @@ mod accesses;
 mod calls;
 mod conditions;
 mod host;
+mod jumps;
 mod limits;
 mod places;
 mod resources;
@@ -264,6 +265,8 @@ pub struct FnCx<'p> {
     /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
     /// may differ: later barriers at a coarser level are not reached by all.
     divergent_return: Option<(Span, Uni)>,
+    /// The enclosing loops, innermost last, for `break` and `continue` (`jumps.rs`).
+    loops: Vec<jumps::LoopJumps>,
     /// How far the values a function returns may differ between its threads: its `return`
     /// values and its body's tail (a `gpu.block`/`gpu.warp` function's result is one value for
     /// the block or warp, see `check`).
@@ -352,6 +355,7 @@ impl<'p> FnCx<'p> {
             binding_alias: false,
             view_depth: 0,
             divergent_return: None,
+            loops: Vec::new(),
             result_uni: Uni::Uniform,
             returned_uni: Uni::Uniform,
             in_call_arg: false,
@@ -1076,6 +1080,8 @@ impl<'p> FnCx<'p> {
                 }
                 Ty::UNIT
             }
+            ExprKind::Break => self.jump(true, e.span),
+            ExprKind::Continue => self.jump(false, e.span),
             ExprKind::Error => Ty::Error,
         }
     }
@@ -1470,7 +1476,9 @@ impl<'p> FnCx<'p> {
         let pending_before = self.pending.clone();
         let outer_vars = self.vars.len();
         let mut pass = 0;
+        self.enter_loop();
         loop {
+            self.loop_pass_start();
             if pass >= 1 {
                 // The earlier passes' accesses belong to other iterations: their loop variable may
                 // be another value than the current one, so give it another name, known only to
@@ -1483,6 +1491,7 @@ impl<'p> FnCx<'p> {
             }
             let loans = self.loan_count(outer_vars);
             self.block(body, Some(&Ty::UNIT));
+            self.loop_pass_end();
             pass += 1;
             // Two passes, and more while references still gain loans (a chain of reassignments
             // takes one pass per link; loans only grow, so this ends).
@@ -1490,6 +1499,7 @@ impl<'p> FnCx<'p> {
                 break;
             }
         }
+        self.exit_loop();
         if !at_least_once {
             // The loop may not run at all: what was there before may still be there.
             let after = std::mem::take(&mut self.accesses);
@@ -1512,7 +1522,9 @@ impl<'p> FnCx<'p> {
         let mut previous = Uni::Uniform;
         let outer_vars = self.vars.len();
         let mut pass = 0;
+        self.enter_loop();
         loop {
+            self.loop_pass_start();
             if previous > Uni::Uniform {
                 self.frames.push(Frame::Cond { span: c.span, uni: previous });
             }
@@ -1523,6 +1535,7 @@ impl<'p> FnCx<'p> {
                 self.frames.push(Frame::Cond { span: c.span, uni });
             }
             self.block(body, Some(&Ty::UNIT));
+            self.loop_pass_end();
             if varying {
                 self.frames.pop();
             }
@@ -1532,6 +1545,7 @@ impl<'p> FnCx<'p> {
                 break;
             }
         }
+        self.exit_loop();
         // The body may run zero times.
         let after = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![before, after]);
