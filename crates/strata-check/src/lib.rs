@@ -147,7 +147,7 @@ fn callees_first<'a>(fns: &[&'a ast::FnDecl]) -> Vec<&'a ast::FnDecl> {
                 }
                 args.iter().for_each(|a| calls(a, out));
             }
-            K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error | K::Return(None) => {}
+            K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error | K::Return(None) | K::Break | K::Continue => {}
             K::Unary(_, x)
             | K::Cast(x, _)
             | K::Field(x, _)

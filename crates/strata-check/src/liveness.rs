@@ -233,9 +233,13 @@ impl<'a> Scan<'a> {
 /// The direct sub-expressions of an expression that has no block of its own.
 fn children(e: &ast::Expr) -> Vec<&ast::Expr> {
     match &e.kind {
-        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => {
-            Vec::new()
-        }
+        ExprKind::Lit(_)
+        | ExprKind::Path(_)
+        | ExprKind::Sync(_)
+        | ExprKind::Error
+        | ExprKind::Return(None)
+        | ExprKind::Break
+        | ExprKind::Continue => Vec::new(),
         ExprKind::Unary(_, x)
         | ExprKind::Cast(x, _)
         | ExprKind::Field(x, _)

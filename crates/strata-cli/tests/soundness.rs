@@ -18,7 +18,8 @@
 //! functions and the results of `gpu.warp` and `Any` functions given a warp's part, in
 //! conditions; a warp's coordinate (`warp.idx`) in conditions; shared memory declared for each
 //! warp (always refused); warp shuffles and ballots; global atomics (`AtomicI32`, `AtomicF64`) updated
-//! at run-time indices by one order-independent operation each; in the host `main`, random sequences of launches,
+//! at run-time indices by one order-independent operation each; reads at data-dependent indices
+//! (`a[(v as u32) % n]`, of read-only arrays and of arrays the kernel writes); in the host `main`, random sequences of launches,
 //! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
@@ -624,6 +625,11 @@ impl Gen {
                 return r;
             }
         }
+        if self.rng.chance(6) {
+            if let Some(r) = self.data_dependent_read(cx, i, loops) {
+                return r;
+            }
+        }
         let a = &cx.arrays[i];
         if a.writable && (self.rng.clean || self.rng.chance(60)) {
             let (text, rest) = &cx.own[i];
@@ -631,6 +637,27 @@ impl Gen {
         } else {
             self.place(cx, i, loops)
         }
+    }
+
+    /// A read of a 1-D array at a data-dependent index (docs/language.md, "Run-time indices"):
+    /// `a[(v as u32) % n]` with `v` this thread's own value, always in range. Of a read-only
+    /// array it cannot race; of a writable one (mostly left to the read-only ones in clean
+    /// programs) the checker must refuse it wherever the array may be written in the same
+    /// barrier interval.
+    fn data_dependent_read(&mut self, cx: &ThreadCx, i: usize, loops: &[(String, usize)]) -> Option<String> {
+        let a = &cx.arrays[i];
+        let &[n] = a.shape.as_slice() else { return None };
+        if a.writable && self.rng.clean && self.rng.chance(50) {
+            return None;
+        }
+        let (text, writable) = (a.text.clone(), a.writable);
+        let v = self.own_value(cx, loops);
+        self.mark(if writable {
+            "read at a data-dependent index of writable memory"
+        } else {
+            "read at a data-dependent index of read-only memory"
+        });
+        Some(format!("{text}[(({v}) as u32) % {n}u32]"))
     }
 
     /// A read of one element of a 1-D array (shared by the threads) through a view whose size

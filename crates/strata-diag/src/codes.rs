@@ -88,6 +88,7 @@ registry! {
     GENERIC_ARG_COUNT = "E0104", Check, "wrong number of generic arguments";
     CANNOT_INFER = "E0105", Check, "cannot infer generic argument";
     NO_MAIN = "E0106", Check, "no `main` function";
+    JUMP_OUTSIDE_LOOP = "E0107", Check, "`break` or `continue` outside a loop";
     // --- types ---
     MISMATCHED_TYPES = "E0201", Check, "mismatched types";
     ARG_COUNT = "E0202", Check, "wrong number of arguments";

@@ -6,6 +6,7 @@
 
 mod atomics;
 mod c;
+mod checked;
 mod cuda;
 mod streams;
 
@@ -134,6 +135,8 @@ pub(crate) struct Emitter<'p> {
     const_params: Vec<HashSet<LocalId>>,
     /// Printing helpers made on demand (name, definition), in the order they were first needed.
     helpers: RefCell<Vec<(String, String)>>,
+    /// The run-time indices of the places being emitted, innermost last ([`checked`]).
+    checked: RefCell<Vec<checked::CheckedIndex>>,
 }
 
 /// The C names of one function's locals (by id) and size parameters (by Strata name).
@@ -371,6 +374,7 @@ impl<'p> Emitter<'p> {
             smem_fns,
             const_params: const_params(p),
             helpers: RefCell::new(Vec::new()),
+            checked: RefCell::new(Vec::new()),
         }
     }
 
@@ -962,7 +966,10 @@ impl<'p> Emitter<'p> {
             IExpr::Pow(a, b) => format!("strata_ipow({}, {})", self.iexpr(cx, a)?, self.iexpr(cx, b)?),
             IExpr::Value(v) => {
                 let s = self.expr(cx, v)?;
-                format!("strata_idx((int64_t)({s}), {})", self.at(cx.span))
+                match self.checked_value(e, &s) {
+                    Some(checked) => checked,
+                    None => format!("strata_idx((int64_t)({s}), {})", self.at(cx.span)),
+                }
             }
             // Coordinates and infix operations are handled above.
             _ => return Err(unsupported(cx.span, "this index expression")),
@@ -1093,12 +1100,11 @@ impl<'p> Emitter<'p> {
         let mut s = self.local(cx, p.root);
         let mut t = cx.f.locals[p.root].ty.clone();
         let mut pointer = false; // `s` points at scalars (after a dereference)
-                                 // Every run-time check of the place wraps its first index (`strata_chk` returns it).
-        let mut checks = Vec::new();
-        for (i, b) in &p.checks {
-            checks.push((self.iexpr(cx, i)?, self.iexpr(cx, b)?));
-        }
-        for step in &p.path {
+
+        // The run-time checks of the place not yet emitted: each at its index (see `checked`).
+        let mut checks: Vec<usize> = (0..p.checks.len()).collect();
+        let last_elem = p.path.iter().rposition(|s| matches!(s, PathStep::Elem(_)));
+        for (k, step) in p.path.iter().enumerate() {
             match step {
                 PathStep::Deref => {
                     t = match t {
@@ -1123,10 +1129,7 @@ impl<'p> Emitter<'p> {
                     pointer = false;
                 }
                 PathStep::Elem(e) => {
-                    let mut off = self.index(cx, e)?;
-                    for (i, b) in checks.drain(..) {
-                        off = format!("strata_chk({off}, {i}, {b}, {})", self.at(p.span));
-                    }
+                    let off = self.checked_offset(cx, p, e, &mut checks, Some(k) == last_elem)?;
                     if !pointer && !matches!(t, Ty::Array { .. }) {
                         return Err(unsupported(p.span, "indexing a non-array"));
                     }

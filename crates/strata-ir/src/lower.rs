@@ -29,6 +29,8 @@ use strata_check::TypeTable;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_syntax::ast::{self, DimName, ExprKind, ScalarTy};
 
+mod jumps;
+
 type Inv = Rc<dyn Fn(Vec<IExpr>) -> Vec<IExpr>>;
 /// A dimension of a collection: its name, the coordinate of the executing resource, the size.
 type Coord = (DimName, IExpr, IExpr);
@@ -208,6 +210,8 @@ struct FnLower<'l, 'a> {
     /// Lowering a `while` condition: no statement can run before it, so [`FnLower::operands`]
     /// binds no operand to a local there.
     in_while_cond: bool,
+    /// The flags of the enclosing loops with `break`/`continue`, innermost last (`jumps.rs`).
+    jumps: Vec<jumps::LoopFlags>,
 }
 
 impl<'a> Lowering<'a> {
@@ -249,6 +253,7 @@ impl<'a> Lowering<'a> {
             pre: Vec::new(),
             value_temps: Vec::new(),
             in_while_cond: false,
+            jumps: Vec::new(),
             inlining: Vec::new(),
         };
         match &sig.root {
@@ -451,7 +456,7 @@ fn expr_returns(e: &ast::Expr) -> bool {
     use ExprKind as K;
     match &e.kind {
         K::Return(_) => true,
-        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error => false,
+        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Break | K::Continue | K::Error => false,
         K::Unary(_, x)
         | K::Cast(x, _)
         | K::Field(x, _)
@@ -490,7 +495,7 @@ fn expr_assigns(e: &ast::Expr, name: &str) -> bool {
         K::Assign(lhs, rhs) | K::CompoundAssign(_, lhs, rhs) => {
             matches!(&lhs.kind, K::Path(segs) if segs.len() == 1 && segs[0].name == name) || expr_assigns(rhs, name)
         }
-        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Error => false,
+        K::Lit(_) | K::Path(_) | K::Sync(_) | K::Break | K::Continue | K::Error => false,
         K::Return(x) => x.as_deref().is_some_and(|x| expr_assigns(x, name)),
         K::Unary(_, x)
         | K::Cast(x, _)
@@ -1269,19 +1274,32 @@ impl<'a> FnLower<'_, 'a> {
                         return;
                     }
                 }
-                let Some(st) = self.pstate(lhs) else { return };
+                // A run-time index with an effect is bound to a local (`run_time_index`): that
+                // statement runs after the right-hand side.
+                let mut lhs_pre = Vec::new();
+                let Some(st) = self.hoisting(&mut lhs_pre, |s| s.pstate(lhs)) else { return };
                 if st.arr.is_some() {
                     // A part of an array assigned (`h[0] = h[1];`): element by element.
                     let value = self.hoisting(out, |s| s.expr(rhs));
+                    out.append(&mut lhs_pre);
                     self.store_part(st, value, lhs.span, out);
                 } else if let Some(place) = self.finish(st, lhs.span) {
                     // As in Rust, the right-hand side is evaluated before the assigned place.
-                    let value = self.hoisting(out, |s| s.expr(rhs));
+                    let mut value = self.hoisting(out, |s| s.expr(rhs));
+                    if !lhs_pre.is_empty() {
+                        if let Some(t) = self.scalar_call_type(rhs).or_else(|| self.scalar_ty(&value)) {
+                            let temp = self.new_local("value", Ty::Scalar(t), self.local_level());
+                            self.value_temps.push(temp);
+                            out.push(Stmt::Let { local: temp, init: Some(value), span: rhs.span });
+                            value = Expr::Load(Place::local(temp, rhs.span));
+                        }
+                        out.append(&mut lhs_pre);
+                    }
                     out.push(Stmt::Store { place, value });
                 }
             }
             ExprKind::CompoundAssign(op, lhs, rhs) => {
-                if let Some(place) = self.place(lhs) {
+                if let Some(place) = self.hoisting(out, |s| s.place(lhs)) {
                     let rhs = self.hoisting(out, |s| s.expr(rhs));
                     let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs));
                     out.push(Stmt::Store { place, value });
@@ -1297,8 +1315,10 @@ impl<'a> FnLower<'_, 'a> {
                 let hi = self.ast_nat(end, &HashMap::new());
                 let counter = self.new_local(&var.name, Ty::Nat, self.local_level());
                 self.scopes.push(vec![(var.name.clone(), Binding::Counter(counter))]);
+                let flags = self.enter_loop_jumps(body);
                 let body = self.block(body);
                 self.scopes.pop();
+                let body = self.for_body_with_jumps(flags, body, e.span, out);
                 out.push(Stmt::For { counter, lo, hi, body, span: e.span });
             }
             ExprKind::While { cond: c, body } => {
@@ -1313,8 +1333,12 @@ impl<'a> FnLower<'_, 'a> {
                          updated at the end of the body)",
                     );
                 }
+                let flags = self.enter_loop_jumps(body);
                 let body = self.block(body);
-                out.push(Stmt::While { cond, body, span: e.span });
+                match flags {
+                    Some(flags) => self.while_with_jumps(flags, cond, body, e.span, out),
+                    None => out.push(Stmt::While { cond, body, span: e.span }),
+                }
             }
             ExprKind::If { cond, then, els } => {
                 let cond = self.hoisting(out, |s| s.expr(cond));
@@ -1339,6 +1363,8 @@ impl<'a> FnLower<'_, 'a> {
                 let v = v.as_ref().map(|x| self.hoisting(out, |s| s.expr(x)));
                 out.push(Stmt::Return(v));
             }
+            ExprKind::Break => self.jump_stmt(true, e.span, out),
+            ExprKind::Continue => self.jump_stmt(false, e.span, out),
             ExprKind::Call { launch: Some(l), func, args, .. } => self.launch(func, l, args, e.span, out),
             ExprKind::Call { launch: None, func, args, exec, .. } if self.inlined_callee(func).is_some() => {
                 if let Some((decl, sig)) = self.inlined_callee(func) {
@@ -2345,7 +2371,7 @@ impl<'a> FnLower<'_, 'a> {
                 let i = match self.index_nat(idx) {
                     Some(i) => i,
                     None => {
-                        let v = self.expr(idx);
+                        let v = self.run_time_index(idx);
                         let i = IExpr::Value(Box::new(v));
                         let bound =
                             st.arr.as_ref().and_then(|a| a.dims.get(a.fixed.len()).cloned()).unwrap_or(IExpr::Const(0));
@@ -2397,6 +2423,20 @@ impl<'a> FnLower<'_, 'a> {
                 None
             }
         }
+    }
+
+    /// A run-time index, evaluated once: every device evaluates it for the bound check and for
+    /// the offset, so an index with an effect (a call, an atomic) is bound to a local first.
+    fn run_time_index(&mut self, idx: &ast::Expr) -> Expr {
+        let v = self.expr(idx);
+        if !expr_has_effects(&v) {
+            return v;
+        }
+        let Some(ty) = self.scalar_call_type(idx).or_else(|| self.scalar_ty(&v)) else { return v };
+        let temp = self.new_local("index", Ty::Scalar(ty), self.local_level());
+        self.value_temps.push(temp);
+        self.pre.push(Stmt::Let { local: temp, init: Some(v), span: idx.span });
+        Expr::Load(Place::local(temp, idx.span))
     }
 
     fn index_nat(&mut self, idx: &ast::Expr) -> Option<IExpr> {

@@ -524,9 +524,13 @@ impl Expr {
         }
         let sub = |x: &Expr| x.any(pred);
         match &self.kind {
-            ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Error | ExprKind::Return(None) => {
-                false
-            }
+            ExprKind::Lit(_)
+            | ExprKind::Path(_)
+            | ExprKind::Sync(_)
+            | ExprKind::Error
+            | ExprKind::Return(None)
+            | ExprKind::Break
+            | ExprKind::Continue => false,
             ExprKind::Unary(_, x)
             | ExprKind::Cast(x, _)
             | ExprKind::Field(x, _)
@@ -738,6 +742,10 @@ pub enum ExprKind {
     /// `[e; n]`
     ArrayRepeat(Box<Expr>, Nat),
     Return(Option<Box<Expr>>),
+    /// `break`: leaves the innermost enclosing `for` or `while` loop.
+    Break,
+    /// `continue`: goes on with the next iteration of the innermost enclosing loop.
+    Continue,
     Paren(Box<Expr>),
     /// Placeholder left where the parser recovered from an error.
     Error,

@@ -241,7 +241,13 @@ fn first_flush(e: &Expr) -> Option<u32> {
         ExprKind::Call { args: xs, .. } | ExprKind::Tuple(xs) | ExprKind::ArrayList(xs) => {
             xs.iter().find_map(first_flush)
         }
-        ExprKind::Lit(_) | ExprKind::Path(_) | ExprKind::Sync(_) | ExprKind::Return(None) | ExprKind::Error => None,
+        ExprKind::Lit(_)
+        | ExprKind::Path(_)
+        | ExprKind::Sync(_)
+        | ExprKind::Return(None)
+        | ExprKind::Break
+        | ExprKind::Continue
+        | ExprKind::Error => None,
     }
 }
 
@@ -885,6 +891,8 @@ impl Printer<'_> {
                 concat(vec![text("["), self.expr(x, LEVEL_ASSIGN, true), text(format!("; {}]", nat(n)))])
             }
             ExprKind::Return(None) => text("return"),
+            ExprKind::Break => text("break"),
+            ExprKind::Continue => text("continue"),
             ExprKind::Return(Some(x)) => concat(vec![text("return "), self.expr(x, LEVEL_ASSIGN, open_ok)]),
             ExprKind::Paren(x) => concat(vec![text("("), self.expr(x, LEVEL_ASSIGN, true), text(")")]),
             // Only in trees with syntax errors, which are not formatted.

@@ -36,7 +36,8 @@ pub(crate) struct Parser<'a> {
 }
 
 /// Keywords that begin a statement, for "did you mean" hints.
-const STMT_KEYWORDS: &[&str] = &["let", "mut", "for", "while", "if", "sched", "split", "sync", "return", "unsafe"];
+const STMT_KEYWORDS: &[&str] =
+    &["let", "mut", "for", "while", "if", "sched", "split", "sync", "return", "break", "continue", "unsafe"];
 
 /// Keywords that begin an item, for "did you mean" hints.
 const ITEM_KEYWORDS: &[&str] = &["fn", "const", "view"];
@@ -1741,6 +1742,14 @@ impl<'a> Parser<'a> {
                 } else {
                     ExprKind::Sync(None)
                 }
+            }
+            Tok::Break => {
+                self.bump();
+                ExprKind::Break
+            }
+            Tok::Continue => {
+                self.bump();
+                ExprKind::Continue
             }
             Tok::Return => {
                 self.bump();

@@ -24,9 +24,11 @@ mod accesses;
 mod calls;
 mod conditions;
 mod host;
+mod jumps;
 mod limits;
 mod places;
 mod resources;
+mod rt_reads;
 mod sizes;
 mod streams;
 mod summary;
@@ -263,6 +265,8 @@ pub struct FnCx<'p> {
     /// A `return` under a varying condition or a `split` arm, and how far the threads that took it
     /// may differ: later barriers at a coarser level are not reached by all.
     divergent_return: Option<(Span, Uni)>,
+    /// The enclosing loops, innermost last, for `break` and `continue` (`jumps.rs`).
+    loops: Vec<jumps::LoopJumps>,
     /// How far the values a function returns may differ between its threads: its `return`
     /// values and its body's tail (a `gpu.block`/`gpu.warp` function's result is one value for
     /// the block or warp, see `check`).
@@ -277,6 +281,10 @@ pub struct FnCx<'p> {
     /// `&uniq d[1]` of a GPU buffer `d` computes a pointer into device memory without touching
     /// it, so the dereference of `d` it goes through is no access of GPU memory (I7).
     borrowing_place: bool,
+    /// Set while resolving a place that is only read (its value is read, or it is borrowed
+    /// `shrd`): a run-time index in it is allowed outside `unsafe` and checked when it runs (see
+    /// `rt_reads.rs`). Writes and `uniq` borrows clear it.
+    rt_index_read: bool,
     /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
@@ -347,10 +355,12 @@ impl<'p> FnCx<'p> {
             binding_alias: false,
             view_depth: 0,
             divergent_return: None,
+            loops: Vec::new(),
             result_uni: Uni::Uniform,
             returned_uni: Uni::Uniform,
             in_call_arg: false,
             borrowing_place: false,
+            rt_index_read: false,
             reading_only: false,
             summaries,
             fresh: 0,
@@ -1070,6 +1080,8 @@ impl<'p> FnCx<'p> {
                 }
                 Ty::UNIT
             }
+            ExprKind::Break => self.jump(true, e.span),
+            ExprKind::Continue => self.jump(false, e.span),
             ExprKind::Error => Ty::Error,
         }
     }
@@ -1464,7 +1476,9 @@ impl<'p> FnCx<'p> {
         let pending_before = self.pending.clone();
         let outer_vars = self.vars.len();
         let mut pass = 0;
+        self.enter_loop();
         loop {
+            self.loop_pass_start();
             if pass >= 1 {
                 // The earlier passes' accesses belong to other iterations: their loop variable may
                 // be another value than the current one, so give it another name, known only to
@@ -1477,6 +1491,7 @@ impl<'p> FnCx<'p> {
             }
             let loans = self.loan_count(outer_vars);
             self.block(body, Some(&Ty::UNIT));
+            self.loop_pass_end();
             pass += 1;
             // Two passes, and more while references still gain loans (a chain of reassignments
             // takes one pass per link; loans only grow, so this ends).
@@ -1484,6 +1499,7 @@ impl<'p> FnCx<'p> {
                 break;
             }
         }
+        self.exit_loop();
         if !at_least_once {
             // The loop may not run at all: what was there before may still be there.
             let after = std::mem::take(&mut self.accesses);
@@ -1506,7 +1522,9 @@ impl<'p> FnCx<'p> {
         let mut previous = Uni::Uniform;
         let outer_vars = self.vars.len();
         let mut pass = 0;
+        self.enter_loop();
         loop {
+            self.loop_pass_start();
             if previous > Uni::Uniform {
                 self.frames.push(Frame::Cond { span: c.span, uni: previous });
             }
@@ -1517,6 +1535,7 @@ impl<'p> FnCx<'p> {
                 self.frames.push(Frame::Cond { span: c.span, uni });
             }
             self.block(body, Some(&Ty::UNIT));
+            self.loop_pass_end();
             if varying {
                 self.frames.pop();
             }
@@ -1526,6 +1545,7 @@ impl<'p> FnCx<'p> {
                 break;
             }
         }
+        self.exit_loop();
         // The body may run zero times.
         let after = std::mem::take(&mut self.accesses);
         self.merge_accesses(vec![before, after]);

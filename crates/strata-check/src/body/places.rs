@@ -104,13 +104,8 @@ impl FnCx<'_> {
                         if !t.is_int() && !t.is_error() {
                             self.mismatch(idx.span, &Ty::Scalar(ScalarTy::U32), &t);
                         }
-                        if !self.in_unsafe() {
-                            self.error(
-                                codes::INDEX_OUT_OF_BOUNDS,
-                                idx.span,
-                                "cannot prove that this index is in bounds",
-                                "a run-time index; only sizes known to the type checker are allowed outside `unsafe`",
-                            );
+                        if !self.in_unsafe() && !self.rt_index_read {
+                            self.run_time_index_written(idx.span);
                         }
                     }
                 }
@@ -465,7 +460,8 @@ impl FnCx<'_> {
 
     /// Reads a place (T-READ-BY-COPY, T-READ-BY-MOVE, T-READ-SHAREDMEM).
     pub(super) fn read_place(&mut self, e: &ast::Expr) -> Ty {
-        let Some(info) = self.place(e) else { return Ty::Error };
+        let info = self.place_read_only(e, true);
+        let Some(info) = info else { return Ty::Error };
         let root = info.place.root;
         if let Some(at) = self.vars[root].moved {
             let name = self.vars[root].name.clone();
@@ -489,7 +485,7 @@ impl FnCx<'_> {
             );
             return Ty::Error;
         }
-        let uni = info.targets().map(|t| self.read_uni(t)).max().unwrap_or_default();
+        let uni = info.targets().map(|t| self.read_uni_here(t)).max().unwrap_or_default();
         self.varies = self.varies.max(uni);
         if !info.ty.is_copy() && !info.ty.is_error() {
             if info.place.steps.is_empty() {
@@ -584,7 +580,7 @@ impl FnCx<'_> {
 
     pub(super) fn borrow(&mut self, own: Ownership, place: &ast::Expr, span: Span) -> Ty {
         self.borrowing_place = !self.on_gpu();
-        let info = self.place(place);
+        let info = self.place_read_only(place, own == Ownership::Shrd);
         self.borrowing_place = false;
         let Some(info) = info else { return Ty::Error };
         if let Some(at) = self.vars[info.place.root].moved {
@@ -719,7 +715,7 @@ impl FnCx<'_> {
                 }
             }
         }
-        let info = self.place(lhs);
+        let info = self.place_read_only(lhs, false);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         if let Some(depth) = stored_at {

@@ -101,6 +101,7 @@ impl FnCx<'_> {
             })
             .max()
             .unwrap_or(Uni::Uniform)
+            .max(self.jump_uni())
     }
 
     /// A write of a value that varies by `value` into a variable's own memory (not memory behind
@@ -134,6 +135,9 @@ impl FnCx<'_> {
         let noun = |u: Uni| if u == Uni::Thread { thread } else { u.noun() };
         if let Some((r, uni)) = self.divergent_return.filter(|(_, u)| *u > need) {
             return Some((r, format!("some {}s may have returned here", noun(uni))));
+        }
+        if let Some(found) = self.jump_divergence(need, |u| noun(u).to_string()) {
+            return Some(found);
         }
         for (i, f) in self.frames.iter().enumerate().rev() {
             match f {
