@@ -17,7 +17,10 @@ impl Emitter<'_> {
     /// around thread loops (threads as SIMD lanes), unless the kernel then has run-time checks
     /// (whose first failure must be the one `sim` reports), where it is emitted again without.
     pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
-        let choice = lanes::choose(f);
+        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change).
+        let off = std::env::var_os("STRATA_LANES").is_some_and(|v| v == "0");
+        self.lanes_off = off;
+        let choice = if off { lanes::Lanes::default() } else { lanes::choose(f) };
         if choice.interchanged.is_empty() || cx.predeclared {
             cx.kept = choice.kept;
             return self.cpu_kernel_once(cx, f);
@@ -354,7 +357,12 @@ impl Emitter<'_> {
         for why in kept {
             writeln!(self.out, "{}/* {why} */", "    ".repeat(ind)).ok();
         }
+        // Threads as SIMD lanes: inside a region split at interchanged loops, and wherever the
+        // segment's accesses are contiguous or the same along `tx` ([`lanes::simd_segment`]).
+        let simd = cx.simd;
+        cx.simd = !self.lanes_off && (simd || lanes::simd_segment(cx.f, body));
         let label = self.open_thread_loop(cx, set, &used, ind)?;
+        cx.simd = simd;
         let saved = cx.next_thread.replace(label.clone());
         for s in body {
             self.stmt(cx, s, ind + 1)?;
@@ -434,7 +442,10 @@ impl Emitter<'_> {
                     // another writes (race freedom), and the region has no atomics ([`lanes`]).
                     let head = loops.trim_end().len();
                     loops.truncate(head);
-                    write!(loops, "\n{pad}#pragma omp simd\n{pad}").ok();
+                    if !loops.is_empty() {
+                        write!(loops, "\n{pad}").ok();
+                    }
+                    write!(loops, "#pragma omp simd\n{pad}").ok();
                 }
                 write!(loops, "for (uint64_t {name} = {lo}; {name} < {hi}; {name}++) ").ok();
             }
@@ -509,7 +520,10 @@ impl Emitter<'_> {
         if check.is_some() {
             writeln!(self.out, "{pad}bool {done} = 0;").ok();
         }
+        // This loop stops after the first thread: never a SIMD loop.
+        let simd = std::mem::replace(&mut cx.simd, false);
         let label = self.open_thread_loop(cx, set, &used, ind)?;
+        cx.simd = simd;
         let mut mine = Vec::new();
         for (v, name) in values.iter().zip(&names) {
             let c = match v {

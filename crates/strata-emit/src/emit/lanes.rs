@@ -25,7 +25,8 @@
 
 use super::*;
 
-/// The decision for one loop: its counter and the comment saying why.
+/// The decisions for the loops of a kernel: counters and the comments saying why.
+#[derive(Default)]
 pub(super) struct Lanes {
     /// Counters of thread-level loops run at block level around thread loops.
     pub(super) interchanged: HashMap<LocalId, String>,
@@ -35,7 +36,7 @@ pub(super) struct Lanes {
 
 /// The loops of kernel `f` to interchange with its thread loops (see the module comment).
 pub(super) fn choose(f: &Function) -> Lanes {
-    let mut out = Lanes { interchanged: HashMap::new(), kept: HashMap::new() };
+    let mut out = Lanes::default();
     let FnKind::Kernel { block, .. } = &f.kind else { return out };
     // The lanes are the `tx` loop: a fixed extent below 4 gives no vector to fill.
     if matches!(block[0], IExpr::Const(c) if c < 4) {
@@ -49,6 +50,24 @@ pub(super) fn choose(f: &Function) -> Lanes {
     }
     regions(f, &f.body, &mut out);
     out
+}
+
+/// Whether a thread loop over the statements `body` (a barrier-free segment) may be a SIMD loop:
+/// every statement is [`safe_stmt`] and no array access in it is strided along `tx` (a strided
+/// one would be an emulated gather: GCC's gathers are off, `strata_cpu::gather_workaround`).
+pub(super) fn simd_segment(f: &Function, body: &[&Stmt]) -> bool {
+    let FnKind::Kernel { block, .. } = &f.kind else { return false };
+    if matches!(block[0], IExpr::Const(c) if c < 4) {
+        return false;
+    }
+    let mut strided_any = false;
+    for s in body {
+        if !safe_stmt(s) || stmt_any(s, &|x| matches!(x, Stmt::Threads { .. })) {
+            return false;
+        }
+        accesses(s, &mut |p| strided_any |= strided(p, &Var::Tx));
+    }
+    !body.is_empty() && !strided_any
 }
 
 fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
