@@ -7,7 +7,10 @@
 //! where the emitter cannot prove a condition uniform, every thread evaluates it and all must
 //! agree (else E0902 at run time, as on `sim`: possible in `unsafe` code), and control flow
 //! around warp barriers only runs one warp at a time. Locals of thread code that live across a
-//! barrier are per-thread arrays indexed by `tid_`.
+//! barrier are per-thread arrays indexed by `tid_`. Threads as SIMD lanes ([`lanes`], issue 27):
+//! a region's loop whose accesses are strided along its counter and contiguous along `tx` is
+//! split out like a barrier (run at block level, the thread loop inside), and thread loops whose
+//! threads cannot observe each other's order are `#pragma omp simd`.
 
 use super::*;
 use strata_ir::uniform::Uniformity;

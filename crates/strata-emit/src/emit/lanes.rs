@@ -43,9 +43,10 @@ pub(super) fn choose(f: &Function) -> Lanes {
         return out;
     }
     // Kernels with a thread `return` or warp-level code keep the emitter's plain scheme.
-    if f.body.iter().any(|s| {
-        stmt_any(s, &|x| matches!(x, Stmt::Return(_) | Stmt::Sync { warp: true, .. } | Stmt::Launch { .. }))
-    }) {
+    if f.body
+        .iter()
+        .any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_) | Stmt::Sync { warp: true, .. } | Stmt::Launch { .. })))
+    {
         return out;
     }
     regions(f, &f.body, &mut out);
@@ -158,9 +159,8 @@ fn uniform_bound(f: &Function, e: &IExpr, outer: &[LocalId]) -> bool {
 /// Statements whose threads may run in any interleaving (given race freedom): no barriers,
 /// atomics, calls, prints, returns, launches or collectives.
 fn safe_stmt(s: &Stmt) -> bool {
-    let mut ok = !stmt_any(s, &|x| {
-        matches!(x, Stmt::Sync { .. } | Stmt::Return(_) | Stmt::Launch { .. } | Stmt::Free { .. })
-    });
+    let mut ok =
+        !stmt_any(s, &|x| matches!(x, Stmt::Sync { .. } | Stmt::Return(_) | Stmt::Launch { .. } | Stmt::Free { .. }));
     s.visit_exprs(&mut |e| {
         ok &= match e {
             Expr::Call { .. } | Expr::Tuple(_) | Expr::ArrayList(_) => false,
@@ -219,9 +219,7 @@ fn coef(e: &IExpr, v: &Var) -> Option<i128> {
             (c, 0) => konst(b)?.checked_mul(c),
             _ => None,
         },
-        IExpr::Div(a, b) | IExpr::Rem(a, b) | IExpr::Pow(a, b) => {
-            (coef(a, v)? == 0 && coef(b, v)? == 0).then_some(0)
-        }
+        IExpr::Div(a, b) | IExpr::Rem(a, b) | IExpr::Pow(a, b) => (coef(a, v)? == 0 && coef(b, v)? == 0).then_some(0),
         // A run-time value may be anything, unless it reads no local at all.
         IExpr::Value(x) => {
             let mut locals = false;
