@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Threads as SIMD lanes on the cpu device (issue 27): every program whose emitted C interchanges
-# a loop with its thread loop or has SIMD thread loops (`#pragma omp simd`), run with the lanes (default) and without (`STRATA_LANES=0`, the
+# a loop with its thread loop, run with the lanes (default) and without (`STRATA_LANES=0`, the
 # emitter before issue 27), alternating, RUNS times each, and its hand-written C baseline where
 # there is one. Prints the median per-launch time of each and the ratios.
 #
@@ -20,9 +20,6 @@ STRATA="$ROOT/target/release/strata"
 # program | kernel label | defines | C baseline (bench/baseline/*.c, or -)
 PROGRAMS=(
   "bench/matmul_element.strata|matmul|N=1024 REPS=2|matmul_element"
-  "bench/reduce.strata|reduce|LOG_N=26 REPS=5|reduce"
-  "bench/stream_copy.strata|copy|LOG_N=25 REPS=10|stream_copy"
-  "bench/transpose.strata|transpose|N=2048 REPS=10|transpose"
   "examples/obsidian_red5.strata|red5|NB=16384|-"
   "examples/obsidian_red6.strata|red6|NB=16384|-"
   "examples/obsidian_red7.strata|red7|NB=16384|-"

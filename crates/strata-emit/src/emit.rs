@@ -119,8 +119,6 @@ pub(crate) struct Emitter<'p> {
     p: &'p Program,
     out: String,
     labels: usize,
-    /// `STRATA_LANES=0`: no thread loop is a SIMD loop or interchanged (`c::cpu_kernel`).
-    lanes_off: bool,
     /// Emit CUDA C++ (kernels as `__global__` functions) instead of C for the cpu device.
     cuda: bool,
     /// Emit index arithmetic in signed 32 bits where [`Env::range`] proves it fits.
@@ -376,7 +374,6 @@ impl<'p> Emitter<'p> {
             p,
             out: String::new(),
             labels: 0,
-            lanes_off: false,
             cuda,
             narrow: cuda,
             fn_names,

@@ -9,8 +9,8 @@
 //! around warp barriers only runs one warp at a time. Locals of thread code that live across a
 //! barrier are per-thread arrays indexed by `tid_`. Threads as SIMD lanes ([`lanes`], issue 27):
 //! a region's loop whose accesses are strided along its counter and contiguous along `tx` is
-//! split out like a barrier (run at block level, the thread loop inside), and thread loops whose
-//! threads cannot observe each other's order are `#pragma omp simd`.
+//! split out like a barrier (run at block level, the thread loop inside), and the thread loops of
+//! such a region are `#pragma omp simd`.
 
 use super::*;
 use strata_ir::uniform::Uniformity;
@@ -22,7 +22,6 @@ impl Emitter<'_> {
     pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
         // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change).
         let off = std::env::var_os("STRATA_LANES").is_some_and(|v| v == "0");
-        self.lanes_off = off;
         let choice = if off { lanes::Lanes::default() } else { lanes::choose(f) };
         if choice.interchanged.is_empty() || cx.predeclared {
             cx.kept = choice.kept;
@@ -137,6 +136,13 @@ impl Emitter<'_> {
                 let (t, len) = (c_type(leaf(ty), f.span)?, self.flat_len(cx, ty)?);
                 writeln!(self.out, "        {t} (*{name})[{len}] = strata_alloc(nthreads_, sizeof(*{name}), {at});")
                     .ok();
+            } else if let (false, Some(n)) = (cx.lanes.is_empty(), block_threads(block)) {
+                // In a kernel with interchanged loops, a scalar per thread of a small block with
+                // a fixed shape is an array of the OpenMP thread's stack: the C compiler then
+                // knows that it overlaps no parameter (B's row stays in registers across rows).
+                let t = c_type(ty, f.span)?;
+                writeln!(self.out, "        _Alignas(64) {t} {name}[{n}];").ok();
+                continue;
             } else {
                 let t = c_type(ty, f.span)?;
                 writeln!(self.out, "        {t} *{name} = ({t} *)strata_alloc(nthreads_, sizeof({t}), {at});").ok();
@@ -360,12 +366,8 @@ impl Emitter<'_> {
         for why in kept {
             writeln!(self.out, "{}/* {why} */", "    ".repeat(ind)).ok();
         }
-        // Threads as SIMD lanes: inside a region split at interchanged loops, and wherever the
-        // segment's accesses are contiguous or the same along `tx` ([`lanes::simd_segment`]).
-        let simd = cx.simd;
-        cx.simd = !self.lanes_off && (simd || lanes::simd_segment(cx.f, body));
+        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
         let label = self.open_thread_loop(cx, set, &used, ind)?;
-        cx.simd = simd;
         let saved = cx.next_thread.replace(label.clone());
         for s in body {
             self.stmt(cx, s, ind + 1)?;
@@ -697,6 +699,17 @@ fn collect_barrier_control(body: &[Stmt], out: &mut Vec<HashSet<LocalId>>, in_re
 /// Whether every barrier in `s` is a warp barrier (and there is one).
 fn only_warp_barriers(s: &Stmt) -> bool {
     contains_sync(s) && !stmt_any(s, &|x| matches!(x, Stmt::Sync { warp: false, .. }))
+}
+
+/// The number of threads of a block whose shape the kernel's type fixes, where it is at most
+/// 1024 (a per-thread scalar array on the stack then takes at most 8 KiB).
+fn block_threads(block: &[IExpr; 3]) -> Option<u64> {
+    let mut n: u64 = 1;
+    for d in block {
+        let IExpr::Const(c) = d else { return None };
+        n = n.checked_mul(*c)?;
+    }
+    (n <= 1024).then_some(n)
 }
 
 /// The counters of the `for` loops in `s`, outer before inner.

@@ -53,24 +53,6 @@ pub(super) fn choose(f: &Function) -> Lanes {
     out
 }
 
-/// Whether a thread loop over the statements `body` (a barrier-free segment) may be a SIMD loop:
-/// every statement is [`safe_stmt`] and no array access in it is strided along `tx` (a strided
-/// one would be an emulated gather: GCC's gathers are off, `strata_cpu::gather_workaround`).
-pub(super) fn simd_segment(f: &Function, body: &[&Stmt]) -> bool {
-    let FnKind::Kernel { block, .. } = &f.kind else { return false };
-    if matches!(block[0], IExpr::Const(c) if c < 4) {
-        return false;
-    }
-    let mut strided_any = false;
-    for s in body {
-        if !safe_stmt(s) || stmt_any(s, &|x| matches!(x, Stmt::Threads { .. })) {
-            return false;
-        }
-        accesses(s, &mut |p| strided_any |= strided(p, &Var::Tx));
-    }
-    !body.is_empty() && !strided_any
-}
-
 fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
     for s in body {
         match s {
