@@ -34,7 +34,7 @@ fn kernel_c(file: &str, name: &str, lanes_off: bool) -> String {
 
 #[test]
 fn the_papers_matmul_runs_its_k_loop_around_simd_thread_loops() {
-    let k = kernel_c("tests/corpus/run/matmul_element_per_thread_2d.strata", "matmul", false);
+    let k = kernel_c("bench/matmul_element.strata", "matmul", false);
     let why = k.find("threads as SIMD lanes: `for k` runs at block level").expect(&k);
     let k_loop = k.find("for (uint64_t k = ").expect(&k);
     let simd = k[k_loop..].find("#pragma omp simd").map(|i| k_loop + i).expect(&k);
@@ -42,6 +42,14 @@ fn the_papers_matmul_runs_its_k_loop_around_simd_thread_loops() {
     assert!(why < k_loop && k_loop < simd && simd < tx, "the k loop must enclose the SIMD thread loop:\n{k}");
     // `sum` lives across the split: one per thread.
     assert!(k.contains("sum_pt_[tid_]"), "{k}");
+}
+
+#[test]
+fn short_loops_whose_lines_stay_in_l1_keep_their_thread_loop_outside() {
+    // 64 iterations over B's column touch 4 KiB: the next threads find those lines in L1.
+    let k = kernel_c("tests/corpus/run/matmul_element_per_thread_2d.strata", "matmul", false);
+    assert!(k.contains("thread loop outside `for k`: its 1 strided accesses touch 4 KiB"), "{k}");
+    assert!(!k.contains("omp simd"), "{k}");
 }
 
 #[test]
@@ -63,10 +71,10 @@ fn thread_loops_outside_interchanged_regions_are_no_simd_loops() {
 
 #[test]
 fn strata_lanes_0_turns_lanes_off_and_the_output_is_the_same() {
-    let off = kernel_c("tests/corpus/run/matmul_element_per_thread_2d.strata", "matmul", true);
+    let off = kernel_c("bench/matmul_element.strata", "matmul", true);
     assert!(!off.contains("omp simd") && !off.contains("SIMD lanes"), "{off}");
     for lanes_off in [false, true] {
-        let out = strata(&["run", "-D", "N=64", "-D", "REPS=2", "bench/matmul_element.strata"], lanes_off);
+        let out = strata(&["run", "-D", "N=512", "-D", "REPS=1", "bench/matmul_element.strata"], lanes_off);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "matmul ok\n");
     }
