@@ -8,6 +8,7 @@ mod atomics;
 mod c;
 mod checked;
 mod cuda;
+mod lanes;
 mod streams;
 
 use crate::names::Names;
@@ -184,6 +185,16 @@ struct Cx<'f> {
     /// Within control flow around warp barriers that the cpu device runs one warp at a time: the
     /// C name of the warp's number in its block (thread loops cover that warp's threads only).
     warp: Option<String>,
+    /// The cpu device's threads as SIMD lanes ([`lanes`]): counters of thread-level loops run at
+    /// block level around thread loops, and of loops considered and kept inside them, each with
+    /// the comment that says why.
+    lanes: HashMap<LocalId, String>,
+    kept: HashMap<LocalId, String>,
+    /// Thread loops are emitted with `#pragma omp simd` (inside a region split at such loops).
+    simd: bool,
+    /// A run-time check was emitted in a kernel with interchanged loops (it is emitted again
+    /// without them, so that the first failure is the one `sim` reports).
+    lane_checks: bool,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -415,6 +426,10 @@ impl<'p> Emitter<'p> {
             predeclared: self.p.runtime_lengths,
             uniform: Default::default(),
             warp: None,
+            lanes: HashMap::new(),
+            kept: HashMap::new(),
+            simd: false,
+            lane_checks: false,
         }
     }
 

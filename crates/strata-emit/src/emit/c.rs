@@ -7,24 +7,57 @@
 //! where the emitter cannot prove a condition uniform, every thread evaluates it and all must
 //! agree (else E0902 at run time, as on `sim`: possible in `unsafe` code), and control flow
 //! around warp barriers only runs one warp at a time. Locals of thread code that live across a
-//! barrier are per-thread arrays indexed by `tid_`.
+//! barrier are per-thread arrays indexed by `tid_`. Threads as SIMD lanes ([`lanes`], issue 27):
+//! a region's loop whose accesses are strided along its counter and contiguous along `tx` is
+//! split out like a barrier (run at block level, the thread loop inside), and the thread loops of
+//! such a region are `#pragma omp simd`.
 
 use super::*;
 use strata_ir::uniform::Uniformity;
 
 impl Emitter<'_> {
-    /// The body of kernel `f` on the cpu device.
+    /// The body of kernel `f` on the cpu device: with the loops [`lanes::choose`] picks run
+    /// around thread loops (threads as SIMD lanes), unless the kernel then has run-time checks
+    /// (whose first failure must be the one `sim` reports), where it is emitted again without.
     pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
+        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change).
+        let off = std::env::var_os("STRATA_LANES").is_some_and(|v| v == "0");
+        let choice = if off { lanes::Lanes::default() } else { lanes::choose(f) };
+        if choice.interchanged.is_empty() || cx.predeclared {
+            cx.kept = choice.kept;
+            return self.cpu_kernel_once(cx, f);
+        }
+        let (start, labels) = (self.out.len(), self.labels);
+        cx.lanes = choice.interchanged;
+        cx.kept = choice.kept;
+        cx.lane_checks = false;
+        if self.cpu_kernel_once(cx, f).is_ok() && !cx.lane_checks {
+            return Ok(());
+        }
+        self.out.truncate(start);
+        self.labels = labels;
+        cx.lanes.clear();
+        cx.kept.clear();
+        cx.per_thread.clear();
+        cx.simd = false;
+        cx.in_threads = false;
+        cx.next_thread = None;
+        writeln!(self.out, "    /* threads kept outside loops: the kernel has run-time checks */").ok();
+        self.cpu_kernel_once(cx, f)
+    }
+
+    fn cpu_kernel_once(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
         let FnKind::Kernel { shared, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
         // Thread-level locals (except counters of hoisted loops) live in per-thread arrays.
         let mut hoisted = HashSet::new();
         collect_hoisted(&f.body, &mut hoisted);
+        hoisted.extend(cx.lanes.keys().copied());
         cx.hoisted = hoisted;
         cx.uniform = Uniformity::of(f);
         // Only values that live across a barrier need per-thread storage: a local used in one
         // barrier-free segment only is a plain C local the compiler can keep in a register.
         let mut segments = Vec::new();
-        collect_segments(&f.body, &mut segments, false);
+        collect_segments(&f.body, &mut segments, false, &cx.lanes);
         let mut seen_in: HashMap<LocalId, usize> = HashMap::new();
         for seg in &segments {
             let mut used = HashSet::new();
@@ -103,6 +136,13 @@ impl Emitter<'_> {
                 let (t, len) = (c_type(leaf(ty), f.span)?, self.flat_len(cx, ty)?);
                 writeln!(self.out, "        {t} (*{name})[{len}] = strata_alloc(nthreads_, sizeof(*{name}), {at});")
                     .ok();
+            } else if let (false, Some(n)) = (cx.lanes.is_empty(), block_threads(block)) {
+                // In a kernel with interchanged loops, a scalar per thread of a small block with
+                // a fixed shape is an array of the OpenMP thread's stack: the C compiler then
+                // knows that it overlaps no parameter (B's row stays in registers across rows).
+                let t = c_type(ty, f.span)?;
+                writeln!(self.out, "        _Alignas(64) {t} {name}[{n}];").ok();
+                continue;
             } else {
                 let t = c_type(ty, f.span)?;
                 writeln!(self.out, "        {t} *{name} = ({t} *)strata_alloc(nthreads_, sizeof({t}), {at});").ok();
@@ -141,7 +181,11 @@ impl Emitter<'_> {
                 .collect();
             self.declare_locals(cx, &locals, "                ")?;
         }
+        let body_start = self.out.len();
         self.block_level(cx, &f.body, 4)?;
+        if !cx.lanes.is_empty() && self.out[body_start..].contains("STRATA_AT(") {
+            cx.lane_checks = true;
+        }
         writeln!(self.out, "            }}").ok();
         writeln!(self.out, "            {end}: ;").ok();
         writeln!(self.out, "        }}").ok();
@@ -204,14 +248,22 @@ impl Emitter<'_> {
         ind: usize,
     ) -> Result<(), E> {
         let mut segment: Vec<&Stmt> = Vec::new();
+        // Thread loops of a region split at interchanged loops are SIMD loops.
+        let simd = cx.simd;
+        cx.simd |= body.iter().any(|s| splits_at_lanes(s, &cx.lanes));
         for s in body {
-            if !contains_sync(s) {
+            if !contains_sync(s) && !splits_at_lanes(s, &cx.lanes) {
                 segment.push(s);
                 continue;
             }
             self.thread_loop(cx, set, &segment, ind)?;
             segment.clear();
             let pad = "    ".repeat(ind);
+            if let Stmt::For { counter, .. } = s {
+                if let Some(why) = cx.lanes.get(counter) {
+                    writeln!(self.out, "{pad}/* {why} */").ok();
+                }
+            }
             // Control flow around warp barriers only (a collective is one) that the block may not
             // take alike (the checker accepts a condition the same in every lane of a warp, as a
             // ballot's result): run it one warp at a time, each warp deciding for its own lanes.
@@ -293,7 +345,9 @@ impl Emitter<'_> {
                 _ => return Err(thread_dependent(s, "control flow that")),
             }
         }
-        self.thread_loop(cx, set, &segment, ind)
+        self.thread_loop(cx, set, &segment, ind)?;
+        cx.simd = simd;
+        Ok(())
     }
 
     fn thread_loop(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], body: &[&Stmt], ind: usize) -> Result<(), E> {
@@ -302,6 +356,17 @@ impl Emitter<'_> {
         }
         let mut used = HashSet::new();
         body.iter().for_each(|s| locals_in_stmt(s, &mut used));
+        // The loops the lanes cost model kept inside the thread loop, and why.
+        let mut kept = Vec::new();
+        if !cx.kept.is_empty() {
+            let mut counters = Vec::new();
+            body.iter().for_each(|s| loop_counters(s, &mut counters));
+            kept.extend(counters.iter().filter_map(|c| cx.kept.get(c)));
+        }
+        for why in kept {
+            writeln!(self.out, "{}/* {why} */", "    ".repeat(ind)).ok();
+        }
+        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
         let label = self.open_thread_loop(cx, set, &used, ind)?;
         let saved = cx.next_thread.replace(label.clone());
         for s in body {
@@ -377,6 +442,16 @@ impl Emitter<'_> {
             if matches!(extent, IExpr::Const(1)) && lo == "UINT64_C(0)" && hi == whole {
                 fixed.push(format!("{name} = 0"));
             } else {
+                if cx.simd && *name == "tx_" {
+                    // The threads of a row are the lanes: no thread of the region reads what
+                    // another writes (race freedom), and the region has no atomics ([`lanes`]).
+                    let head = loops.trim_end().len();
+                    loops.truncate(head);
+                    if !loops.is_empty() {
+                        write!(loops, "\n{pad}").ok();
+                    }
+                    write!(loops, "#pragma omp simd\n{pad}").ok();
+                }
                 write!(loops, "for (uint64_t {name} = {lo}; {name} < {hi}; {name}++) ").ok();
             }
         }
@@ -450,7 +525,10 @@ impl Emitter<'_> {
         if check.is_some() {
             writeln!(self.out, "{pad}bool {done} = 0;").ok();
         }
+        // This loop stops after the first thread: never a SIMD loop.
+        let simd = std::mem::replace(&mut cx.simd, false);
         let label = self.open_thread_loop(cx, set, &used, ind)?;
+        cx.simd = simd;
         let mut mine = Vec::new();
         for (v, name) in values.iter().zip(&names) {
             let c = match v {
@@ -547,29 +625,34 @@ fn not_a_kernel(span: Span) -> E {
 
 /// The barrier-free segments of the thread regions in `body`, split exactly as `region` splits
 /// them when it emits thread loops.
-fn collect_segments<'a>(body: &'a [Stmt], out: &mut Vec<Vec<&'a Stmt>>, in_region: bool) {
+fn collect_segments<'a>(
+    body: &'a [Stmt],
+    out: &mut Vec<Vec<&'a Stmt>>,
+    in_region: bool,
+    lanes: &HashMap<LocalId, String>,
+) {
     let mut seg: Vec<&Stmt> = Vec::new();
     for s in body {
         match s {
-            Stmt::Threads { body, .. } if !in_region => collect_segments(body, out, true),
+            Stmt::Threads { body, .. } if !in_region => collect_segments(body, out, true, lanes),
             _ if !in_region => match s {
-                Stmt::For { body, .. } | Stmt::While { body, .. } => collect_segments(body, out, false),
+                Stmt::For { body, .. } | Stmt::While { body, .. } => collect_segments(body, out, false, lanes),
                 Stmt::If { then, els, .. } => {
-                    collect_segments(then, out, false);
-                    collect_segments(els, out, false);
+                    collect_segments(then, out, false, lanes);
+                    collect_segments(els, out, false, lanes);
                 }
                 _ => {}
             },
-            _ if !contains_sync(s) => seg.push(s),
+            _ if !contains_sync(s) && !splits_at_lanes(s, lanes) => seg.push(s),
             _ => {
                 out.push(std::mem::take(&mut seg));
                 match s {
                     Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Threads { body, .. } => {
-                        collect_segments(body, out, true)
+                        collect_segments(body, out, true, lanes)
                     }
                     Stmt::If { then, els, .. } => {
-                        collect_segments(then, out, true);
-                        collect_segments(els, out, true);
+                        collect_segments(then, out, true, lanes);
+                        collect_segments(els, out, true, lanes);
                     }
                     _ => {}
                 }
@@ -616,6 +699,35 @@ fn collect_barrier_control(body: &[Stmt], out: &mut Vec<HashSet<LocalId>>, in_re
 /// Whether every barrier in `s` is a warp barrier (and there is one).
 fn only_warp_barriers(s: &Stmt) -> bool {
     contains_sync(s) && !stmt_any(s, &|x| matches!(x, Stmt::Sync { warp: false, .. }))
+}
+
+/// The number of threads of a block whose shape the kernel's type fixes, where it is at most
+/// 1024 (a per-thread scalar array on the stack then takes at most 8 KiB).
+fn block_threads(block: &[IExpr; 3]) -> Option<u64> {
+    let mut n: u64 = 1;
+    for d in block {
+        let IExpr::Const(c) = d else { return None };
+        n = n.checked_mul(*c)?;
+    }
+    (n <= 1024).then_some(n)
+}
+
+/// The counters of the `for` loops in `s`, outer before inner.
+fn loop_counters(s: &Stmt, out: &mut Vec<LocalId>) {
+    match s {
+        Stmt::For { counter, body, .. } => {
+            out.push(*counter);
+            body.iter().for_each(|x| loop_counters(x, out));
+        }
+        Stmt::While { body, .. } | Stmt::Threads { body, .. } => body.iter().for_each(|x| loop_counters(x, out)),
+        Stmt::If { then, els, .. } => then.iter().chain(els).for_each(|x| loop_counters(x, out)),
+        _ => {}
+    }
+}
+
+/// Whether `s` is or contains a loop run at block level around thread loops ([`lanes`]).
+fn splits_at_lanes(s: &Stmt, lanes: &HashMap<LocalId, String>) -> bool {
+    !lanes.is_empty() && stmt_any(s, &|x| matches!(x, Stmt::For { counter, .. } if lanes.contains_key(counter)))
 }
 
 fn contains_sync(s: &Stmt) -> bool {
