@@ -4,7 +4,8 @@
 #   1. cargo fmt --all -- --check                        (formatting)
 #   2. cargo clippy --workspace --all-targets -- -D warnings   (lints, warnings are errors)
 #   3. scripts/setup-nvcc.sh                             (NVIDIA's nvcc from PyPI into .venv; idempotent)
-#   4. cargo test --workspace                            (unit, corpus and doc tests; with
+#   4. cargo test --workspace --profile ci               (unit, corpus and doc tests, optimised with
+#      overflow checks and debug assertions on: see [profile.ci] in Cargo.toml; with
 #      STRATA_REQUIRE_NVCC=1 the cuda_compile test must find nvcc and compile every program's CUDA)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,7 +24,7 @@ step "scripts/setup-nvcc.sh"
 NVCC=$(scripts/setup-nvcc.sh | tail -1)
 export NVCC STRATA_REQUIRE_NVCC=1
 
-step "cargo test --workspace"
-cargo test --workspace
+step "cargo test --workspace --profile ci"
+cargo test --workspace --profile ci
 
 printf '\n==> all checks passed\n'
