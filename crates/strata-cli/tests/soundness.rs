@@ -19,7 +19,10 @@
 //! conditions; a warp's coordinate (`warp.idx`) in conditions; shared memory declared for each
 //! warp (always refused); warp shuffles and ballots; global atomics (`AtomicI32`, `AtomicF64`) updated
 //! at run-time indices by one order-independent operation each; reads at data-dependent indices
-//! (`a[(v as u32) % n]`, of read-only arrays and of arrays the kernel writes); in the host `main`, random sequences of launches,
+//! (`a[(v as u32) % n]`, of read-only arrays and of arrays the kernel writes); `break` and
+//! `continue` in thread loops (on the loop variable, or on a thread's value: first in the body
+//! only where the program may be wrong) and in block loops (on the loop variable or a block
+//! value); in the host `main`, random sequences of launches,
 //! asynchronous copies, host uses and synchronisations on two streams. Each program records the forms it contains, and the test
 //! prints, per form, how many programs contained it and how many of those the checker accepted, so
 //! that a form that is never accepted (or never rejected) is visible. Shared memory is always
@@ -1055,9 +1058,25 @@ impl Gen {
                     let j = self.name("j");
                     let bound = self.rng.range(1, 4);
                     self.open(&format!("for {j} in 0..{bound} {{"));
-                    loops.push((j, bound));
+                    loops.push((j.clone(), bound));
                     let kept = locals.len();
+                    let start = self.out.len();
+                    // In a program that may be wrong, a jump first: everything after it in the
+                    // body (a barrier, a collective) is then reached by some threads only.
+                    let early = !self.rng.clean && self.rng.chance(15);
+                    if early {
+                        self.thread_jump(cx, loops, &j, bound, false);
+                    }
                     self.thread_stmts(cx, loops, locals, depth + 1);
+                    if !early && self.rng.chance(20) {
+                        // A `break` that only some threads take also skips the barriers of later
+                        // iterations: a clean program jumps on a thread's value only in a body
+                        // without barriers and collectives.
+                        let body = &self.out[start..];
+                        let together =
+                            ["sync(", "shfl_", "ballot(", "wfirst(", "afirst("].iter().any(|w| body.contains(w));
+                        self.thread_jump(cx, loops, &j, bound, self.rng.clean && together);
+                    }
                     locals.truncate(kept);
                     loops.pop();
                     self.close("}");
@@ -1088,6 +1107,22 @@ impl Gen {
                     }
                 }
             }
+        }
+    }
+
+    /// `if … { break; }` or `continue` in a thread-level `for` loop over `j` (trip count
+    /// `bound`): on the loop variable (the same for every thread), or, unless `uniform_only`, on
+    /// a value of this thread.
+    fn thread_jump(&mut self, cx: &ThreadCx, loops: &[(String, usize)], j: &str, bound: usize, uniform_only: bool) {
+        let kw = if self.rng.chance(50) { "break" } else { "continue" };
+        if uniform_only || self.rng.chance(35) {
+            let c = self.rng.below(bound + 1);
+            self.line(&format!("if {j} >= {c} {{ {kw}; }}"));
+            self.mark(format!("{kw} on a loop-variable condition in a thread loop"));
+        } else {
+            let e = self.own_value(cx, loops);
+            self.line(&format!("if {e} > 50 {{ {kw}; }}"));
+            self.mark(format!("{kw} on a {} in a thread loop", cx.level));
         }
     }
 
@@ -1206,8 +1241,22 @@ impl Gen {
                     let i = self.name("i");
                     let bound = self.rng.range(1, 3);
                     self.open(&format!("for {i} in 0..{bound} {{"));
-                    loops.push((i, bound));
+                    loops.push((i.clone(), bound));
                     self.block_stmts(b, loops, depth + 1);
+                    if self.rng.chance(20) {
+                        // A jump the whole block takes together: barriers stay allowed.
+                        let kw = if self.rng.chance(50) { "break" } else { "continue" };
+                        if self.rng.chance(50) {
+                            let c = self.rng.below(bound + 1);
+                            self.line(&format!("if {i} >= {c} {{ {kw}; }}"));
+                            self.mark(format!("{kw} on a loop-variable condition in a block loop"));
+                        } else {
+                            let v = self.block_value(b, loops);
+                            let k = self.rng.below(100);
+                            self.line(&format!("if {v} > {k} {{ {kw}; }}"));
+                            self.mark(format!("{kw} on a block-value in a block loop"));
+                        }
+                    }
                     loops.pop();
                     self.close("}");
                 }
