@@ -1187,7 +1187,9 @@ impl<'a> FnLower<'_, 'a> {
             Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) => {
                 self.scalar_ty(a).and(self.scalar_ty(b)).map(|_| ScalarTy::Bool)
             }
-            Expr::Binary(_, a, b) => self.scalar_ty(a).filter(|_| self.scalar_ty(b).is_some()),
+            // Both operands of arithmetic have one type (a shift: its left operand's).
+            Expr::Binary(ast::BinOp::Shl | ast::BinOp::Shr, a, _) => self.scalar_ty(a),
+            Expr::Binary(_, a, b) => self.scalar_ty(a).or_else(|| self.scalar_ty(b)),
             _ => None,
         }
     }
@@ -1489,6 +1491,7 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::ArrayList(xs) => Expr::ArrayList(self.operands(xs.iter())),
             ExprKind::ArrayRepeat(x, n) => {
                 let v = self.expr(x);
+                let v = self.evaluated_once(x, v, "the element of `[e; n]`");
                 Expr::ArrayRepeat(Box::new(v), self.ast_nat(n, &HashMap::new()))
             }
             ExprKind::Block(b) if b.stmts.len() == 1 => match &b.stmts[0] {

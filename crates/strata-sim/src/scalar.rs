@@ -282,6 +282,11 @@ impl Machine<'_, '_> {
                 if x.k == K::Err {
                     return x;
                 }
+                // `&&` and `||` short-circuit, as in C: the right operand (an index checked when
+                // it runs, a division, an atomic) is not evaluated when the left decides.
+                if x.k == K::Bool && ((*op == BinOp::And && x.bits == 0) || (*op == BinOp::Or && x.bits != 0)) {
+                    return x;
+                }
                 let y = match leaf(b, f) {
                     Some(y) => y,
                     None => self.sc(b, f, who),

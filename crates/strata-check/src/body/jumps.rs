@@ -29,6 +29,9 @@ pub(super) struct LoopJumps {
     divergent_break: Option<(Span, Uni)>,
     /// The same for `continue`, in the current pass only.
     divergent_continue: Option<(Span, Uni)>,
+    /// The loop's `while` condition is being checked: a jump there is E0107 (as in Rust, whose
+    /// E0590 refuses it too), since it would leave the loop before its body was entered.
+    in_condition: bool,
 }
 
 impl FnCx<'_> {
@@ -40,7 +43,15 @@ impl FnCx<'_> {
             conts: Vec::new(),
             divergent_break: None,
             divergent_continue: None,
+            in_condition: false,
         });
+    }
+
+    /// Marks the checking of the innermost loop's `while` condition as begun or over.
+    pub(super) fn loop_condition(&mut self, inside: bool) {
+        if let Some(l) = self.loops.last_mut() {
+            l.in_condition = inside;
+        }
     }
 
     /// Starts a pass over the loop's body: the `continue`s of the previous pass are behind.
@@ -93,6 +104,15 @@ impl FnCx<'_> {
             );
             return Ty::UNIT;
         };
+        if l.in_condition {
+            self.error(
+                codes::JUMP_OUTSIDE_LOOP,
+                span,
+                format!("`{word}` in the condition of a `while` loop"),
+                format!("`{word}` only stands inside the loop's body; compute the condition into a variable and test it there"),
+            );
+            return Ty::UNIT;
+        }
         let crossed = self.frames[l.frames.min(self.frames.len())..]
             .iter()
             .any(|f| matches!(f, Frame::Sched(_) | Frame::Arm { .. }));

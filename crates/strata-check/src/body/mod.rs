@@ -1529,7 +1529,9 @@ impl<'p> FnCx<'p> {
                 self.frames.push(Frame::Cond { span: c.span, uni: previous });
             }
             let loans = self.loan_count(outer_vars);
+            self.loop_condition(true);
             let uni = self.cond(c).max(previous);
+            self.loop_condition(false);
             let varying = uni > Uni::Uniform;
             if varying && previous == Uni::Uniform {
                 self.frames.push(Frame::Cond { span: c.span, uni });

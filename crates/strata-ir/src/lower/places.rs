@@ -237,14 +237,30 @@ impl<'a> FnLower<'_, 'a> {
     /// the offset, so an index with an effect (a call, an atomic) is bound to a local first.
     pub(crate) fn run_time_index(&mut self, idx: &ast::Expr) -> Expr {
         let v = self.expr(idx);
+        self.evaluated_once(idx, v, "an index")
+    }
+
+    /// `v`, the lowered `e`, where a device may evaluate it more than once (an index, the
+    /// element of `[e; n]`): with an effect (a call, an atomic), it is bound to a local first,
+    /// so that the effect happens once on every device.
+    pub(crate) fn evaluated_once(&mut self, e: &ast::Expr, v: Expr, what: &str) -> Expr {
         if !expr_has_effects(&v) {
             return v;
         }
-        let Some(ty) = self.scalar_call_type(idx).or_else(|| self.scalar_ty(&v)) else { return v };
-        let temp = self.new_local("index", Ty::Scalar(ty), self.local_level());
+        let Some(ty) = self.scalar_call_type(e).or_else(|| self.scalar_ty(&v)) else {
+            // Evaluated twice it would run its effect twice: refuse rather than differ.
+            self.err(
+                e.span,
+                format!(
+                    "{what} with an effect (a call, an atomic) whose type is not known here: bind it to a `let` first"
+                ),
+            );
+            return v;
+        };
+        let temp = self.new_local("once", Ty::Scalar(ty), self.local_level());
         self.value_temps.push(temp);
-        self.pre.push(Stmt::Let { local: temp, init: Some(v), span: idx.span });
-        Expr::Load(Place::local(temp, idx.span))
+        self.pre.push(Stmt::Let { local: temp, init: Some(v), span: e.span });
+        Expr::Load(Place::local(temp, e.span))
     }
 
     pub(crate) fn index_nat(&mut self, idx: &ast::Expr) -> Option<IExpr> {
