@@ -38,6 +38,11 @@ use std::io::Write;
 use strata_diag::{codes, Code, Diagnostic, Span};
 use strata_ir::ir::{self, BinOp, Builtin, Expr, FnKind, IExpr, Level, Lit, PathStep, Place, Stmt};
 
+/// The label of E0903 at an index that the checker left to be checked when it runs (a run-time
+/// index, docs/language.md "Run-time indices"): the one bounds error the checker does not rule
+/// out in safe code, which the soundness tests tell apart by it.
+pub const RUN_TIME_INDEX_LABEL: &str = "this index, checked when it runs";
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct Options {

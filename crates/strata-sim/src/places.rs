@@ -76,13 +76,21 @@ impl Machine<'_, '_> {
 
     pub(crate) fn locate_inner(&mut self, p: &Place, f: &mut Frame, who: Who) -> R<Loc> {
         for (i, bound) in &p.checks {
-            let (i, bound) = (self.iexpr(i, f, who)?, self.iexpr(bound, f, who)?);
+            // A negative run-time index is the same promise-free error as one past the end.
+            let i = self.iexpr(i, f, who).map_err(|mut d| {
+                if d.code == codes::RUN_OUT_OF_BOUNDS && d.primary.span == Span::DUMMY {
+                    d.primary.span = p.span;
+                    d.primary.message = crate::RUN_TIME_INDEX_LABEL.to_string();
+                }
+                d
+            })?;
+            let bound = self.iexpr(bound, f, who)?;
             if i >= bound {
                 return Err(fail(
                     codes::RUN_OUT_OF_BOUNDS,
                     format!("index out of bounds: the length is {bound} but the index is {i}"),
                     p.span,
-                    "this access",
+                    crate::RUN_TIME_INDEX_LABEL,
                 ));
             }
         }
