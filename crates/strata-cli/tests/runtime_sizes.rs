@@ -67,6 +67,7 @@ const PAIRS: &[(&str, &[&str], &str)] = &[
     ("histogram", &["-D", "NB=2"], "32768"),
     ("matmul", &["-D", "N=32"], "32"),
     ("matmul_ikj", &["-D", "N=32"], "32"),
+    ("matmul_element", &["-D", "N=32"], "32"),
 ];
 
 #[test]
