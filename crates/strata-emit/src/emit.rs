@@ -731,13 +731,18 @@ impl<'p> Emitter<'p> {
                 let v = self.expr(cx, e)?;
                 writeln!(self.out, "{pad}(void)({v});").ok();
             }
-            Stmt::For { counter, lo, hi, body, .. } => {
+            Stmt::For { counter, lo, hi, body, exit, span } => {
                 // A per-thread counter lives in a `uint64_t` array: its loop stays 64-bit.
                 let declare = !cx.per_thread.contains(counter) && !predeclared(cx, *counter);
                 let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, declare)?;
                 let c = self.local(cx, *counter);
                 let decl = if declare { format!("{t} ") } else { String::new() };
-                writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}; {c}++) {{").ok();
+                // A loop left by `break` stops at its flag (its later iterations would do nothing).
+                let stop = match exit {
+                    Some(flag) => format!(" && !{}", self.expr(cx, &Expr::Load(Place::local(*flag, *span)))?),
+                    None => String::new(),
+                };
+                writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}{stop}; {c}++) {{").ok();
                 self.stmts(cx, body, ind + 1)?;
                 cx.env.counters.remove(counter);
                 writeln!(self.out, "{pad}}}").ok();
@@ -1022,8 +1027,9 @@ fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
         Stmt::Free { local, .. } => {
             out.insert(*local);
         }
-        Stmt::For { counter, lo, hi, body, .. } => {
+        Stmt::For { counter, lo, hi, body, exit, .. } => {
             out.insert(*counter);
+            out.extend(*exit);
             locals_in_iexpr(lo, out);
             locals_in_iexpr(hi, out);
             body.iter().for_each(|b| locals_in_stmt(b, out));
@@ -1150,6 +1156,7 @@ mod tests {
                 lo: IExpr::Const(0),
                 hi: IExpr::Const(4),
                 body: vec![store(IExpr::Counter(1))],
+                exit: None,
                 span: Span::DUMMY,
             },
         ];

@@ -673,6 +673,11 @@ pub enum Stmt {
         lo: IExpr,
         hi: IExpr,
         body: Vec<Stmt>,
+        /// The loop's `break` flag (a `Bool` local), when it has one. Its body is then
+        /// `if !flag { … }` after any `continue` reset, so every iteration after the flag is set
+        /// does nothing: an analysis may ignore this field, and a backend uses it only to stop
+        /// the loop there instead of counting to `hi` (lower/jumps.rs).
+        exit: Option<LocalId>,
         span: Span,
     },
     While {

@@ -561,10 +561,13 @@ impl Machine<'_, '_> {
             Stmt::Eval(e) => {
                 self.eval(e, f, who)?;
             }
-            Stmt::For { counter, lo, hi, body, .. } => {
+            Stmt::For { counter, lo, hi, body, exit, .. } => {
                 let lo = self.iexpr(lo, f, who)?;
                 let hi = self.iexpr(hi, f, who)?;
                 for i in lo..hi {
+                    if exit.is_some_and(|flag| f.locals[flag] == Value::Bool(true)) {
+                        break;
+                    }
                     self.step(Span::DUMMY)?;
                     f.locals[*counter] = Value::Nat(i);
                     if let Flow::Return(v) = self.seq(body, f, who)? {
@@ -1096,9 +1099,10 @@ impl Machine<'_, '_> {
                     f.locals[*c] = Value::Nat(self.iexpr(lo, f, who)?);
                     *pc += 1;
                 }
-                Op::ForTest(c, hi, exit, _) => {
+                Op::ForTest(c, hi, exit, _, flag) => {
                     let i = f.locals[*c].as_u64().unwrap_or(0);
-                    *pc = if i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
+                    let stopped = flag.is_some_and(|l| f.locals[l] == Value::Bool(true));
+                    *pc = if !stopped && i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
                 }
                 Op::ForNext(c, back) => {
                     let i = f.locals[*c].as_u64().unwrap_or(0);
@@ -1411,7 +1415,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// The source position of an op, where it has one.
 fn op_span(op: &Op) -> Option<Span> {
     match op {
-        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s) | Op::Barrier(_, s, _) => Some(*s),
+        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s, _) | Op::Barrier(_, s, _) => Some(*s),
         Op::Stmt(Stmt::Store { place, .. }) => Some(place.span),
         Op::Stmt(Stmt::Let { span, .. } | Stmt::Launch { span, .. }) => Some(*span),
         _ => None,
@@ -1580,7 +1584,8 @@ enum Op<'a> {
     JumpIfNot(&'a Expr, usize, Span),
     Jump(usize),
     ForInit(ir::LocalId, &'a IExpr),
-    ForTest(ir::LocalId, &'a IExpr, usize, Span),
+    /// The counter, its bound, where the loop exits, and its `break` flag, if any.
+    ForTest(ir::LocalId, &'a IExpr, usize, Span, Option<ir::LocalId>),
     ForNext(ir::LocalId, usize),
     /// A barrier, with the counters of the `for` loops around it: together with their values
     /// they identify the dynamic barrier a thread waits at.
@@ -1616,7 +1621,7 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
                 let end = ops.len();
                 ops[top] = Op::JumpIfNot(cond, end, *span);
             }
-            Stmt::For { counter, lo, hi, body, span } => {
+            Stmt::For { counter, lo, hi, body, exit: flag, span } => {
                 ops.push(Op::ForInit(*counter, lo));
                 let test = ops.len();
                 ops.push(Op::Jump(0));
@@ -1625,7 +1630,7 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
                 loops.pop();
                 ops.push(Op::ForNext(*counter, test));
                 let exit = ops.len();
-                ops[test] = Op::ForTest(*counter, hi, exit, *span);
+                ops[test] = Op::ForTest(*counter, hi, exit, *span, *flag);
             }
             Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span, loops.clone())),
             Stmt::Threads { body, .. } => emit(body, ops, loops),
