@@ -104,7 +104,7 @@ impl FnCx<'_> {
                         if !t.is_int() && !t.is_error() {
                             self.mismatch(idx.span, &Ty::Scalar(ScalarTy::U32), &t);
                         }
-                        if !self.in_unsafe() && !self.rt_index_read {
+                        if !self.in_unsafe() && !self.rt_index_read && !self.own_private_array(&infos) {
                             self.run_time_index_written(idx.span);
                         }
                     }

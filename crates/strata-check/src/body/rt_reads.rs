@@ -5,7 +5,8 @@
 //! it is recorded in the access environment like every other read of shared memory: its index is
 //! a run-time one, which no step tells apart from any other, so it conflicts with every write
 //! to the same array in the same barrier interval, before or after it (`crate::place::conflicts`).
-//! Writes and `uniq` borrows at a run-time index stay E0302 outside `unsafe`.
+//! Writes and `uniq` borrows at a run-time index stay E0302 outside `unsafe`, except into an
+//! array that only the executing thread can reach ([`FnCx::own_private_array`]).
 
 use super::*;
 
@@ -29,6 +30,25 @@ impl FnCx<'_> {
             "cannot prove that this index is in bounds",
             "a run-time index: only a place that is read (or borrowed `shrd`) may have one outside `unsafe`; a write or a `uniq` borrow needs an index the type checker can bound",
         );
+    }
+
+    /// Whether every place of `infos` is part of a plain `let` array of the executing thread (a
+    /// thread's or lane's local in GPU code, a local of host code), reached without a reference,
+    /// a selection or a view: no other thread can reach it, so a write at a run-time index cannot
+    /// race and only its bound is in question, which is checked when it runs as a read's is (CUDA's
+    /// `int cnt[4]; cnt[key]++`). Shared memory and a block's or warp's variables are not.
+    pub(super) fn own_private_array(&self, infos: &[PlaceInfo]) -> bool {
+        let private = |info: &PlaceInfo| {
+            let Some(var) = self.vars.get(info.place.root) else { return false };
+            !info.via_alias
+                && info.mem.is_none()
+                && matches!(var.level, Level::Thread | Level::Cpu)
+                && matches!(var.owner, Owner::Chain(_))
+                && var.nat.is_none()
+                && matches!(var.ty, Ty::Array(..))
+                && info.place.steps.iter().all(|s| matches!(s, PStep::Index(_) | PStep::Field(_)))
+        };
+        !infos.is_empty() && infos.iter().all(|i| private(i) && i.alts.iter().all(private))
     }
 
     /// [`FnCx::read_uni`] of a place read here: where the place is written out in the expression
