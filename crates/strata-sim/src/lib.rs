@@ -348,6 +348,7 @@ fn run_recording(
         held: Vec::new(),
         held_err: None,
         to_stderr: false,
+        kernel_prints: Default::default(),
         stderr: err,
         rand: None,
         exited: None,
@@ -395,6 +396,9 @@ struct Machine<'p, 'o> {
     held_err: Option<Box<Diagnostic>>,
     /// Prints go to the standard error ([`Builtin::OutputToStderr`]).
     to_stderr: bool,
+    /// What each GPU thread of the running launch printed, by (block, thread, to the standard
+    /// error) ([`Machine::printer`]).
+    kernel_prints: std::collections::BTreeMap<(u32, u32, bool), Vec<u8>>,
     stderr: &'o mut dyn Write,
     /// C's `rand()` state ([`Builtin::Rand`]).
     rand: Option<crand::CRand>,
@@ -730,7 +734,15 @@ impl Machine<'_, '_> {
     }
 
     /// Runs a launch prepared by [`Self::prepare_launch`].
+    /// Runs a launch to its end, then writes what its threads printed (also when it stopped with
+    /// an error: the prints before it show what led there).
     fn run_launch(&mut self, kernel: usize, work: LaunchWork, span: Span) -> R<()> {
+        let r = self.run_launch_threads(kernel, work, span);
+        self.flush_kernel_prints();
+        r
+    }
+
+    fn run_launch_threads(&mut self, kernel: usize, work: LaunchWork, span: Span) -> R<()> {
         let t0 = std::time::Instant::now();
         let LaunchWork { g, b, kn, arg_values } = work;
         let func = &self.program.functions[kernel];

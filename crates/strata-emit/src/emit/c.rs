@@ -222,6 +222,7 @@ impl Emitter<'_> {
         writeln!(self.out, "{pad}    const double t0_ = strata_time_begin();").ok();
         writeln!(self.out, "{pad}    {}({});", self.fn_names[kernel], a.join(", ")).ok();
         writeln!(self.out, "{pad}    strata_time_end({label}, t0_);").ok();
+        writeln!(self.out, "{pad}    strata_kprint_flush();").ok();
         writeln!(self.out, "{pad}}}").ok();
         Ok(())
     }
