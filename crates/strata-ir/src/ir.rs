@@ -282,6 +282,9 @@ pub enum Builtin {
     Ballot,
     /// `arg_count()`: the number of program arguments, a `u64` (host code only, like the rest).
     ArgCount,
+    /// `now_ms()`: the host's monotonic clock in milliseconds, an `f64` (only differences mean
+    /// something).
+    NowMs,
     /// `arg_u64(i)`: program argument `i` parsed as a decimal `u64`.
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.

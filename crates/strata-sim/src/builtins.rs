@@ -342,6 +342,7 @@ impl Machine<'_, '_> {
                 return Err(fail(codes::UNSUPPORTED, "a warp collective outside a kernel", span, "not expanded"));
             }
             Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
+            Builtin::NowMs => Value::F64(self.started.elapsed().as_secs_f64() * 1e3),
             Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
             Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
             Builtin::ArgByte => {

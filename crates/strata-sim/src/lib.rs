@@ -334,6 +334,7 @@ fn run_recording(
     let program = &expanded;
     let mut m = Machine {
         program,
+        started: std::time::Instant::now(),
         buffers: Vec::new(),
         races: Races::new(),
         launch: None,
@@ -373,6 +374,8 @@ fn run_recording(
 
 struct Machine<'p, 'o> {
     program: &'p ir::Program,
+    /// When the run began: the origin of `now_ms()` ([`Builtin::NowMs`]).
+    started: std::time::Instant,
     buffers: Vec<Buffer>,
     /// The race detector's record of the current launch.
     races: Races,

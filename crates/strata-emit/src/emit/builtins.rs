@@ -297,6 +297,7 @@ impl<'p> Emitter<'p> {
                 }
             }
             Builtin::ArgCount => "strata_arg_count()".to_string(),
+            Builtin::NowMs => "(strata_now() * 1e3)".to_string(),
             Builtin::ArgU64 => format!("strata_arg_u64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgF64 => format!("strata_arg_f64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgByte => format!("strata_arg_byte((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),

@@ -306,7 +306,7 @@ impl<'p> Emitter<'p> {
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
-            Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::ArgF64 | Builtin::NowMs, _, _) => Ty::Scalar(ScalarTy::F64),
             Expr::Builtin(Builtin::ArgByte | Builtin::Rand, _, _) => Ty::Scalar(ScalarTy::I32),
             Expr::Builtin(Builtin::PtrEq | Builtin::IsNan(_) | Builtin::IsFinite(_), _, _) => {
                 Ty::Scalar(ScalarTy::Bool)
