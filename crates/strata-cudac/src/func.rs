@@ -318,7 +318,7 @@ impl Lx {
             if let CTy::Struct(id) = cty {
                 // One parameter per field.
                 let level = if role == Role::Kernel { Level::Block } else { self.level() };
-                let first = self.struct_locals(pname, *id, level);
+                let first = self.struct_locals(pname, *id, level, true);
                 params.extend(first..self.f.locals.len());
                 self.bind(pname, Var { local: first, ty: *cty });
                 continue;

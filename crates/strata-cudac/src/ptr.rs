@@ -47,6 +47,8 @@ impl Lx {
                 None => None,
             },
             "update_expression" => self.update_pointer(n, src)?,
+            // A pointer member (`s.p`, `p->next`, `a[i].data`).
+            "field_expression" => self.member_pointer(n, src)?,
             // `argv[i]`: a string ([`strings`]).
             "subscript_expression" if self.is_argv(self.child(n, "argument", src)?, src) => {
                 let idx_list = self.child(n, "indices", src)?;

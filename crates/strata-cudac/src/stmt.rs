@@ -438,7 +438,10 @@ impl Lx {
                     return Err(self.unsupported(n, src, "`delete` in GPU code"));
                 }
                 let a = n.named_children(&mut n.walk()).find(|x| x.kind() != "comment");
-                let v = a.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                let mut v = a.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                if let Some(a) = a.filter(|_| v.is_none()) {
+                    v = self.member_pointer(a, src)?.map(|p| Var { local: p.root, ty: CTy::Ptr(p.elem) });
+                }
                 let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
                     return Err(self.unsupported(n, src, "`delete` of anything but a pointer variable"));
                 };
@@ -486,6 +489,9 @@ impl Lx {
                         return Ok(());
                     }
                 }
+                if let Some(()) = self.member_pointer_assign(n, left, op, Some(right), src, out)? {
+                    return Ok(());
+                }
                 if let Some(()) = self.struct_store(n, left, right, op, src, out)? {
                     return Ok(());
                 }
@@ -515,6 +521,9 @@ impl Lx {
                         out.push(s);
                         return Ok(());
                     }
+                }
+                if let Some(()) = self.member_pointer_assign(n, arg, op, None, src, out)? {
+                    return Ok(());
                 }
                 let (place, pt) = self.place(arg, src)?;
                 let value = step(Expr::Load(place.clone()), pt, op == "--");
