@@ -616,7 +616,7 @@ impl Lx {
 
     /// The place of the array that the array member `n` names (`s.v`, `p->m`), its elements'
     /// type and its lengths (rows, columns); `None` if `n` is not an array member.
-    pub(crate) fn member_array(&mut self, n: Node, src: &Src) -> R<Option<(Place, Elem, (u64, u64))>> {
+    pub(crate) fn member_array(&mut self, n: Node, src: &Src) -> R<Option<MemberArray>> {
         let n = self.strip_parens(n);
         if n.kind() != "field_expression" {
             return Ok(None);
@@ -736,6 +736,9 @@ impl Lx {
         self.ptr_value(p, span)
     }
 }
+
+/// An array member: the place of the array, its elements' type, its lengths (rows, columns).
+pub(crate) type MemberArray = (Place, Elem, (u64, u64));
 
 /// A struct in memory: the place of the whole element, or, for structs in `__shared__` memory
 /// (`split`, [`shared_structs`]), of its first field in the first field's buffer.
