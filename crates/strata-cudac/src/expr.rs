@@ -466,6 +466,9 @@ impl Lx {
                 if let Some(bytes) = self.array_size_of(v, src) {
                     return Ok(bytes);
                 }
+                if let Some(bytes) = self.member_size_of(v, src) {
+                    return Ok(bytes);
+                }
                 let deref = v.kind() == "pointer_expression"
                     && v.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "*");
                 if v.kind() == "subscript_expression" || deref {

@@ -690,6 +690,52 @@ impl Lx {
         Ok(Some((p, Expr::Binary(BinOp::Add, Box::new(row), Box::new(j)))))
     }
 
+    /// `sizeof` of a member (`sizeof(s.v)`, `sizeof p->data`, `sizeof a[i].m`) of a struct
+    /// variable, or of a struct that a pointer or array variable points to, from the types alone
+    /// (nothing is evaluated); `None` for anything else.
+    pub(crate) fn member_size_of(&self, v: Node, src: &Src) -> Option<u64> {
+        let v = self.strip_parens(v);
+        if v.kind() != "field_expression" {
+            return None;
+        }
+        let mut base = self.strip_parens(v.child_by_field_name("argument")?);
+        let arrow = self.text(v.child_by_field_name("operator")?, src) == "->";
+        let id = if !arrow && base.kind() == "identifier" {
+            match self.lookup(self.text(base, src))?.ty {
+                CTy::Struct(id) | CTy::SharedStruct(id) => id,
+                _ => return None,
+            }
+        } else {
+            // `p->f`, `a[i].f`, `(*p).f`: the struct a pointer variable points to.
+            if !arrow {
+                let deref = base.kind() == "pointer_expression"
+                    && base.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "*");
+                if base.kind() != "subscript_expression" && !deref {
+                    return None;
+                }
+                base = self.strip_parens(base.child_by_field_name("argument")?);
+            }
+            if base.kind() != "identifier" || self.shape(base, src).len() > 1 {
+                return None;
+            }
+            match self.lookup(self.text(base, src))?.ty {
+                CTy::Ptr(Elem::Struct(id) | Elem::Split(id)) => id,
+                _ => return None,
+            }
+        };
+        let field = self.text(v.child_by_field_name("field")?, src);
+        let (_, t) = self.structs[id].fields.iter().find(|(f, _)| f == field)?;
+        let elem = |e: Elem| match e {
+            Elem::S(t) => size_of(t),
+            Elem::Struct(id) | Elem::Split(id) => self.structs[id].size(),
+        };
+        Some(match *t {
+            FTy::S(t) => size_of(t),
+            FTy::Ptr(_) => 8,
+            FTy::Arr { elem: e, .. } => elem(e).saturating_mul(t.len()),
+        })
+    }
+
     /// `s.p = …`, `p->q = …`, `s.p += i`, `s.p++` of a pointer member `left`, if it is one.
     pub(crate) fn member_pointer_assign(
         &mut self,
