@@ -23,6 +23,9 @@ impl Lx {
 
     pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let fnode = self.child(n, "function", src)?;
+        if fnode.kind() == "field_expression" {
+            return self.method_stmt(n, fnode, src, out);
+        }
         let span = self.span(n, src);
         let args = self.args(n, src)?;
         let name = self.callee_name(fnode, &args, src)?;
@@ -671,6 +674,9 @@ impl Lx {
     /// A call used as a value: a user function that returns one.
     pub(crate) fn call_value(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
         let fnode = self.child(n, "function", src)?;
+        if fnode.kind() == "field_expression" {
+            return self.method_value(n, fnode, src);
+        }
         let mut c = n.walk();
         if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
             return Err(self.unsupported(n, src, "a kernel launch used as a value"));

@@ -233,9 +233,15 @@ impl Lx {
         let id = match spec.child_by_field_name("body") {
             Some(body) => {
                 let mut fields = Vec::new();
+                let mut methods = Vec::new();
                 let mut c = body.walk();
                 for f in body.named_children(&mut c) {
                     if f.kind() == "comment" {
+                        continue;
+                    }
+                    if f.kind() == "function_definition" {
+                        // A member function or constructor ([`methods`]).
+                        methods.push(f);
                         continue;
                     }
                     if f.kind() != "field_declaration" {
@@ -297,7 +303,9 @@ impl Lx {
                 let name = alias.clone().or(tag.clone()).unwrap_or_else(|| "struct".to_string());
                 let def = StructDef::new(name, fields, &self.structs);
                 self.structs.push(def);
-                self.structs.len() - 1
+                let id = self.structs.len() - 1;
+                self.declare_methods(id, &methods, src)?;
+                id
             }
             None => match tag.as_ref().and_then(|t| self.struct_names.get(t)) {
                 Some(id) => *id,
@@ -336,6 +344,14 @@ impl Lx {
     /// `P a, b = {1, 2.0f}, c = b;`
     pub(crate) fn struct_declaration(&mut self, n: Node, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         for (d, init) in self.declarators(n, src)? {
+            if let Some(args) = init.filter(|v| v.kind() == "argument_list") {
+                // `T v(a, b);`: a constructor ([`methods`]).
+                if d.kind() != "identifier" {
+                    return Err(self.unsupported(d, src, "this declaration"));
+                }
+                self.construct(d, args, id, src, out)?;
+                continue;
+            }
             match d.kind() {
                 "identifier" => {}
                 "pointer_declarator" => {
