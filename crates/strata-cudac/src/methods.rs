@@ -218,6 +218,25 @@ impl Lx {
         src: &Src,
         out: Option<&mut Vec<Stmt>>,
     ) -> R<Option<(Expr, CTy)>> {
+        // (A body that names the variable it is inlined on would inline itself without end.)
+        if self.macro_depth >= 64 {
+            return Err(self.unsupported(at, src, "member functions inlined more than 64 deep"));
+        }
+        self.macro_depth += 1;
+        let r = self.inline_method_inner(k, local, args, at, src, out);
+        self.macro_depth -= 1;
+        r
+    }
+
+    fn inline_method_inner(
+        &mut self,
+        k: usize,
+        local: LocalId,
+        args: &[Node],
+        at: Node,
+        src: &Src,
+        out: Option<&mut Vec<Stmt>>,
+    ) -> R<Option<(Expr, CTy)>> {
         let (params, variadic) = self.with_method(k, |lx, d, msrc| lx.method_params(d, msrc))?;
         if args.len() < params.len() || (args.len() > params.len() && !variadic) {
             return Err(self.unsupported(at, src, format!("this call: it takes {} arguments", params.len())));
