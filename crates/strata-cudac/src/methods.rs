@@ -202,7 +202,7 @@ impl Lx {
     }
 
     /// The member function `name` of struct `id` (a constructor for `""`).
-    fn method_index(&self, id: usize, name: &str) -> Option<usize> {
+    pub(crate) fn method_index(&self, id: usize, name: &str) -> Option<usize> {
         self.methods.iter().position(|m| m.strukt == id && m.name == name)
     }
 
@@ -311,9 +311,17 @@ impl Lx {
 
     /// `T v(a, b);` of a struct `T` with a constructor: `v`'s locals, then the constructor's body
     /// on them.
-    pub(crate) fn construct(&mut self, d: Node, args: Node, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+    pub(crate) fn construct(
+        &mut self,
+        d: Node,
+        list: &[Node],
+        at: Node,
+        id: usize,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let Some(k) = self.method_index(id, "") else {
-            return Err(self.unsupported(args, src, format!("`{}` has no constructor", self.structs[id].name)));
+            return Err(self.unsupported(at, src, format!("`{}` has no constructor", self.structs[id].name)));
         };
         let name = self.text(d, src);
         self.flush(out);
@@ -327,9 +335,8 @@ impl Lx {
             };
             out.push(Stmt::Let { local: first + f, init, span });
         }
-        let list: Vec<Node> = args.named_children(&mut args.walk()).filter(|x| x.kind() != "comment").collect();
         let mut body = Vec::new();
-        self.inline_method(k, first, &list, args, src, Some(&mut body))?;
+        self.inline_method(k, first, list, at, src, Some(&mut body))?;
         self.flush(out);
         out.extend(body);
         self.bind(name, Var { local: first, ty: CTy::Struct(id) });

@@ -415,6 +415,11 @@ impl Lx {
         if et != t {
             return Err(self.unsupported(n, src, "`new` of another type than the pointer's"));
         }
+        if let Elem::Struct(id) = et {
+            if self.method_index(id, "").is_some() {
+                return Err(self.unsupported(n, src, "`new` of a struct with a constructor"));
+            }
+        }
         let len = match n.child_by_field_name("declarator") {
             Some(d) => {
                 if d.named_children(&mut d.walk()).any(|x| x.kind() == "new_declarator") {

@@ -349,7 +349,13 @@ impl Lx {
                 if d.kind() != "identifier" {
                     return Err(self.unsupported(d, src, "this declaration"));
                 }
-                self.construct(d, args, id, src, out)?;
+                let list: Vec<Node> = args.named_children(&mut args.walk()).filter(|x| x.kind() != "comment").collect();
+                self.construct(d, &list, args, id, src, out)?;
+                continue;
+            }
+            if init.is_none() && d.kind() == "identifier" && self.method_index(id, "").is_some() {
+                // `T v;` of a struct with a constructor: C++ runs it (with no arguments).
+                self.construct(d, &[], d, id, src, out)?;
                 continue;
             }
             match d.kind() {
@@ -357,6 +363,9 @@ impl Lx {
                 "pointer_declarator" => {
                     self.pointer_declaration(d, init, Elem::Struct(id), src, out)?;
                     continue;
+                }
+                "array_declarator" if self.method_index(id, "").is_some() => {
+                    return Err(self.unsupported(d, src, "an array of structs with a constructor"));
                 }
                 "array_declarator" => {
                     self.host_array(d, init, Elem::Struct(id), src, out)?;

@@ -3,7 +3,7 @@
 // function called on elements of a `__constant__` array and of a device buffer (lowered as a
 // function taking its struct by value), a constructor `Grid g(8, 4);`, accessors returning a
 // member (a pointer too) and a `void` member function that changes its struct, each inlined on
-// the variable.
+// the variable, and a constructor without parameters run at the declaration `Tally t;`.
 #include <stdio.h>
 #define NB 4
 
@@ -50,7 +50,22 @@ struct Grid {
     void release() { delete[] cells; }
 };
 
+// A constructor without parameters runs at `Tally t;`, as C++ runs it.
+struct Tally {
+    int *hits;
+    int n;
+    Tally(void) {
+        n = 3;
+        hits = new int[3];
+        for (int i = 0; i < 3; i++) hits[i] = i;
+    }
+    int total() { return hits[0] + hits[1] + hits[2] + n; }
+};
+
 int main(void) {
+    Tally t;
+    printf("tally %d\n", t.total());
+    delete[] t.hits;
     Box hb[NB];
     for (int b = 0; b < NB; b++) {
         hb[b].lo = (float)b;
