@@ -239,7 +239,9 @@ impl Lx {
     ) -> R<Option<(Expr, CTy)>> {
         let (params, variadic) = self.with_method(k, |lx, d, msrc| lx.method_params(d, msrc))?;
         if args.len() < params.len() || (args.len() > params.len() && !variadic) {
-            return Err(self.unsupported(at, src, format!("this call: it takes {} arguments", params.len())));
+            let n = params.len();
+            let what = if variadic { format!("at least {n}") } else { n.to_string() };
+            return Err(self.unsupported(at, src, format!("this call: the member function takes {what} argument(s)")));
         }
         let span = self.span(at, src);
         let mut values = Vec::new();
