@@ -97,6 +97,13 @@ fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
                 }
                 out.push('E');
             }
+            // An array of a constant length held by value (a C array member: CUDA-C's
+            // `float v[3];` in a struct).
+            Ty::Array { elem, len: IExpr::Const(n) } => {
+                write!(out, "A{n}").ok();
+                mangle(elem, span, out)?;
+                out.push('E');
+            }
             Ty::Array { .. } => return Err(unsupported(span, "a tuple holding an array")),
         }
         Ok(())
@@ -460,7 +467,13 @@ impl<'p> Emitter<'p> {
             }
             let mut fields = String::new();
             for (i, t) in ts.iter().enumerate() {
-                write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok();
+                match t {
+                    Ty::Array { len: IExpr::Const(n), .. } => {
+                        let n = (*n).max(1);
+                        write!(fields, " {} f{i}[{n}];", c_type(leaf(t), Span::DUMMY)?).ok()
+                    }
+                    _ => write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok(),
+                };
             }
             writeln!(self.out, "typedef struct {{{fields} }} {name};").ok();
         }
@@ -856,7 +869,7 @@ impl<'p> Emitter<'p> {
             Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
                 writeln!(self.out, "{pad}{{").ok();
                 writeln!(self.out, "{pad}    uint64_t fill_ = 0;").ok();
-                self.fill(cx, target, e, ind + 1)?;
+                self.fill(cx, target, e, ind + 1, leaf(ty))?;
                 writeln!(self.out, "{pad}    (void)fill_;").ok();
                 writeln!(self.out, "{pad}}}").ok();
             }
@@ -874,7 +887,9 @@ impl<'p> Emitter<'p> {
         Ok(())
     }
 
-    fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize) -> Result<(), E> {
+    /// Fills `target` with the scalars of `e`, each an element of type `elem` (a tuple literal
+    /// is built as that type: a null pointer in it has no type of its own).
+    fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize, elem: &Ty) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match e {
             // An empty array has nothing to fill (and `i < 0` on an unsigned counter is a
@@ -885,16 +900,16 @@ impl<'p> Emitter<'p> {
                 let r = format!("rep{}_", self.labels);
                 self.labels += 1;
                 writeln!(self.out, "{pad}for (uint64_t {r} = 0; {r} < {n}; {r}++) {{").ok();
-                self.fill(cx, target, x, ind + 1)?;
+                self.fill(cx, target, x, ind + 1, elem)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
             Expr::ArrayList(xs) => {
                 for x in xs {
-                    self.fill(cx, target, x, ind)?;
+                    self.fill(cx, target, x, ind, elem)?;
                 }
             }
             scalar => {
-                let v = self.expr(cx, scalar)?;
+                let v = self.typed_expr(cx, scalar, elem)?;
                 writeln!(self.out, "{pad}{target}[fill_++] = {v};").ok();
             }
         }

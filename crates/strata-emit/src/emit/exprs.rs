@@ -346,6 +346,24 @@ impl<'p> Emitter<'p> {
                 format!("(({name}){{{}}})", fields.join(", "))
             });
         }
+        // An array held by value in a tuple (a C array member): an aggregate of its elements.
+        if let (Expr::ArrayList(_) | Expr::ArrayRepeat(..), Ty::Array { elem, .. }) = (e, want) {
+            let mut items = Vec::new();
+            let mut stack = vec![e];
+            while let Some(x) = stack.pop() {
+                match x {
+                    Expr::ArrayList(xs) => stack.extend(xs.iter().rev()),
+                    Expr::ArrayRepeat(x, IExpr::Const(n)) if *n <= 1 << 16 => {
+                        (0..*n).for_each(|_| stack.push(x));
+                    }
+                    Expr::ArrayRepeat(..) => {
+                        return Err(unsupported(cx.span, "an array value of this length in a tuple"))
+                    }
+                    x => items.push(self.typed_expr(cx, x, leaf(elem))?),
+                }
+            }
+            return Ok(format!("{{{}}}", items.join(", ")));
+        }
         let v = self.expr(cx, e)?;
         Ok(match (self.expr_ty(cx, e), want) {
             (Ty::Nat, Ty::Scalar(s)) => format!("(({}){v})", scalar_c(*s)),
