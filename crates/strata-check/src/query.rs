@@ -71,7 +71,7 @@ impl Recorded {
         self.exprs
             .iter()
             .filter(|(s, e)| s.file == file && s.lo <= offset && offset <= s.hi && keep(e))
-            .min_by_key(|(s, _)| (s.hi - s.lo, s.lo))
+            .min_by_key(|(s, _)| (s.hi.saturating_sub(s.lo), s.lo))
             .map(|(s, e)| (*s, e))
     }
 
@@ -89,6 +89,6 @@ impl Recorded {
 fn innermost<T>(map: &HashMap<Span, T>, file: FileId, offset: u32) -> Option<(Span, &T)> {
     map.iter()
         .filter(|(s, _)| s.file == file && s.lo <= offset && offset <= s.hi)
-        .min_by_key(|(s, _)| (s.hi - s.lo, s.lo))
+        .min_by_key(|(s, _)| (s.hi.saturating_sub(s.lo), s.lo))
         .map(|(s, t)| (*s, t))
 }

@@ -25,15 +25,30 @@ use strata_syntax::ast;
 /// status.
 pub fn run() -> u8 {
     let (connection, io_threads) = Connection::stdio();
-    let status = serve(&connection);
+    let end = serve(&connection);
     drop(connection);
-    match io_threads.join() {
-        Ok(()) => status,
-        Err(e) => {
-            eprintln!("strata lsp: {e}");
-            1
-        }
+    match end {
+        // The reader thread has stopped (at `exit`, or at the end of the input): wait for the
+        // writer to send everything.
+        End::Exit(status) => match io_threads.join() {
+            Ok(()) => status,
+            Err(e) => {
+                eprintln!("strata lsp: {e}");
+                1
+            }
+        },
+        // The reader may be waiting for input that never comes: leave without it.
+        End::ProtocolError => 1,
     }
+}
+
+/// How [`serve`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum End {
+    /// At `exit` or the end of the input: the exit status (0 after `shutdown`, else 1).
+    Exit(u8),
+    /// The client broke the protocol (reported on stderr).
+    ProtocolError,
 }
 
 /// What the server offers.
@@ -47,29 +62,30 @@ pub fn capabilities() -> lt::ServerCapabilities {
     }
 }
 
-/// Serves one connection: the initialisation, then every message until `exit`.
-pub fn serve(connection: &Connection) -> u8 {
+/// Serves one connection: the initialisation, then every message until `exit`. The
+/// `initialized` notification is not waited for (a client that leaves it out is served all the
+/// same).
+pub fn serve(connection: &Connection) -> End {
     let caps = match serde_json::to_value(capabilities()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("strata lsp: {e}");
-            return 1;
+            return End::ProtocolError;
         }
     };
     let init = serde_json::json!({
         "capabilities": caps,
         "serverInfo": { "name": "strata", "version": env!("CARGO_PKG_VERSION") },
     });
-    let (id, _params) = match connection.initialize_start() {
-        Ok(x) => x,
+    let id = match connection.initialize_start() {
+        Ok((id, _params)) => id,
         Err(e) => {
             eprintln!("strata lsp: {e}");
-            return 1;
+            return End::ProtocolError;
         }
     };
-    if let Err(e) = connection.initialize_finish(id, init) {
-        eprintln!("strata lsp: {e}");
-        return 1;
+    if connection.sender.send(Response::new_ok(id, init).into()).is_err() {
+        return End::ProtocolError;
     }
     let mut server = Server { docs: HashMap::new() };
     for msg in &connection.receiver {
@@ -77,10 +93,13 @@ pub fn serve(connection: &Connection) -> u8 {
             Message::Request(req) => {
                 if req.method == "shutdown" {
                     // Answered, then the `exit` awaited; whatever follows, shutdown was asked for.
-                    if let Err(e) = connection.handle_shutdown(&req) {
-                        eprintln!("strata lsp: {e}");
-                    }
-                    return 0;
+                    return match connection.handle_shutdown(&req) {
+                        Ok(_) => End::Exit(0),
+                        Err(e) => {
+                            eprintln!("strata lsp: {e}");
+                            End::ProtocolError
+                        }
+                    };
                 }
                 let id = req.id.clone();
                 let response = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.request(req)))
@@ -89,7 +108,7 @@ pub fn serve(connection: &Connection) -> u8 {
                     });
                 let _ = connection.sender.send(response.into());
             }
-            Message::Notification(n) if n.method == "exit" => return 1, // exit without shutdown
+            Message::Notification(n) if n.method == "exit" => return End::Exit(1), // without shutdown
             Message::Notification(n) => {
                 let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.notification(n)));
                 for out in sent.unwrap_or_default() {
@@ -99,7 +118,7 @@ pub fn serve(connection: &Connection) -> u8 {
             Message::Response(_) => {}
         }
     }
-    1 // the client went away without `shutdown`
+    End::Exit(1) // the client went away without `shutdown`
 }
 
 /// An open document and what its last analysis found.

@@ -262,6 +262,21 @@ fn diagnostics_hover_definition_formatting_and_shutdown() {
 }
 
 #[test]
+fn a_client_that_skips_initialized_is_served() {
+    let mut s = Server::start();
+    let r = s.request("initialize", json!({ "capabilities": {} }));
+    assert!(r["result"]["capabilities"].is_object(), "{r}");
+    // No `initialized` notification: requests are answered all the same (a document that is not
+    // open has no hover).
+    assert_eq!(s.at("textDocument/hover", "file:///tmp/none.strata", 0, 0), json!(null));
+    let r = s.request("textDocument/hover", json!({ "no": "position" }));
+    assert_eq!(r["error"]["code"], json!(-32602), "bad parameters: {r}");
+    s.request("shutdown", json!(null));
+    s.notify("exit", json!(null));
+    assert_eq!(s.wait().code(), Some(0));
+}
+
+#[test]
 fn exit_without_shutdown_is_status_1() {
     let mut s = Server::start();
     s.initialize();
