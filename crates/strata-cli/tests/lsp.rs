@@ -211,6 +211,14 @@ fn diagnostics_hover_definition_formatting_and_shutdown() {
         assert!(value.contains(part), "`{part}` in {value}");
     }
 
+    // Hover on a place written: its type, resource and memory space.
+    let (line, col) = position_of(&text, "*mine = *mine", 1);
+    let h = s.at("textDocument/hover", &uri, line, col);
+    let value = h["contents"]["value"].as_str().expect("Markdown");
+    for part in ["`*mine`: `i32`", "evaluated by `thread` (`gpu.Thread`)", "memory space: `gpu.shared`"] {
+        assert!(value.contains(part), "`{part}` in {value}");
+    }
+
     // Definition of a called function (the kernel launched by `main`) and of a variable.
     let (line, col) = position_of(&text, "sum::<<<", 1);
     let def = s.at("textDocument/definition", &uri, line, col);

@@ -731,6 +731,17 @@ impl FnCx<'_> {
         }
         let info = self.place_read_only(lhs, false);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
+        if let (true, Some(i)) = (self.recording, &info) {
+            // The place written: its type, resource and memory space (no value, no uniformity).
+            let fact = crate::query::ExprFact {
+                ty: i.ty.clone(),
+                exec: self.current.name.clone(),
+                level: self.level(),
+                uniformity: None,
+                mem: i.mem.clone(),
+            };
+            self.types.query.exprs.insert(lhs.span, fact);
+        }
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         if let Some(depth) = stored_at {
             // `r = &shrd h;` (or a call or block giving a reference): the borrows live as long as
