@@ -279,7 +279,8 @@ fn mutants(text: &str) -> Vec<Mutant> {
             continue;
         }
         // The nearest `if … {` above it, at most three lines up.
-        let Some((start, l)) = code[n.saturating_sub(3)..n].iter().rev().find(|(_, l)| l.trim_start().starts_with("if "))
+        let Some((start, l)) =
+            code[n.saturating_sub(3)..n].iter().rev().find(|(_, l)| l.trim_start().starts_with("if "))
         else {
             continue;
         };
@@ -814,7 +815,9 @@ fn main() -[t: cpu.thread]-> () {
     assert!(ms.iter().any(|m| m.kind == "weaken condition" && m.text.contains("if 64 % 32 == 0 && 64 < 32 {")));
     assert!(ms.iter().any(|m| m.kind == "selection to [0]" && m.text.contains("[[block]].take_left::<32>[0]")));
     assert!(ms.iter().any(|m| m.kind == "copy param into thread" && m.text.contains("let c_mut = v;")));
-    assert!(ms.iter().any(|m| m.kind == "selection to run-time index" && m.text.contains("[[block]].take_left::<32>[t.idx]")));
+    assert!(ms
+        .iter()
+        .any(|m| m.kind == "selection to run-time index" && m.text.contains("[[block]].take_left::<32>[t.idx]")));
     assert!(ms.iter().any(|m| m.kind == "selection to run-time index" && m.text.contains("[block.idx + 1u32]")));
     assert!(ms.iter().any(|m| m.kind == "jump on a coordinate" && m.text.contains("if t.idx == 0u32 {\n")));
     // Types are not indices, and view-array types are not selections.

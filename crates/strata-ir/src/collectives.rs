@@ -261,7 +261,14 @@ impl Expand<'_> {
             place: Place::local(result, span),
             value: bin(BinOp::BitOr, Expr::Load(Place::local(result, span)), bit),
         };
-        pre.push(Stmt::For { counter: k, lo: IExpr::Const(0), hi: IExpr::Const(WARP), body: vec![accumulate], exit: None, span });
+        pre.push(Stmt::For {
+            counter: k,
+            lo: IExpr::Const(0),
+            hi: IExpr::Const(WARP),
+            body: vec![accumulate],
+            exit: None,
+            span,
+        });
         pre.push(Stmt::Sync { warp: true, span });
         result
     }

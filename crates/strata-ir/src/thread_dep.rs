@@ -280,9 +280,7 @@ fn flatten(s: Stmt) -> Vec<Stmt> {
             Some(cond) => Stmt::If { cond, then: all(body), els: Vec::new(), span: Span::DUMMY },
             None => return all(body),
         },
-        Stmt::For { counter, lo, hi, body, exit, span } => {
-            Stmt::For { counter, lo, hi, body: all(body), exit, span }
-        }
+        Stmt::For { counter, lo, hi, body, exit, span } => Stmt::For { counter, lo, hi, body: all(body), exit, span },
         Stmt::While { cond, body, span } => Stmt::While { cond, body: all(body), span },
         Stmt::If { cond, then, els, span } => Stmt::If { cond, then: all(then), els: all(els), span },
         other => other,
