@@ -101,6 +101,8 @@ pub fn check_program_for(
             types.value_types.extend(t.value_types);
             types.selections.extend(t.selections);
             types.warp_syncs.extend(t.warp_syncs);
+            types.call_fns.extend(t.call_fns);
+            types.call_dtys.extend(t.call_dtys);
         }
     }
     // Kernels declared without a body have a type too: their grids, blocks and shared-memory

@@ -1074,6 +1074,13 @@ pub(crate) fn ty(t: &Ty) -> String {
                 format!("{i} @ {}", mem(m))
             }
         }
+        TyKind::Fn(f) => {
+            let params: Vec<String> = f.params.iter().map(ty).collect();
+            match &f.exec {
+                Some(e) => format!("fn({}) -[{}]-> {}", params.join(", "), exec_ty(e), ty(&f.ret)),
+                None => format!("fn({}) -> {}", params.join(", "), ty(&f.ret)),
+            }
+        }
     }
 }
 
