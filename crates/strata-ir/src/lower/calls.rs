@@ -363,7 +363,9 @@ impl<'a> FnLower<'_, 'a> {
             return unit;
         }
         let mut subst = HashMap::new();
+        let mut instance_tys = Vec::new();
         for (g, t) in self.l.types.call_dtys.get(&span).into_iter().flatten() {
+            instance_tys.push(format!("{g} = {t}"));
             let t = self.ty(t, span);
             subst.insert(g.clone(), t);
         }
@@ -405,9 +407,24 @@ impl<'a> FnLower<'_, 'a> {
         }
         let ret = self.ty(&sig.ret, f.span);
         let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
+        // An instantiation: what the lowering cannot express inside it names the instantiation.
+        let mut instance: Vec<String> = Vec::new();
+        for (n, b) in self.scopes.iter().flatten() {
+            if let Binding::Func(f) = b {
+                instance.push(format!("{n} = {f}"));
+            }
+        }
+        instance.extend(instance_tys);
+        let errors_before = self.l.errors.len();
         self.inlining.push(name.clone());
         let mut stmts = self.block_releasing(&body, owned_before, Some(&ret), returns_value);
         self.inlining.pop();
+        if !instance.is_empty() {
+            let note = format!("in the instantiation of `{name}` with {}", instance.join(", "));
+            for e in &mut self.l.errors[errors_before..] {
+                e.notes.push(note.clone());
+            }
+        }
         self.scopes = caller_scopes;
         self.ty_subst = caller_subst;
         let mut result = unit;
