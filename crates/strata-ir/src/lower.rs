@@ -430,16 +430,17 @@ fn always_inlined(sig: &FnSig) -> bool {
     let generic = !matches!(sig.root, Root::Grid { .. })
         && (!sig.fn_params.is_empty() || sig.generics.iter().any(|(_, k)| *k == ast::Kind::DataTy));
     !sig.builtin
-        && (generic || match sig.root {
-            Root::Block { .. } | Root::Warp => true,
-            Root::Grid { .. } => false,
-            // Arrays passed or returned by value: C passes a pointer, which would let the callee
-            // write the caller's array, return a pointer to its own (gone) stack, or leak the
-            // returned buffer. Such calls are inlined: parameters and value are the caller's
-            // own locals, copied like any `let`.
-            _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
-            Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
-        })
+        && (generic
+            || match sig.root {
+                Root::Block { .. } | Root::Warp => true,
+                Root::Grid { .. } => false,
+                // Arrays passed or returned by value: C passes a pointer, which would let the callee
+                // write the caller's array, return a pointer to its own (gone) stack, or leak the
+                // returned buffer. Such calls are inlined: parameters and value are the caller's
+                // own locals, copied like any `let`.
+                _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
+                Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
+            })
 }
 
 /// The body of an inlined function with a final `return` turned into its tail value; `None`

@@ -980,7 +980,9 @@ impl FnCx<'_> {
                 .get(i)
                 .into_iter()
                 .flatten()
-                .filter(|l| l.own == Ownership::Uniq && (direct.contains(l) || self.holds_ref(&self.vars[l.place.root].ty)))
+                .filter(|l| {
+                    l.own == Ownership::Uniq && (direct.contains(l) || self.holds_ref(&self.vars[l.place.root].ty))
+                })
                 .cloned()
                 .collect();
             for sink in &sinks {

@@ -118,7 +118,9 @@ impl<'a> FnLower<'_, 'a> {
             let t = self.l.types.call_types.get(&span).map(|t| self.ty(t, span));
             let one = name == "one";
             return match t {
-                Some(Ty::Scalar(s)) if matches!(s, ScalarTy::F32 | ScalarTy::F64) => Expr::Lit(Lit::Float(if one { 1.0 } else { 0.0 }, s)),
+                Some(Ty::Scalar(s)) if matches!(s, ScalarTy::F32 | ScalarTy::F64) => {
+                    Expr::Lit(Lit::Float(if one { 1.0 } else { 0.0 }, s))
+                }
                 Some(Ty::Scalar(s)) => Expr::Lit(Lit::Int(u128::from(one), s)),
                 _ => {
                     self.err(span, format!("`{name}` of a type the checker did not record"));
@@ -319,7 +321,7 @@ impl<'a> FnLower<'_, 'a> {
             self.err(
                 span,
                 format!(
-                    "{what} `{name}` (calls of a function executed by a block or a warp, or with a view-array \
+                    "{what} `{name}` (calls of a function executed by a block or a warp, generic over a data type or a function, or with a view-array \
                      parameter, are inlined)"
                 ),
             );
@@ -340,8 +342,12 @@ impl<'a> FnLower<'_, 'a> {
             return unit;
         }
         // The arguments for function parameters name functions: bound, not evaluated.
-        let args: Vec<&ast::Expr> =
-            args.iter().enumerate().filter(|(i, _)| !sig.fn_params.iter().any(|p| p.pos == *i)).map(|(_, a)| a).collect();
+        let args: Vec<&ast::Expr> = args
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !sig.fn_params.iter().any(|p| p.pos == *i))
+            .map(|(_, a)| a)
+            .collect();
         // Everything the arguments say is resolved in the caller's scope.
         let mut scope: Vec<(String, Binding)> = Vec::new();
         if let Some(nats) = self.l.types.call_nats.get(&span) {
