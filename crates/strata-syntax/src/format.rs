@@ -1068,7 +1068,8 @@ pub(crate) fn ty(t: &Ty) -> String {
         }
         TyKind::At(inner, m) => {
             let i = ty(inner);
-            if matches!(inner.kind, TyKind::Ref(_)) {
+            // A function type's result would take the `@ m`.
+            if matches!(inner.kind, TyKind::Ref(_) | TyKind::Fn(_)) {
                 format!("({i}) @ {}", mem(m))
             } else {
                 format!("{i} @ {}", mem(m))

@@ -1603,6 +1603,8 @@ impl<'a> Parser<'a> {
                 }
                 Tok::LBracket => brackets += 1,
                 Tok::RBracket => brackets = brackets.saturating_sub(1),
+                // A function type (whose `-[…]->` would read as an operator) is a type.
+                Tok::Fn => return false,
                 Tok::Int if brackets == 0 => return true,
                 _ if is_op(k) && brackets == 0 => return true,
                 Tok::Eof | Tok::Semi | Tok::LBrace | Tok::RBrace => return false,
@@ -1616,7 +1618,7 @@ impl<'a> Parser<'a> {
         let t = self.tok();
         match t.kind {
             Tok::LParen if self.paren_starts_nat() => Ok(GenericArg::Nat(self.nat()?)),
-            Tok::LBracket | Tok::LParen | Tok::Amp => Ok(GenericArg::Ty(self.ty()?)),
+            Tok::LBracket | Tok::LParen | Tok::Amp | Tok::Fn => Ok(GenericArg::Ty(self.ty()?)),
             Tok::Ident => {
                 let text = self.text();
                 if (text == "cpu" || text == "gpu") && self.nth(1).kind == Tok::Dot {
