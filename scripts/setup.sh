@@ -5,7 +5,8 @@
 # Needed today:
 #   cargo  - builds the compiler (Rust 1.80 or newer, see Cargo.toml)
 #   cc     - the system C compiler; the cpu device compiles the generated C with it
-#   python3 (with venv) - scripts/setup-nvcc.sh installs NVIDIA's nvcc from PyPI into .venv
+#   python3 (with venv) - scripts/setup-nvcc.sh installs NVIDIA's nvcc from PyPI into .venv,
+#                         scripts/setup-python.sh NumPy (for examples/python)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -25,7 +26,8 @@ need cargo "install Rust from https://rustup.rs"
 need cc "install a C compiler (e.g. gcc or clang) and make it available as \`cc\`"
 
 need python3 "install Python 3 with the venv module (e.g. apt-get install python3-venv)"
-# nvcc itself is installed by scripts/setup-nvcc.sh (the test command runs it), not here.
+# nvcc and NumPy are installed by scripts/setup-nvcc.sh and scripts/setup-python.sh (the test
+# command runs both), not here.
 
 if [ "$missing" -ne 0 ]; then
     echo "setup: some required tools are missing (see above)" >&2

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 struct Bins {
-    int counts[4];
+    int **counts;
 };
 
 __device__ int sum_block(int x) {

@@ -12,6 +12,7 @@ pub mod npy;
 pub mod place;
 pub mod pow2;
 pub mod program;
+pub mod query;
 pub mod target;
 pub mod ty;
 
@@ -61,6 +62,27 @@ pub fn check_program_for(
     defines: &[(String, u64)],
     profile: &TargetProfile,
 ) -> Checked {
+    check(module, prelude_file, defines, profile, false)
+}
+
+/// [`check_program_for`], also recording what tools may ask about positions in the program
+/// (`types.query`, see [`query`]). The diagnostics are the same.
+pub fn check_program_recording(
+    module: &ast::Module,
+    prelude_file: FileId,
+    defines: &[(String, u64)],
+    profile: &TargetProfile,
+) -> Checked {
+    check(module, prelude_file, defines, profile, true)
+}
+
+fn check(
+    module: &ast::Module,
+    prelude_file: FileId,
+    defines: &[(String, u64)],
+    profile: &TargetProfile,
+    recording: bool,
+) -> Checked {
     let prelude = program::parse_prelude(prelude_file);
     let mut diags = Vec::new();
     let prog = program::Program::collect(&prelude, module, defines, &mut diags);
@@ -83,7 +105,7 @@ pub fn check_program_for(
                 continue; // a duplicate, already reported
             }
             let (d, t, summary, shared) =
-                body::FnCx::new(&prog, sig, &summaries).for_target(profile, &shared_uses).check(f);
+                body::FnCx::new(&prog, sig, &summaries).for_target(profile, &shared_uses).recording(recording).check(f);
             if let Some(s) = summary {
                 summaries.insert(f.name.name.clone(), s);
             }
@@ -103,6 +125,7 @@ pub fn check_program_for(
             types.warp_syncs.extend(t.warp_syncs);
             types.call_fns.extend(t.call_fns);
             types.call_dtys.extend(t.call_dtys);
+            types.query.extend(t.query);
         }
     }
     // Kernels declared without a body have a type too: their grids, blocks and shared-memory

@@ -7,6 +7,8 @@
 //! diagnostics with their spans in [`Pipeline::sources`], and [`Error::exit_status`] says what the
 //! command exits with.
 
+pub mod lsp;
+
 use std::path::{Path, PathBuf};
 use strata_check::TargetProfile;
 use strata_diag::{codes, Diagnostic, FileId, SourceMap, Span};
@@ -102,6 +104,17 @@ pub struct Lowered {
     pub env: strata_check::program::Program,
 }
 
+/// What [`Pipeline::analyse`] found in one file.
+pub struct Analysis {
+    /// The diagnostics `strata check` reports for the file.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The module the parser recovered (items with syntax errors left out).
+    pub module: strata_syntax::ast::Module,
+    /// What the checker knows about positions in the file (types, resources, uniformity, memory
+    /// spaces, the declarations variables refer to).
+    pub facts: strata_check::query::Recorded,
+}
+
 /// One run of the phases over some files: the source texts, the `-D` overrides and the target
 /// profile whose limits the checker enforces.
 pub struct Pipeline {
@@ -141,6 +154,27 @@ impl Pipeline {
     /// type checked: that would only report consequences of them). `Err` only for a `-D` that
     /// names no constant of the files (checked when they all parse).
     pub fn check(&mut self, files: &[FileId]) -> Result<Vec<Diagnostic>, Error> {
+        self.check_files(files, false).map(|(all, _)| all)
+    }
+
+    /// [`Pipeline::check`] of one file, for an editor: the same diagnostics, the parsed module
+    /// (what the parser recovered of it) and what the checker knows about its positions
+    /// ([`strata_check::query`]; empty when the file has syntax errors).
+    pub fn analyse(&mut self, file: FileId) -> Result<Analysis, Error> {
+        let (diagnostics, mut checked) = self.check_files(&[file], true)?;
+        let empty =
+            || (strata_syntax::ast::Module { items: Vec::new(), span: Span::new(file, 0, 0) }, Default::default());
+        let (module, facts) = checked.pop().unwrap_or_else(empty);
+        Ok(Analysis { diagnostics, module, facts })
+    }
+
+    /// [`Pipeline::check`], also returning each file's module and, when `recording`, its facts.
+    #[allow(clippy::type_complexity)]
+    fn check_files(
+        &mut self,
+        files: &[FileId],
+        recording: bool,
+    ) -> Result<(Vec<Diagnostic>, Vec<(strata_syntax::ast::Module, strata_check::query::Recorded)>), Error> {
         let prelude = self.prelude();
         let parsed: Vec<_> = files.iter().map(|&id| strata_syntax::parse(id, self.sources.source(id))).collect();
         // A file with syntax errors may have lost a `const`; its errors are reported instead.
@@ -148,14 +182,22 @@ impl Pipeline {
             defines_known(&self.defines, &parsed.iter().map(|p| &p.module).collect::<Vec<_>>())?;
         }
         let mut all = Vec::new();
+        let mut modules = Vec::new();
         for parsed in parsed {
             let syntax_ok = !strata_diag::has_errors(&parsed.diagnostics);
             all.extend(parsed.diagnostics);
-            if syntax_ok {
+            let mut facts = strata_check::query::Recorded::default();
+            if syntax_ok && recording {
+                let checked =
+                    strata_check::check_program_recording(&parsed.module, prelude, &self.defines, self.profile);
+                all.extend(checked.diagnostics);
+                facts = checked.types.query;
+            } else if syntax_ok {
                 all.extend(strata_check::check_module_for(&parsed.module, prelude, &self.defines, self.profile));
             }
+            modules.push((parsed.module, facts));
         }
-        Ok(all)
+        Ok((all, modules))
     }
 
     /// Parses, checks and lowers the program in `file`.

@@ -217,6 +217,9 @@ enum Command {
         /// The code, e.g. `E0501`.
         code: String,
     },
+    /// Run the language server on stdin and stdout, for editors (docs/editor.md): the
+    /// diagnostics of `check` as you type, hover, go to definition and formatting.
+    Lsp,
 }
 
 /// The options of `strata check FILE.cu` (docs/cuda-c.md).
@@ -447,6 +450,7 @@ fn run(cli: Cli) -> u8 {
         }
         Command::Fmt { check, write, files } => fmt_cmd::run(check, write, &files),
         Command::Explain { code } => explain(&code),
+        Command::Lsp => strata_cli::lsp::run(),
         Command::Emit { target, define, output, arch, lib, header, file } => {
             let outputs = [("-o", output.as_deref()), ("--header", header.as_deref())];
             if !outputs_distinct(&file, &outputs) || !strata_input(&file, "emit") {

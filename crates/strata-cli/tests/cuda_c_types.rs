@@ -148,7 +148,8 @@ fn a_header_is_found_through_dash_i_and_findings_point_into_it() {
 fn a_refusal_lists_every_construct_once_up_to_the_error_limit() {
     let file = "tests/cuda_c/many_refusals.cu";
     let lines = [
-        "7:9: error[E0801]: not supported in CUDA-C yet: struct members other than scalars",
+        "7:9: error[E0801]: not supported in CUDA-C yet: struct members other than scalars, pointers and arrays (of \
+         scalars or structs)",
         "11:12: error[E0801]: not supported in CUDA-C yet: `atomicAdd_block` used as a value",
         "15:10: error[E0801]: not supported in CUDA-C yet: pointers to pointers",
         "19:5: error[E0801]: not supported in CUDA-C yet: the statement `goto_statement`",

@@ -16,6 +16,8 @@
 //! | `weaken condition` | in an `if` condition, a conjunct of `&&` is dropped or a comparison is negated (`>=` becomes `<`, …), so that facts from conditions would be wrong |
 //! | `delete stream sync` | a `stream_sync(…);`/`device_sync();` is deleted |
 //! | `swap stream` | the stream of a launch (`<<<…, s>>>`) or asynchronous copy (`&s)`) becomes another stream of the file |
+//! | `selection to run-time index` | `[[x]]` becomes `[x.idx]` or `[x.idx + 1u32]`: the same element, or a neighbour's, read at an index the checker cannot bound (a write there is E0302) |
+//! | `jump on a coordinate` | the condition of the `if` around a `break;`/`continue;` becomes `x.idx == 0u32`, `x` a `sched` binder of the file, so the jump may depend on the block, warp or thread |
 //!
 //! Most mutants are rejected. Every mutant the checker still accepts is lowered and, if it has a
 //! `main`, run on `sim` with the deterministic schedule and [`RANDOM_SEEDS`] random ones. A data
@@ -31,6 +33,10 @@
 //! `STRATA_MUTATION_PER_KIND=n` changes that, `0` tries every mutant. `STRATA_MUTATION_JOBS=n` sets the worker
 //! threads, `STRATA_MUTATION_FILTER=text` keeps the files whose path contains `text`,
 //! `STRATA_MUTATION_DUMP=1` prints the change of every accepted mutant that runs.
+//!
+//! Every [`CPU_EVERY`]th accepted mutant that runs clean on `sim` (`STRATA_MUTATION_CPU_EVERY=n`;
+//! `1` all of them, `0` none) also runs on `cpu`, built at the device's flags and at `-O0`: both
+//! must print what `sim` printed (a difference is a failure, as in the random-program test).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -46,10 +52,13 @@ const RANDOM_SEEDS: [u64; 3] = [1, 0x5eed, 0xdead_beef];
 /// Mutants per kind and file by default (0: all of them). 10 keeps the test at about 40 s of CPU
 /// time; the big examples have the most mutants and the longest runs.
 const PER_KIND: usize = 5;
+/// Every how many accepted mutants that run clean on `sim` also run on `cpu` by default: each
+/// costs two C builds (about a second of CPU each).
+const CPU_EVERY: usize = 8;
 /// Run errors that an accepted program must never have.
 const PROMISED: [&str; 5] = ["E0901", "E0902", "E0903", "E0905", "E0906"];
 
-const KINDS: [&str; 12] = [
+const KINDS: [&str; 14] = [
     "delete sync",
     "drop selection",
     "swap selection",
@@ -62,6 +71,8 @@ const KINDS: [&str; 12] = [
     "weaken condition",
     "delete stream sync",
     "swap stream",
+    "selection to run-time index",
+    "jump on a coordinate",
 ];
 
 // ------------------------------------------------------------------------------------------------
@@ -243,6 +254,41 @@ fn mutants(text: &str) -> Vec<Mutant> {
             let k = names.iter().position(|n| n == inner).unwrap_or(0);
             let other = &names[(k + 1) % names.len()];
             push("swap selection", replace(text, *from, *to, &format!("[[{other}]]")));
+        }
+        if inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            push("selection to run-time index", replace(text, *from, *to, &format!("[{inner}.idx]")));
+            push("selection to run-time index", replace(text, *from, *to, &format!("[{inner}.idx + 1u32]")));
+        }
+    }
+    // Jumps: the `if` around a `break;`/`continue;` decided by a coordinate instead.
+    let binders: Vec<String> = occurrences(text, "sched(")
+        .into_iter()
+        .filter_map(|i| {
+            let rest = &text[i..];
+            let close = rest.find(')')?;
+            let b = rest[close + 1..].split_whitespace().next()?;
+            b.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then(|| b.to_string())
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let code = code_lines(text);
+    for (n, (_, line)) in code.iter().enumerate() {
+        let t = line.trim();
+        if !(t == "break;" || t == "continue;" || t.starts_with("break;") || t.starts_with("continue;")) {
+            continue;
+        }
+        // The nearest `if … {` above it, at most three lines up.
+        let Some((start, l)) = code[n.saturating_sub(3)..n].iter().rev().find(|(_, l)| l.trim_start().starts_with("if "))
+        else {
+            continue;
+        };
+        let (Some(at), Some(brace)) = (l.find("if "), l.rfind(" {")) else { continue };
+        if at + 3 >= brace {
+            continue;
+        }
+        for b in binders.iter().take(3) {
+            push("jump on a coordinate", replace(text, start + at + 3, start + brace, &format!("{b}.idx == 0u32")));
         }
     }
     // Static indices `[i]` (not types `[T; n]`, ranges, selections or view arrays).
@@ -456,11 +502,12 @@ enum Outcome {
     /// Accepted, but not run (no `main`, or `no-run`).
     NotRun,
     /// The run error of each schedule that had one: code, message, the source at its span and
-    /// whether it is E0903 at a run-time index (checked when it runs by design).
-    Ran(Vec<(String, String, String, bool)>),
+    /// whether it is E0903 at a run-time index (checked when it runs by design); and, where it
+    /// ran clean and was picked for `cpu`, how `cpu` disagreed with `sim` (`Some(Ok(()))`: not).
+    Ran(Vec<(String, String, String, bool)>, Option<Result<(), String>>),
 }
 
-fn check_and_run(seed: &Seed, text: &str) -> Outcome {
+fn check_and_run(seed: &Seed, text: &str, cpu_dir: Option<&Path>) -> Outcome {
     let parsed = strata_syntax::parse(PROGRAM, text);
     if parsed.diagnostics.iter().any(|d| d.severity == strata_diag::Severity::Error) {
         return Outcome::ParseError;
@@ -481,7 +528,8 @@ fn check_and_run(seed: &Seed, text: &str) -> Outcome {
         return Outcome::NotRun;
     }
     let schedules = std::iter::once(None).chain(RANDOM_SEEDS.iter().map(|&s| Some(s)));
-    let errors = schedules
+    let mut printed = None;
+    let errors: Vec<_> = schedules
         .filter_map(|random_seed| {
             let opts = strata_sim::Options {
                 max_steps: seed.max_steps.unwrap_or(50_000_000),
@@ -491,7 +539,9 @@ fn check_and_run(seed: &Seed, text: &str) -> Outcome {
                 args: Vec::new(),
             };
             let mut out = Vec::new();
-            strata_sim::run(&program, &opts, &mut out).err().map(|d| {
+            let result = strata_sim::run(&program, &opts, &mut out);
+            printed.get_or_insert(out);
+            result.err().map(|d| {
                 let sp = d.primary.span;
                 let src = if sp.file == PROGRAM {
                     text.get(sp.lo as usize..sp.hi as usize).unwrap_or("").to_string()
@@ -503,7 +553,43 @@ fn check_and_run(seed: &Seed, text: &str) -> Outcome {
             })
         })
         .collect();
-    Outcome::Ran(errors)
+    let cpu = match (cpu_dir, printed) {
+        (Some(dir), Some(sim)) if errors.is_empty() => Some(same_on_cpu(&program, &sim, dir)),
+        _ => None,
+    };
+    Outcome::Ran(errors, cpu)
+}
+
+/// Whether `program` prints `sim` on `cpu`, built at the device's flags and at `-O0`.
+fn same_on_cpu(program: &strata_ir::ir::Program, sim: &[u8], dir: &Path) -> Result<(), String> {
+    let c = match strata_cpu::emit_c(program) {
+        Ok(c) => c,
+        // A construct the cpu device does not lower: counted as not compared.
+        Err(d) if d.code.as_str() == "E0801" => return Ok(()),
+        Err(d) => return Err(format!("cpu emit: {} {}", d.code.as_str(), d.message)),
+    };
+    for flags in [None, Some(["-O0".to_string()])] {
+        let mut out = Vec::new();
+        let r = match &flags {
+            None => strata_cpu::build(&c, dir),
+            Some(f) => strata_cpu::build_with_flags(&c, dir, f),
+        }
+        .and_then(|exe| strata_cpu::execute(&exe, PROGRAM, &mut out));
+        let _ = std::fs::remove_dir_all(dir);
+        let at = if flags.is_some() { "-O0" } else { "the device's flags" };
+        match r {
+            Err(d) => return Err(format!("cpu at {at}: {} {}", d.code.as_str(), d.message)),
+            Ok(()) if out != sim => {
+                return Err(format!(
+                    "cpu at {at} prints {:?}, sim {:?}",
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(sim)
+                ))
+            }
+            Ok(()) => {}
+        }
+    }
+    Ok(())
 }
 
 #[derive(Default, Clone, Copy)]
@@ -514,6 +600,8 @@ struct KindCount {
     run: usize,
     /// Accepted mutants that stopped with an error the checker does not promise to prevent.
     other_errors: usize,
+    /// Accepted mutants run clean on `sim`, then on `cpu` too.
+    cpu: usize,
     failures: usize,
 }
 
@@ -542,6 +630,7 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
     let seeds: Vec<Seed> =
         files.into_iter().filter(|p| p.display().to_string().contains(&filter)).filter_map(seed).collect();
     let per_kind = env_num("STRATA_MUTATION_PER_KIND").unwrap_or(PER_KIND);
+    let cpu_every = env_num("STRATA_MUTATION_CPU_EVERY").unwrap_or(CPU_EVERY);
     let jobs = env_num("STRATA_MUTATION_JOBS")
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()).min(16))
         .max(1);
@@ -556,14 +645,17 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
     let next = Arc::new(AtomicUsize::new(0));
     let (tx, rx) = mpsc::channel();
     let workers: Vec<_> = (0..jobs)
-        .map(|_| {
+        .map(|j| {
             let (seeds, work, next, tx) = (seeds.clone(), work.clone(), next.clone(), tx.clone());
+            // Each worker builds its C in a directory of its own, emptied after every build.
+            let cpu_dir = root.join(format!("target/tmp/mutation-cpu-{}-{j}", std::process::id()));
             std::thread::Builder::new()
                 .stack_size(256 << 20)
                 .spawn(move || loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some((s, m)) = work.get(k) else { break };
-                    let outcome = catch_unwind(AssertUnwindSafe(|| check_and_run(&seeds[*s], &m.text)));
+                    let cpu = (cpu_every > 0 && k % cpu_every == 0).then_some(cpu_dir.as_path());
+                    let outcome = catch_unwind(AssertUnwindSafe(|| check_and_run(&seeds[*s], &m.text, cpu)));
                     if tx.send((k, outcome)).is_err() {
                         break;
                     }
@@ -599,9 +691,12 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
                         c.accepted += 1;
                         None
                     }
-                    Outcome::Ran(errors) => {
+                    Outcome::Ran(errors, cpu) => {
                         c.accepted += 1;
                         c.run += 1;
+                        if cpu.is_some() {
+                            c.cpu += 1;
+                        }
                         if std::env::var_os("STRATA_MUTATION_DUMP").is_some() {
                             eprintln!(
                                 "accepted and run: {} of {}: {}",
@@ -614,9 +709,10 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
                             PROMISED.contains(&code.as_str())
                                 && !(code == "E0903" && (*run_time_index || src.contains("atomic_fetch_add_at")))
                         });
-                        match bad {
-                            Some((code, msg, _, _)) => Some(format!("{code}: {msg}")),
-                            None => {
+                        match (bad, cpu) {
+                            (Some((code, msg, _, _)), _) => Some(format!("{code}: {msg}")),
+                            (None, Some(Err(differs))) => Some(format!("sim and cpu differ: {differs}")),
+                            (None, _) => {
                                 if let Some((code, _, _, _)) = errors.first() {
                                     c.other_errors += 1;
                                     *other.entry(code.clone()).or_default() += 1;
@@ -644,24 +740,25 @@ fn accepted_mutants_run_without_races_divergence_or_bad_accesses() {
         work.len(),
         start.elapsed().as_secs_f64()
     );
-    eprintln!("| mutation | mutants | parsed | accepted | run on sim | other run errors | failures |");
-    eprintln!("|---|---:|---:|---:|---:|---:|---:|");
+    eprintln!("| mutation | mutants | parsed | accepted | run on sim | other run errors | run on cpu | failures |");
+    eprintln!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut total = KindCount::default();
     for (kind, c) in &counts {
         eprintln!(
-            "| {kind} | {} | {} | {} | {} | {} | {} |",
-            c.mutants, c.parsed, c.accepted, c.run, c.other_errors, c.failures
+            "| {kind} | {} | {} | {} | {} | {} | {} | {} |",
+            c.mutants, c.parsed, c.accepted, c.run, c.other_errors, c.cpu, c.failures
         );
         total.mutants += c.mutants;
         total.parsed += c.parsed;
         total.accepted += c.accepted;
         total.run += c.run;
         total.other_errors += c.other_errors;
+        total.cpu += c.cpu;
         total.failures += c.failures;
     }
     eprintln!(
-        "| all | {} | {} | {} | {} | {} | {} |",
-        total.mutants, total.parsed, total.accepted, total.run, total.other_errors, total.failures
+        "| all | {} | {} | {} | {} | {} | {} | {} |",
+        total.mutants, total.parsed, total.accepted, total.run, total.other_errors, total.cpu, total.failures
     );
     eprintln!("other run errors of accepted mutants (not promised by the checker), by code: {other:?}");
     if !failures.is_empty() {
@@ -680,6 +777,11 @@ fn mutations_apply() {
     sched(X) block in grid.blocks {
         sched(X) t in block.threads {
             v.group::<32>[[block]].take_left::<32>[[t]] = v[0];
+            for k in 0..4 {
+                if k == 2 {
+                    break;
+                }
+            }
         }
         sync(block);
         if 64 % 32 == 0 && 64 >= 32 {
@@ -712,6 +814,9 @@ fn main() -[t: cpu.thread]-> () {
     assert!(ms.iter().any(|m| m.kind == "weaken condition" && m.text.contains("if 64 % 32 == 0 && 64 < 32 {")));
     assert!(ms.iter().any(|m| m.kind == "selection to [0]" && m.text.contains("[[block]].take_left::<32>[0]")));
     assert!(ms.iter().any(|m| m.kind == "copy param into thread" && m.text.contains("let c_mut = v;")));
+    assert!(ms.iter().any(|m| m.kind == "selection to run-time index" && m.text.contains("[[block]].take_left::<32>[t.idx]")));
+    assert!(ms.iter().any(|m| m.kind == "selection to run-time index" && m.text.contains("[block.idx + 1u32]")));
+    assert!(ms.iter().any(|m| m.kind == "jump on a coordinate" && m.text.contains("if t.idx == 0u32 {\n")));
     // Types are not indices, and view-array types are not selections.
     assert!(!ms.iter().any(|m| m.text.contains("[f32; 64 + 1]")));
 }

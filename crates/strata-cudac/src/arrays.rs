@@ -42,7 +42,8 @@ impl Lx {
             });
             at = self.child(at, "declarator", src)?;
         }
-        if at.kind() != "identifier" {
+        // (A struct's array member names a `field_identifier`.)
+        if at.kind() != "identifier" && at.kind() != "field_identifier" {
             return Err(self.unsupported(at, src, "arrays of pointers and pointers to arrays"));
         }
         dims.reverse();
@@ -87,6 +88,9 @@ impl Lx {
         let idx: Vec<Node> = idx_list.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
         if idx.len() != 1 {
             return Err(self.unsupported(idx_list, src, "this subscript"));
+        }
+        if let Some(r) = self.member_array_subscript(n, src)? {
+            return Ok(r);
         }
         let shape = self.shape(base, src);
         if shape.len() < 2 {

@@ -278,6 +278,7 @@ impl Lx {
             lo: IExpr::Const(0),
             hi: threads.clone(),
             body: vec![Stmt::Store { place: Place::local(count, span), value: add }],
+            exit: None,
             span,
         });
         out.push(Stmt::Sync { warp: false, span });

@@ -195,8 +195,19 @@ impl Lx {
                 Err(self.unknown(n, src))
             }
             "field_expression" => {
-                if let Some((p, t)) = self.var_field(n, src)? {
-                    return Ok((Expr::Load(p), CTy::S(t)));
+                match self.field_any(n, src)? {
+                    Some((p, structs::FTy::S(t))) => return Ok((Expr::Load(p), CTy::S(t))),
+                    Some((p, structs::FTy::Ptr(e))) => return Ok((Expr::Load(p), CTy::Ptr(e))),
+                    Some((_, structs::FTy::Arr { .. })) => {
+                        // An array member used as a value decays to a pointer to its start.
+                        if let Some(p) = self.member_pointer(n, src)? {
+                            let e = p.elem;
+                            let span = self.span(n, src);
+                            return Ok((self.ptr_value(p, span), CTy::Ptr(e)));
+                        }
+                        return Err(self.unsupported(n, src, "this array member"));
+                    }
+                    None => {}
                 }
                 let arg = self.text(self.child(n, "argument", src)?, src);
                 let field = self.text(self.child(n, "field", src)?, src);
@@ -453,6 +464,9 @@ impl Lx {
                     return Ok(size_of(self.scalar_type(t, src)?));
                 }
                 if let Some(bytes) = self.array_size_of(v, src) {
+                    return Ok(bytes);
+                }
+                if let Some(bytes) = self.member_size_of(v, src) {
                     return Ok(bytes);
                 }
                 let deref = v.kind() == "pointer_expression"

@@ -286,6 +286,11 @@ impl Lx {
         self.function_head(n, h, src)
     }
 
+    /// [`Lx::function_head`] for a member function lowered as a function ([`methods`]).
+    pub(crate) fn function_head_of(&mut self, n: Node, h: Head, src: &Src) -> R<()> {
+        self.function_head(n, h, src)
+    }
+
     fn function_head(&mut self, n: Node, h: Head, src: &Src) -> R<()> {
         let mut roles = Vec::new();
         if h.kernel {
@@ -318,9 +323,21 @@ impl Lx {
             if let CTy::Struct(id) = cty {
                 // One parameter per field.
                 let level = if role == Role::Kernel { Level::Block } else { self.level() };
-                let first = self.struct_locals(pname, *id, level);
+                let first = self.struct_locals(pname, *id, level, true);
                 params.extend(first..self.f.locals.len());
                 self.bind(pname, Var { local: first, ty: *cty });
+                if pname == "this" {
+                    // A member function's struct ([`methods`]): its members by their names.
+                    let fields = self.structs[*id].fields.clone();
+                    for (k, (f, t)) in fields.iter().enumerate() {
+                        let ty = match t {
+                            structs::FTy::S(s) => CTy::S(*s),
+                            structs::FTy::Ptr(e) => CTy::Ptr(*e),
+                            structs::FTy::Arr { .. } => continue,
+                        };
+                        self.bind(f, Var { local: first + k, ty });
+                    }
+                }
                 continue;
             }
             let (ty, level) = match (cty, role) {

@@ -279,6 +279,7 @@ pub fn kernel_only_with_headers(
                 lo: IExpr::Const(0),
                 hi: IExpr::Const(launch.buffer_len),
                 body: vec![text(" "), Stmt::Eval(show)],
+                exit: None,
                 span,
             });
             body.push(text("\n"));

@@ -23,6 +23,9 @@ impl Lx {
 
     pub(crate) fn call_stmt(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         let fnode = self.child(n, "function", src)?;
+        if fnode.kind() == "field_expression" {
+            return self.method_stmt(n, fnode, src, out);
+        }
         let span = self.span(n, src);
         let args = self.args(n, src)?;
         let name = self.callee_name(fnode, &args, src)?;
@@ -144,12 +147,32 @@ impl Lx {
                 // `cudaMalloc((void **)&p, …)`: the cast changes nothing here.
                 let target =
                     if args[0].kind() == "cast_expression" { self.child(args[0], "value", src)? } else { args[0] };
-                let var = (target.kind() == "pointer_expression"
+                let amp_of = (target.kind() == "pointer_expression"
                     && self.text(self.child(target, "operator", src)?, src) == "&")
                     .then(|| target.child_by_field_name("argument"))
-                    .flatten()
-                    .filter(|a| a.kind() == "identifier")
-                    .and_then(|a| self.lookup(self.text(a, src)));
+                    .flatten();
+                let mut var = amp_of.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                if let Some(a) = amp_of.filter(|_| var.is_none()) {
+                    // `cudaMalloc(&s.p, …)`, `cudaMalloc(&p->q, …)`: a pointer member.
+                    if let Some((place, t)) = self.member_pointer_place(a, src)? {
+                        if place.path.is_empty() && place.checks.is_empty() {
+                            var = Some(Var { local: place.root, ty: CTy::Ptr(t) });
+                        } else {
+                            let len = self.elements(args[1], t, src)?;
+                            let host = Expr::Builtin(
+                                Builtin::HeapNew,
+                                vec![Expr::ArrayRepeat(Box::new(self.elem_zero(t)), len)],
+                                span,
+                            );
+                            let l = self.new_local("cudaMalloc", self.elem_ptr(t, Mem::GpuGlobal, true), Level::Host);
+                            let init = Expr::Builtin(Builtin::GlobalAllocCopy, vec![host], span);
+                            self.flush(out);
+                            out.push(Stmt::Let { local: l, init: Some(init), span });
+                            out.push(Stmt::Store { place, value: Expr::Load(Place::local(l, span)) });
+                            return Ok(());
+                        }
+                    }
+                }
                 let Some(Var { local, ty: CTy::Ptr(t) }) = var else {
                     return Err(self.unsupported(target, src, "`cudaMalloc` of anything but `&pointer_variable`"));
                 };
@@ -163,7 +186,11 @@ impl Lx {
             "cudaFree" | "free" => {
                 host_only(self)?;
                 want(self, 1)?;
-                let v = (args[0].kind() == "identifier").then(|| self.lookup(self.text(args[0], src))).flatten();
+                let mut v = (args[0].kind() == "identifier").then(|| self.lookup(self.text(args[0], src))).flatten();
+                if v.is_none() {
+                    v = self.member_pointer(args[0], src)?.map(|p| Var { local: p.root, ty: CTy::Ptr(p.elem) });
+                    self.flush(out);
+                }
                 let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
                     return Err(self.unsupported(args[0], src, format!("`{name}` of anything but a pointer variable")));
                 };
@@ -647,6 +674,9 @@ impl Lx {
     /// A call used as a value: a user function that returns one.
     pub(crate) fn call_value(&mut self, n: Node, src: &Src) -> R<(Expr, CTy)> {
         let fnode = self.child(n, "function", src)?;
+        if fnode.kind() == "field_expression" {
+            return self.method_value(n, fnode, src);
+        }
         let mut c = n.walk();
         if n.children(&mut c).any(|x| x.kind() == "kernel_call_syntax") {
             return Err(self.unsupported(n, src, "a kernel launch used as a value"));

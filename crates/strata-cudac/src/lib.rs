@@ -31,6 +31,7 @@ mod globals;
 mod host;
 mod macros;
 mod math;
+mod methods;
 mod parse;
 mod ptr;
 mod shared_structs;
@@ -186,6 +187,7 @@ pub(crate) fn lower_with_globals(
         root_tree: Some(tree.clone()),
         templates: HashMap::new(),
         pending: Default::default(),
+        methods: Vec::new(),
     };
     lx.vector_types();
     lx.device_prop_type();
@@ -359,6 +361,7 @@ struct Lx {
     templates: HashMap<String, templates::Template>,
     pending: std::collections::VecDeque<templates::Instance>,
     root_text: String,
+    methods: Vec<methods::Method>,
 }
 
 impl Lx {

@@ -89,7 +89,7 @@ impl Lx {
             // Function templates: recorded by the first pass, lowered where instantiated.
             "template_declaration" => Ok(()),
             // Defined by the first pass (`declare`).
-            "struct_specifier" | "type_definition" => Ok(()),
+            "struct_specifier" | "type_definition" => self.struct_methods(n, src),
             "declaration" if n.child_by_field_name("declarator").is_some_and(|d| d.kind() == "function_declarator") => {
                 self.prototype(n, src)
             }

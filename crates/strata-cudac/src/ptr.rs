@@ -47,6 +47,19 @@ impl Lx {
                 None => None,
             },
             "update_expression" => self.update_pointer(n, src)?,
+            // A pointer member (`s.p`, `p->next`, `a[i].data`).
+            "field_expression" => self.member_pointer(n, src)?,
+            // A member function returning a pointer, inlined (`bitmap.get_ptr()`, [`methods`]).
+            "call_expression" if n.child_by_field_name("function").is_some_and(|f| f.kind() == "field_expression") => {
+                let (e, t) = self.call_value(n, src)?;
+                let CTy::Ptr(elem) = t else { return Ok(None) };
+                let span = self.span(n, src);
+                let mem = if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu };
+                let level = self.level();
+                let l = self.new_local("member function result", self.elem_ptr(elem, mem, false), level);
+                self.f.pre.push(Stmt::Let { local: l, init: Some(e), span });
+                Some(PtrE::at(l, elem))
+            }
             // `argv[i]`: a string ([`strings`]).
             "subscript_expression" if self.is_argv(self.child(n, "argument", src)?, src) => {
                 let idx_list = self.child(n, "indices", src)?;

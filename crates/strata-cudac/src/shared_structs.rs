@@ -18,7 +18,17 @@ use super::*;
 impl Lx {
     /// `__shared__ P s, t[N][M];` and `extern __shared__ P u[];` (struct type `id`).
     pub(crate) fn shared_struct_declaration(&mut self, n: Node, id: usize, ext: bool, src: &Src) -> R<()> {
-        let fields = self.structs[id].fields.clone();
+        if !self.structs[id].scalars_only() {
+            return Err(self.unsupported(n, src, "a `__shared__` struct with pointer or array members"));
+        }
+        let fields: Vec<(String, ScalarTy)> = self.structs[id]
+            .fields
+            .iter()
+            .filter_map(|(f, t)| match t {
+                structs::FTy::S(t) => Some((f.clone(), *t)),
+                structs::FTy::Ptr(_) | structs::FTy::Arr { .. } => None,
+            })
+            .collect();
         for (d, init) in self.declarators(n, src)? {
             if let Some(v) = init {
                 return Err(self.unsupported(v, src, "initialisers of `__shared__` variables"));

@@ -415,6 +415,11 @@ impl Lx {
         if et != t {
             return Err(self.unsupported(n, src, "`new` of another type than the pointer's"));
         }
+        if let Elem::Struct(id) = et {
+            if self.method_index(id, "").is_some() {
+                return Err(self.unsupported(n, src, "`new` of a struct with a constructor"));
+            }
+        }
         let len = match n.child_by_field_name("declarator") {
             Some(d) => {
                 if d.named_children(&mut d.walk()).any(|x| x.kind() == "new_declarator") {
@@ -438,7 +443,10 @@ impl Lx {
                     return Err(self.unsupported(n, src, "`delete` in GPU code"));
                 }
                 let a = n.named_children(&mut n.walk()).find(|x| x.kind() != "comment");
-                let v = a.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                let mut v = a.filter(|a| a.kind() == "identifier").and_then(|a| self.lookup(self.text(a, src)));
+                if let Some(a) = a.filter(|_| v.is_none()) {
+                    v = self.member_pointer(a, src)?.map(|p| Var { local: p.root, ty: CTy::Ptr(p.elem) });
+                }
                 let Some(Var { local, ty: CTy::Ptr(_) }) = v else {
                     return Err(self.unsupported(n, src, "`delete` of anything but a pointer variable"));
                 };
@@ -486,6 +494,9 @@ impl Lx {
                         return Ok(());
                     }
                 }
+                if let Some(()) = self.member_pointer_assign(n, left, op, Some(right), src, out)? {
+                    return Ok(());
+                }
                 if let Some(()) = self.struct_store(n, left, right, op, src, out)? {
                     return Ok(());
                 }
@@ -515,6 +526,9 @@ impl Lx {
                         out.push(s);
                         return Ok(());
                     }
+                }
+                if let Some(()) = self.member_pointer_assign(n, arg, op, None, src, out)? {
+                    return Ok(());
                 }
                 let (place, pt) = self.place(arg, src)?;
                 let value = step(Expr::Load(place.clone()), pt, op == "--");

@@ -12,24 +12,76 @@
 //! by functions and members that are arrays or structs are not supported (E0801).
 
 use super::*;
+use crate::ptr::PtrE;
 
-/// A struct type: its name (for messages) and its fields.
+/// The type of a struct member: a scalar, a pointer to scalars or structs (`float *x;`,
+/// `struct P *next;` of an earlier struct `P`), or an array of scalars or structs of constant
+/// lengths (`float v[3];`, `int m[4][4];`, `P parts[8];`: `rows` of `cols` elements, `cols` 1
+/// for one dimension). An array member is held as a one-field tuple of the array (a value,
+/// copied with its struct as C copies it), in memory and in a struct variable alike.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum FTy {
+    S(ScalarTy),
+    Ptr(Elem),
+    Arr { elem: Elem, rows: u64, cols: u64 },
+}
+
+impl FTy {
+    pub(crate) fn len(self) -> u64 {
+        match self {
+            FTy::Arr { rows, cols, .. } => rows * cols,
+            _ => 1,
+        }
+    }
+}
+
+/// A struct type: its name (for messages), its fields, and its size and alignment with C's
+/// layout ([`layout`]).
 pub(crate) struct StructDef {
     pub(crate) name: String,
-    pub(crate) fields: Vec<(String, ScalarTy)>,
+    pub(crate) fields: Vec<(String, FTy)>,
+    pub(crate) layout: (u64, u64),
+}
+
+/// `sizeof` and alignment of a struct of `fields` with C's layout: each field aligned to its
+/// alignment, the whole to the largest (`defs`: the structs defined before, for members that
+/// are arrays of structs).
+pub(crate) fn layout(fields: &[(String, FTy)], defs: &[StructDef]) -> (u64, u64) {
+    let elem = |e: Elem| match e {
+        Elem::S(t) => (size_of(t), size_of(t)),
+        Elem::Struct(id) | Elem::Split(id) => defs.get(id).map_or((1, 1), |d| d.layout),
+    };
+    let mut at = 0u64;
+    let mut align = 1u64;
+    for (_, t) in fields {
+        let (s, a) = match *t {
+            FTy::S(t) => (size_of(t), size_of(t)),
+            FTy::Ptr(_) => (8, 8),
+            FTy::Arr { elem: e, .. } => {
+                let (s, a) = elem(e);
+                (s.saturating_mul(t.len()), a)
+            }
+        };
+        at = at.div_ceil(a).saturating_mul(a).saturating_add(s);
+        align = align.max(a);
+    }
+    (at.div_ceil(align).max(1) * align, align)
 }
 
 impl StructDef {
-    /// `sizeof` with C's layout: each field aligned to its size, the whole to the largest.
+    pub(crate) fn new(name: String, fields: Vec<(String, FTy)>, defs: &[StructDef]) -> StructDef {
+        let layout = layout(&fields, defs);
+        StructDef { name, fields, layout }
+    }
+
+    /// `sizeof` with C's layout.
     pub(crate) fn size(&self) -> u64 {
-        let mut at = 0u64;
-        let mut align = 1u64;
-        for (_, t) in &self.fields {
-            let s = size_of(*t);
-            at = at.div_ceil(s) * s + s;
-            align = align.max(s);
-        }
-        at.div_ceil(align).max(1) * align
+        self.layout.0
+    }
+
+    /// Whether every field is a scalar (no pointer members).
+    pub(crate) fn scalars_only(&self) -> bool {
+        self.fields.iter().all(|(_, t)| matches!(t, FTy::S(_)))
     }
 }
 
@@ -93,8 +145,9 @@ impl Lx {
         for (base, t) in VECTOR_TYPES {
             for n in 1..=4 {
                 let name = format!("{base}{n}");
-                let fields = ["x", "y", "z", "w"][..n].iter().map(|f| (f.to_string(), *t)).collect();
-                self.structs.push(StructDef { name: name.clone(), fields });
+                let fields = ["x", "y", "z", "w"][..n].iter().map(|f| (f.to_string(), FTy::S(*t))).collect();
+                let def = StructDef::new(name.clone(), fields, &self.structs);
+                self.structs.push(def);
                 self.struct_names.insert(name, self.structs.len() - 1);
             }
         }
@@ -104,8 +157,9 @@ impl Lx {
     /// the array fields are not there, so using them is refused where written), filled by
     /// `cudaGetDeviceProperties` ([`Lx::device_properties`]).
     pub(crate) fn device_prop_type(&mut self) {
-        let fields = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), *t)).collect();
-        self.structs.push(StructDef { name: "cudaDeviceProp".to_string(), fields });
+        let fields = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), FTy::S(*t))).collect();
+        let def = StructDef::new("cudaDeviceProp".to_string(), fields, &self.structs);
+        self.structs.push(def);
         self.struct_names.insert("cudaDeviceProp".to_string(), self.structs.len() - 1);
     }
 
@@ -179,29 +233,79 @@ impl Lx {
         let id = match spec.child_by_field_name("body") {
             Some(body) => {
                 let mut fields = Vec::new();
+                let mut methods = Vec::new();
                 let mut c = body.walk();
                 for f in body.named_children(&mut c) {
                     if f.kind() == "comment" {
                         continue;
                     }
+                    if f.kind() == "function_definition" {
+                        // A member function or constructor ([`methods`]).
+                        methods.push(f);
+                        continue;
+                    }
                     if f.kind() != "field_declaration" {
                         return Err(self.unsupported(f, src, "this struct member"));
                     }
-                    let t = self.scalar_type(self.child(f, "type", src)?, src)?;
+                    let tn = self.child(f, "type", src)?;
                     let mut c2 = f.walk();
                     for d in f.children_by_field_name("declarator", &mut c2) {
-                        if d.kind() != "field_identifier" {
-                            return Err(self.unsupported(d, src, "struct members other than scalars"));
-                        }
-                        fields.push((self.text(d, src).to_string(), t));
+                        let inner = d.child_by_field_name("declarator");
+                        let elem = |lx: &Self| -> R<Elem> {
+                            Ok(match lx.struct_type(tn, src) {
+                                Some(id) => Elem::Struct(id),
+                                None => Elem::S(lx.scalar_type(tn, src)?),
+                            })
+                        };
+                        let t = match (d.kind(), inner.map(|x| x.kind())) {
+                            ("field_identifier", _) => FTy::S(self.scalar_type(tn, src)?),
+                            // `float *x;`, `struct P *p;` (of a struct defined before).
+                            ("pointer_declarator", Some("field_identifier")) => FTy::Ptr(elem(self)?),
+                            // `float v[3];`, `int m[4][4];`, `P parts[8];`.
+                            ("array_declarator", _) => {
+                                let (at, dims) = self.array_declarator(d, src)?;
+                                let (rows, cols) = match dims[..] {
+                                    [Some(r)] => (r, 1),
+                                    [Some(r), Some(c)] => (r, c),
+                                    _ => {
+                                        return Err(self.unsupported(
+                                            d,
+                                            src,
+                                            "an array member of more than two dimensions or without a length",
+                                        ))
+                                    }
+                                };
+                                if rows.saturating_mul(cols) > 1 << 20 {
+                                    return Err(self.unsupported(d, src, "an array member of more than 2^20 elements"));
+                                }
+                                let _ = at;
+                                FTy::Arr { elem: elem(self)?, rows, cols }
+                            }
+                            _ => {
+                                return Err(self.unsupported(
+                                    d,
+                                    src,
+                                    "struct members other than scalars, pointers and arrays (of scalars or structs)",
+                                ))
+                            }
+                        };
+                        let name = match d.kind() {
+                            "field_identifier" => d,
+                            "array_declarator" => self.array_declarator(d, src)?.0,
+                            _ => inner.unwrap_or(d),
+                        };
+                        fields.push((self.text(name, src).to_string(), t));
                     }
                 }
                 if fields.is_empty() {
                     return Err(self.unsupported(spec, src, "an empty struct"));
                 }
                 let name = alias.clone().or(tag.clone()).unwrap_or_else(|| "struct".to_string());
-                self.structs.push(StructDef { name, fields });
-                self.structs.len() - 1
+                let def = StructDef::new(name, fields, &self.structs);
+                self.structs.push(def);
+                let id = self.structs.len() - 1;
+                self.declare_methods(id, &methods, src)?;
+                id
             }
             None => match tag.as_ref().and_then(|t| self.struct_names.get(t)) {
                 Some(id) => *id,
@@ -218,12 +322,21 @@ impl Lx {
         Ok(())
     }
 
-    /// Locals for a struct variable `name` (one per field); returns the first.
-    pub(crate) fn struct_locals(&mut self, name: &str, id: usize, level: Level) -> LocalId {
+    /// Locals for a struct variable `name` (one per field); returns the first. A pointer member
+    /// is a pointer variable of its own (as `T *p;` would be; a reference where `param`).
+    pub(crate) fn struct_locals(&mut self, name: &str, id: usize, level: Level, param: bool) -> LocalId {
         let first = self.f.locals.len();
-        let fields: Vec<(String, ScalarTy)> = self.structs[id].fields.clone();
+        let fields: Vec<(String, FTy)> = self.structs[id].fields.clone();
         for (f, t) in fields {
-            self.new_local(&format!("{name}.{f}"), Ty::Scalar(t.ir()), level);
+            let ty = match t {
+                FTy::S(t) => Ty::Scalar(t.ir()),
+                FTy::Ptr(e) => {
+                    let mem = if self.f.gpu || level == Level::Block { Mem::GpuGlobal } else { Mem::Cpu };
+                    self.elem_ptr(e, mem, !self.f.gpu && !param)
+                }
+                FTy::Arr { .. } => self.field_ty(t),
+            };
+            self.new_local(&format!("{name}.{f}"), ty, level);
         }
         first
     }
@@ -231,11 +344,28 @@ impl Lx {
     /// `P a, b = {1, 2.0f}, c = b;`
     pub(crate) fn struct_declaration(&mut self, n: Node, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
         for (d, init) in self.declarators(n, src)? {
+            if let Some(args) = init.filter(|v| v.kind() == "argument_list") {
+                // `T v(a, b);`: a constructor ([`methods`]).
+                if d.kind() != "identifier" {
+                    return Err(self.unsupported(d, src, "this declaration"));
+                }
+                let list: Vec<Node> = args.named_children(&mut args.walk()).filter(|x| x.kind() != "comment").collect();
+                self.construct(d, &list, args, id, src, out)?;
+                continue;
+            }
+            if init.is_none() && d.kind() == "identifier" && self.method_index(id, "").is_some() {
+                // `T v;` of a struct with a constructor: C++ runs it (with no arguments).
+                self.construct(d, &[], d, id, src, out)?;
+                continue;
+            }
             match d.kind() {
                 "identifier" => {}
                 "pointer_declarator" => {
                     self.pointer_declaration(d, init, Elem::Struct(id), src, out)?;
                     continue;
+                }
+                "array_declarator" if self.method_index(id, "").is_some() => {
+                    return Err(self.unsupported(d, src, "an array of structs with a constructor"));
                 }
                 "array_declarator" => {
                     self.host_array(d, init, Elem::Struct(id), src, out)?;
@@ -250,7 +380,7 @@ impl Lx {
             };
             self.flush(out);
             let level = self.level();
-            let first = self.struct_locals(name, id, level);
+            let first = self.struct_locals(name, id, level, false);
             let span = self.span(d, src);
             match values {
                 Some(vs) => {
@@ -286,11 +416,23 @@ impl Lx {
                         Some(p) if p.kind() == "initializer_pair" => {
                             return Err(self.unsupported(*p, src, "designated initialisers"));
                         }
-                        Some(p) => {
-                            let (e, et) = self.rvalue(*p, src)?;
-                            out.push(self.convert(e, et, CTy::S(*t), *p, src)?);
-                        }
-                        None => out.push(zero(*t)),
+                        Some(p) => match t {
+                            FTy::S(t) => {
+                                let (e, et) = self.rvalue(*p, src)?;
+                                out.push(self.convert(e, et, CTy::S(*t), *p, src)?);
+                            }
+                            FTy::Ptr(e) => out.push(self.pointer_init(*p, *e, src)?),
+                            FTy::Arr { elem: Elem::S(st), rows, cols } => {
+                                let dims = if *cols > 1 { vec![*rows, *cols] } else { vec![*rows] };
+                                let mut vs = self.array_init(*p, &dims, *st, src)?;
+                                vs.resize((rows * cols) as usize, zero(*st));
+                                out.push(Expr::Tuple(vec![Expr::ArrayList(vs)]));
+                            }
+                            FTy::Arr { .. } => {
+                                return Err(self.unsupported(*p, src, "initialisers of array members of structs"))
+                            }
+                        },
+                        None => out.push(self.field_zero(*t)),
                     }
                 }
                 Ok(out)
@@ -312,6 +454,7 @@ impl Lx {
                 let mut out = Vec::new();
                 for (a, (_, t)) in args.iter().zip(&fields) {
                     let (e, et) = self.rvalue(*a, src)?;
+                    let FTy::S(t) = t else { return Err(self.unsupported(*a, src, "this argument")) };
                     out.push(self.convert(e, et, CTy::S(*t), *a, src)?);
                 }
                 Ok(out)
@@ -393,11 +536,21 @@ impl Lx {
         Ok(Some(()))
     }
 
+    /// [`Lx::field_any`] of a scalar field (a pointer member used as a number is refused).
+    pub(crate) fn var_field(&mut self, n: Node, src: &Src) -> R<Option<(Place, ScalarTy)>> {
+        match self.field_any(n, src)? {
+            None => Ok(None),
+            Some((p, FTy::S(t))) => Ok(Some((p, t))),
+            Some((_, FTy::Ptr(_))) => Err(self.unsupported(n, src, "a pointer member used as a number")),
+            Some((_, FTy::Arr { .. })) => Err(self.unsupported(n, src, "an array member used as a number")),
+        }
+    }
+
     /// `v.f` of a struct or `dim3` variable, `a[i].f`, `(*p).f` or `p->f` of a struct in memory,
     /// if `n` is one: the field's place and type.
-    pub(crate) fn var_field(&mut self, n: Node, src: &Src) -> R<Option<(Place, ScalarTy)>> {
+    pub(crate) fn field_any(&mut self, n: Node, src: &Src) -> R<Option<(Place, FTy)>> {
         if let Some(p) = self.dim3_field(n, src)? {
-            return Ok(Some((p, ScalarTy::U32)));
+            return Ok(Some((p, FTy::S(ScalarTy::U32))));
         }
         let arg = self.child(n, "argument", src)?;
         let arg = if arg.kind() == "parenthesized_expression" { arg.named_child(0).unwrap_or(arg) } else { arg };
@@ -446,6 +599,217 @@ impl Lx {
         Ok(Some((place, def.fields[k].1)))
     }
 }
+
+impl Lx {
+    /// The place of the pointer member that `n` names (`s.p`, `a[i].p`, `p->q`), with the type
+    /// of its elements; `None` if `n` is not a pointer member. Lowered on trial: what the place
+    /// needs first (`a[i++].p`) is kept only if it is one.
+    pub(crate) fn member_pointer_place(&mut self, n: Node, src: &Src) -> R<Option<(Place, Elem)>> {
+        let n = self.strip_parens(n);
+        if n.kind() != "field_expression" {
+            return Ok(None);
+        }
+        let (pre, r) = self.with_pre(|lx| lx.field_any(n, src).or(Ok(None)))?;
+        match r {
+            Some((place, FTy::Ptr(e))) => {
+                self.f.pre.extend(pre);
+                Ok(Some((place, e)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A pointer member used as a pointer: the pointer variable holding it — the member's own
+    /// local for a struct variable (`s.p`, so `s.p[i]` is `(*s.p)[i]`), and for a struct in
+    /// memory (`p->q`, `a[i].q`) a new local it is loaded into before the statement.
+    pub(crate) fn member_pointer(&mut self, n: Node, src: &Src) -> R<Option<PtrE>> {
+        if let Some((place, e, _)) = self.member_array(n, src)? {
+            // An array member decays to a pointer to its first element.
+            return Ok(Some(self.member_array_start(place, e)));
+        }
+        let Some((place, e)) = self.member_pointer_place(n, src)? else { return Ok(None) };
+        if place.path.is_empty() && place.checks.is_empty() {
+            return Ok(Some(PtrE::at(place.root, e)));
+        }
+        let span = place.span;
+        let mem = if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu };
+        let level = self.level();
+        let l = self.new_local("member pointer", self.elem_ptr(e, mem, false), level);
+        self.f.pre.push(Stmt::Let { local: l, init: Some(Expr::Load(place)), span });
+        Ok(Some(PtrE::at(l, e)))
+    }
+
+    /// The place of the array that the array member `n` names (`s.v`, `p->m`), its elements'
+    /// type and its lengths (rows, columns); `None` if `n` is not an array member.
+    pub(crate) fn member_array(&mut self, n: Node, src: &Src) -> R<Option<MemberArray>> {
+        let n = self.strip_parens(n);
+        if n.kind() != "field_expression" {
+            return Ok(None);
+        }
+        let (pre, r) = self.with_pre(|lx| lx.field_any(n, src).or(Ok(None)))?;
+        match r {
+            Some((mut place, FTy::Arr { elem, rows, cols })) => {
+                self.f.pre.extend(pre);
+                place.path.push(PathStep::Field(0));
+                Ok(Some((place, elem, (rows, cols))))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A pointer variable holding the address of the first element of the array at `place`.
+    fn member_array_start(&mut self, mut place: Place, e: Elem) -> PtrE {
+        let span = place.span;
+        place.path.push(PathStep::Elem(IExpr::Const(0)));
+        let mem = if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu };
+        let level = self.level();
+        let l = self.new_local("member array", self.elem_ptr(e, mem, false), level);
+        self.f.pre.push(Stmt::Let { local: l, init: Some(Expr::Ref(place)), span });
+        PtrE::at(l, e)
+    }
+
+    /// `F[i]` and `F[i][j]` of an array member `F` (`s.v[i]`, `p->m[i][j]`, `a[k].parts[i]`):
+    /// the pointer to its first element and the element offset, each index checked against its
+    /// own length (so `s.v[3]` of `float v[3]` is out of bounds even where the struct goes on).
+    /// `None` if `n` is not one.
+    pub(crate) fn member_array_subscript(&mut self, n: Node, src: &Src) -> R<Option<(PtrE, Expr)>> {
+        let index = |lx: &mut Self, s: Node| -> R<Expr> {
+            let list = lx.child(s, "indices", src)?;
+            match list.named_child(0) {
+                Some(i) if list.named_child_count() == 1 => lx.offset(i, src),
+                _ => Err(lx.unsupported(list, src, "this subscript")),
+            }
+        };
+        let base = self.strip_parens(self.child(n, "argument", src)?);
+        if base.kind() == "field_expression" {
+            let Some((place, e, (rows, cols))) = self.member_array(base, src)? else { return Ok(None) };
+            if cols > 1 {
+                return Err(self.unsupported(
+                    n,
+                    src,
+                    "a row of a two-dimensional array member where an element is expected",
+                ));
+            }
+            let i = index(self, n)?;
+            let mut p = self.member_array_start(place, e);
+            p.checks.push((IExpr::Value(Box::new(i.clone())), IExpr::Const(rows)));
+            return Ok(Some((p, i)));
+        }
+        if base.kind() != "subscript_expression" {
+            return Ok(None);
+        }
+        let inner = self.strip_parens(self.child(base, "argument", src)?);
+        if inner.kind() != "field_expression" {
+            return Ok(None);
+        }
+        let Some((place, e, (rows, cols))) = self.member_array(inner, src)? else { return Ok(None) };
+        if cols == 1 {
+            return Err(self.unsupported(n, src, "two subscripts of a one-dimensional array member"));
+        }
+        let i = index(self, base)?;
+        let j = index(self, n)?;
+        let mut p = self.member_array_start(place, e);
+        p.checks.push((IExpr::Value(Box::new(i.clone())), IExpr::Const(rows)));
+        p.checks.push((IExpr::Value(Box::new(j.clone())), IExpr::Const(cols)));
+        let row = Expr::Binary(BinOp::Mul, Box::new(i), Box::new(int(cols.into(), ScalarTy::I64)));
+        Ok(Some((p, Expr::Binary(BinOp::Add, Box::new(row), Box::new(j)))))
+    }
+
+    /// `sizeof` of a member (`sizeof(s.v)`, `sizeof p->data`, `sizeof a[i].m`) of a struct
+    /// variable, or of a struct that a pointer or array variable points to, from the types alone
+    /// (nothing is evaluated); `None` for anything else.
+    pub(crate) fn member_size_of(&self, v: Node, src: &Src) -> Option<u64> {
+        let v = self.strip_parens(v);
+        if v.kind() != "field_expression" {
+            return None;
+        }
+        let mut base = self.strip_parens(v.child_by_field_name("argument")?);
+        let arrow = self.text(v.child_by_field_name("operator")?, src) == "->";
+        let id = if !arrow && base.kind() == "identifier" {
+            match self.lookup(self.text(base, src))?.ty {
+                CTy::Struct(id) | CTy::SharedStruct(id) => id,
+                _ => return None,
+            }
+        } else {
+            // `p->f`, `a[i].f`, `(*p).f`: the struct a pointer variable points to.
+            if !arrow {
+                let deref = base.kind() == "pointer_expression"
+                    && base.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "*");
+                if base.kind() != "subscript_expression" && !deref {
+                    return None;
+                }
+                base = self.strip_parens(base.child_by_field_name("argument")?);
+            }
+            if base.kind() != "identifier" || self.shape(base, src).len() > 1 {
+                return None;
+            }
+            match self.lookup(self.text(base, src))?.ty {
+                CTy::Ptr(Elem::Struct(id) | Elem::Split(id)) => id,
+                _ => return None,
+            }
+        };
+        let field = self.text(v.child_by_field_name("field")?, src);
+        let (_, t) = self.structs[id].fields.iter().find(|(f, _)| f == field)?;
+        let elem = |e: Elem| match e {
+            Elem::S(t) => size_of(t),
+            Elem::Struct(id) | Elem::Split(id) => self.structs[id].size(),
+        };
+        Some(match *t {
+            FTy::S(t) => size_of(t),
+            FTy::Ptr(_) => 8,
+            FTy::Arr { elem: e, .. } => elem(e).saturating_mul(t.len()),
+        })
+    }
+
+    /// `s.p = …`, `p->q = …`, `s.p += i`, `s.p++` of a pointer member `left`, if it is one.
+    pub(crate) fn member_pointer_assign(
+        &mut self,
+        n: Node,
+        left: Node,
+        op: &str,
+        right: Option<Node>,
+        src: &Src,
+        out: &mut Vec<Stmt>,
+    ) -> R<Option<()>> {
+        let Some((place, e)) = self.member_pointer_place(left, src)? else { return Ok(None) };
+        let span = self.span(n, src);
+        let value = match (op, right) {
+            ("=", Some(r)) => self.pointer_init(r, e, src)?,
+            ("+=" | "-=", Some(r)) => {
+                let i = self.offset(r, src)?;
+                self.member_advanced(place.clone(), e, i, op == "-=", span)
+            }
+            ("++" | "--", None) => self.member_advanced(place.clone(), e, int(1, ScalarTy::I64), op == "--", span),
+            _ => return Err(self.unsupported(n, src, format!("`{op}` on a pointer member"))),
+        };
+        self.flush(out);
+        if place.path.is_empty() && place.checks.is_empty() {
+            out.push(Stmt::Let { local: place.root, init: Some(value), span });
+        } else {
+            out.push(Stmt::Store { place, value });
+        }
+        Ok(Some(()))
+    }
+
+    /// The value `i` elements on (back, with `minus`) from where the pointer member at `place`
+    /// points.
+    fn member_advanced(&mut self, place: Place, e: Elem, i: Expr, minus: bool, span: Span) -> Expr {
+        let root = if place.path.is_empty() && place.checks.is_empty() {
+            place.root
+        } else {
+            let mem = if self.f.gpu { Mem::GpuGlobal } else { Mem::Cpu };
+            let level = self.level();
+            let l = self.new_local("member pointer", self.elem_ptr(e, mem, false), level);
+            self.f.pre.push(Stmt::Let { local: l, init: Some(Expr::Load(place)), span });
+            l
+        };
+        let p = self.advance(PtrE::at(root, e), i, minus);
+        self.ptr_value(p, span)
+    }
+}
+
+/// An array member: the place of the array, its elements' type, its lengths (rows, columns).
+pub(crate) type MemberArray = (Place, Elem, (u64, u64));
 
 /// A struct in memory: the place of the whole element, or, for structs in `__shared__` memory
 /// (`split`, [`shared_structs`]), of its first field in the first field's buffer.

@@ -212,7 +212,30 @@ impl Lx {
             Elem::S(t) => Ty::Scalar(t.ir()),
             // (`Split` never reaches memory as one element: each field is a buffer of its own.)
             Elem::Struct(id) | Elem::Split(id) => {
-                Ty::Tuple(self.structs[id].fields.iter().map(|(_, t)| Ty::Scalar(t.ir())).collect())
+                Ty::Tuple(self.structs[id].fields.iter().map(|(_, t)| self.field_ty(*t)).collect())
+            }
+        }
+    }
+
+    /// The IR type of a struct member in memory: a scalar, or a pointer (a reference to the
+    /// elements it points to; `sim` keeps the buffer and offset, C a pointer).
+    pub(crate) fn field_ty(&self, t: structs::FTy) -> Ty {
+        match t {
+            structs::FTy::S(t) => Ty::Scalar(t.ir()),
+            structs::FTy::Ptr(e) => self.elem_ptr(e, Mem::GpuGlobal, false),
+            structs::FTy::Arr { elem, .. } => {
+                Ty::Tuple(vec![Ty::Array { elem: Box::new(self.elem_ty(elem)), len: IExpr::Const(t.len()) }])
+            }
+        }
+    }
+
+    /// A struct member's zero: `0`, or the null pointer (a new allocation's contents).
+    pub(crate) fn field_zero(&self, t: structs::FTy) -> Expr {
+        match t {
+            structs::FTy::S(t) => zero(t),
+            structs::FTy::Ptr(_) => Expr::Builtin(Builtin::NullPtr, Vec::new(), Span::DUMMY),
+            structs::FTy::Arr { elem, .. } => {
+                Expr::Tuple(vec![Expr::ArrayRepeat(Box::new(self.elem_zero(elem)), IExpr::Const(t.len()))])
             }
         }
     }
@@ -232,7 +255,7 @@ impl Lx {
         match e {
             Elem::S(t) => zero(t),
             Elem::Struct(id) | Elem::Split(id) => {
-                Expr::Tuple(self.structs[id].fields.iter().map(|(_, t)| zero(*t)).collect())
+                Expr::Tuple(self.structs[id].fields.iter().map(|(_, t)| self.field_zero(*t)).collect())
             }
         }
     }

@@ -97,6 +97,13 @@ fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
                 }
                 out.push('E');
             }
+            // An array of a constant length held by value (a C array member: CUDA-C's
+            // `float v[3];` in a struct).
+            Ty::Array { elem, len: IExpr::Const(n) } => {
+                write!(out, "A{n}").ok();
+                mangle(elem, span, out)?;
+                out.push('E');
+            }
             Ty::Array { .. } => return Err(unsupported(span, "a tuple holding an array")),
         }
         Ok(())
@@ -460,7 +467,13 @@ impl<'p> Emitter<'p> {
             }
             let mut fields = String::new();
             for (i, t) in ts.iter().enumerate() {
-                write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok();
+                match t {
+                    Ty::Array { len: IExpr::Const(n), .. } => {
+                        let n = (*n).max(1);
+                        write!(fields, " {} f{i}[{n}];", c_type(leaf(t), Span::DUMMY)?).ok()
+                    }
+                    _ => write!(fields, " {} f{i};", c_type(t, Span::DUMMY)?).ok(),
+                };
             }
             writeln!(self.out, "typedef struct {{{fields} }} {name};").ok();
         }
@@ -731,13 +744,18 @@ impl<'p> Emitter<'p> {
                 let v = self.expr(cx, e)?;
                 writeln!(self.out, "{pad}(void)({v});").ok();
             }
-            Stmt::For { counter, lo, hi, body, .. } => {
+            Stmt::For { counter, lo, hi, body, exit, span } => {
                 // A per-thread counter lives in a `uint64_t` array: its loop stays 64-bit.
                 let declare = !cx.per_thread.contains(counter) && !predeclared(cx, *counter);
                 let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, declare)?;
                 let c = self.local(cx, *counter);
                 let decl = if declare { format!("{t} ") } else { String::new() };
-                writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}; {c}++) {{").ok();
+                // A loop left by `break` stops at its flag (its later iterations would do nothing).
+                let stop = match exit {
+                    Some(flag) => format!(" && !{}", self.expr(cx, &Expr::Load(Place::local(*flag, *span)))?),
+                    None => String::new(),
+                };
+                writeln!(self.out, "{pad}for ({decl}{c} = {lo}; {c} < {hi}{stop}; {c}++) {{").ok();
                 self.stmts(cx, body, ind + 1)?;
                 cx.env.counters.remove(counter);
                 writeln!(self.out, "{pad}}}").ok();
@@ -851,7 +869,7 @@ impl<'p> Emitter<'p> {
             Expr::ArrayRepeat(..) | Expr::ArrayList(_) => {
                 writeln!(self.out, "{pad}{{").ok();
                 writeln!(self.out, "{pad}    uint64_t fill_ = 0;").ok();
-                self.fill(cx, target, e, ind + 1)?;
+                self.fill(cx, target, e, ind + 1, leaf(ty))?;
                 writeln!(self.out, "{pad}    (void)fill_;").ok();
                 writeln!(self.out, "{pad}}}").ok();
             }
@@ -869,7 +887,9 @@ impl<'p> Emitter<'p> {
         Ok(())
     }
 
-    fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize) -> Result<(), E> {
+    /// Fills `target` with the scalars of `e`, each an element of type `elem` (a tuple literal
+    /// is built as that type: a null pointer in it has no type of its own).
+    fn fill(&mut self, cx: &Cx, target: &str, e: &Expr, ind: usize, elem: &Ty) -> Result<(), E> {
         let pad = "    ".repeat(ind);
         match e {
             // An empty array has nothing to fill (and `i < 0` on an unsigned counter is a
@@ -880,16 +900,16 @@ impl<'p> Emitter<'p> {
                 let r = format!("rep{}_", self.labels);
                 self.labels += 1;
                 writeln!(self.out, "{pad}for (uint64_t {r} = 0; {r} < {n}; {r}++) {{").ok();
-                self.fill(cx, target, x, ind + 1)?;
+                self.fill(cx, target, x, ind + 1, elem)?;
                 writeln!(self.out, "{pad}}}").ok();
             }
             Expr::ArrayList(xs) => {
                 for x in xs {
-                    self.fill(cx, target, x, ind)?;
+                    self.fill(cx, target, x, ind, elem)?;
                 }
             }
             scalar => {
-                let v = self.expr(cx, scalar)?;
+                let v = self.typed_expr(cx, scalar, elem)?;
                 writeln!(self.out, "{pad}{target}[fill_++] = {v};").ok();
             }
         }
@@ -1022,8 +1042,9 @@ fn locals_in_stmt(s: &Stmt, out: &mut HashSet<LocalId>) {
         Stmt::Free { local, .. } => {
             out.insert(*local);
         }
-        Stmt::For { counter, lo, hi, body, .. } => {
+        Stmt::For { counter, lo, hi, body, exit, .. } => {
             out.insert(*counter);
+            out.extend(*exit);
             locals_in_iexpr(lo, out);
             locals_in_iexpr(hi, out);
             body.iter().for_each(|b| locals_in_stmt(b, out));
@@ -1150,6 +1171,7 @@ mod tests {
                 lo: IExpr::Const(0),
                 hi: IExpr::Const(4),
                 body: vec![store(IExpr::Counter(1))],
+                exit: None,
                 span: Span::DUMMY,
             },
         ];

@@ -367,6 +367,8 @@ impl Kernel {
         } else {
             args.extend(names.iter().map(|n| n.to_string()));
             writeln!(out, "    {}({});", self.c_name, args.join(", ")).ok();
+            // What the kernel's threads printed, in order (docs/language.md).
+            writeln!(out, "    strata_kprint_flush();").ok();
             writeln!(out, "    return 0;").ok();
         }
         writeln!(out, "}}").ok();

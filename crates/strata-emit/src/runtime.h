@@ -431,21 +431,108 @@ STRATA_FILL_RANDOM(int64_t, i64, (int64_t)(x % 100))
 STRATA_FILL_RANDOM(uint32_t, u32, (uint32_t)(x % 100))
 STRATA_FILL_RANDOM(uint64_t, u64, (uint64_t)(x % 100))
 
+/* Printing from GPU code on the cpu device (docs/language.md, "Printing from GPU code"): every
+   print of a GPU thread goes to a buffer of its own (strata_kout, per OS thread) kept with the
+   thread's coordinates, and when the launch ends strata_kprint_flush writes the buffers by block,
+   then thread, then in the order each thread printed, as `sim` does: the same output under every
+   schedule and however OpenMP runs the blocks. Host code prints to stdout directly. */
+#ifdef STRATA_CUDA
+#define STRATA_OUT stdout
+#else
+static _Thread_local FILE *strata_kout;
+static _Thread_local char *strata_kbuf;
+static _Thread_local size_t strata_klen;
+static _Thread_local uint64_t strata_kkey[6];
+#define STRATA_OUT (strata_kout != NULL ? strata_kout : stdout)
+typedef struct {
+    uint64_t key[6], seq;
+    char *text;
+    size_t len;
+} strata_kprint_rec;
+static strata_kprint_rec *strata_krecs;
+static size_t strata_knum, strata_kcap;
+
+/* Before a print of the GPU thread (tx, ty, tz) of block (bx, by, bz). Where no buffer can be
+   made, the print goes to stdout unordered. */
+STRATA_INLINE void strata_kprint_begin(uint64_t bx, uint64_t by, uint64_t bz, uint64_t tx, uint64_t ty, uint64_t tz) {
+    uint64_t key[6] = {bz, by, bx, tz, ty, tx};
+    memcpy(strata_kkey, key, sizeof key);
+    strata_kbuf = NULL;
+    strata_klen = 0;
+    strata_kout = open_memstream(&strata_kbuf, &strata_klen);
+}
+
+/* After it: the text joins the launch's records. Returns 0 (used inside expressions). */
+STRATA_INLINE int strata_kprint_end(void) {
+    if (strata_kout == NULL) return 0;
+    fclose(strata_kout);
+    strata_kout = NULL;
+    int ok = 0;
+#pragma omp critical(strata_kprint)
+    {
+        if (strata_knum == strata_kcap) {
+            size_t cap = strata_kcap ? 2 * strata_kcap : 64;
+            strata_kprint_rec *r = (strata_kprint_rec *)realloc(strata_krecs, cap * sizeof *r);
+            if (r != NULL) {
+                strata_krecs = r;
+                strata_kcap = cap;
+            }
+        }
+        if (strata_knum < strata_kcap) {
+            strata_kprint_rec *r = &strata_krecs[strata_knum];
+            memcpy(r->key, strata_kkey, sizeof r->key);
+            r->seq = strata_knum++;
+            r->text = strata_kbuf;
+            r->len = strata_klen;
+            ok = 1;
+        }
+    }
+    if (!ok) {
+        fwrite(strata_kbuf, 1, strata_klen, stdout);
+        free(strata_kbuf);
+    }
+    return 0;
+}
+
+STRATA_INLINE int strata_kprint_cmp(const void *a, const void *b) {
+    const strata_kprint_rec *x = (const strata_kprint_rec *)a, *y = (const strata_kprint_rec *)b;
+    for (int k = 0; k < 6; k++)
+        if (x->key[k] != y->key[k]) return x->key[k] < y->key[k] ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* After a launch: what its threads printed, in order. */
+STRATA_INLINE void strata_kprint_flush(void) {
+    if (strata_knum == 0) return;
+    qsort(strata_krecs, strata_knum, sizeof *strata_krecs, strata_kprint_cmp);
+    for (size_t k = 0; k < strata_knum; k++) {
+        fwrite(strata_krecs[k].text, 1, strata_krecs[k].len, stdout);
+        free(strata_krecs[k].text);
+    }
+    strata_knum = 0;
+}
+#endif
+#define strata_putc(c) fputc((c), STRATA_OUT)
+STRATA_INLINE int strata_puts(const char *s) {
+    fputs(s, STRATA_OUT);
+    return strata_putc('\n');
+}
+
 STRATA_INLINE void strata_print_digits(const char *digits, int exp10, int negative) {
     /* value = 0.d1d2d3... * 10^(exp10) */
     int n = (int)strlen(digits);
-    if (negative) putchar('-');
+    if (negative) strata_putc('-');
     if (exp10 <= 0) {
-        fputs("0.", stdout);
-        for (int i = 0; i < -exp10; i++) putchar('0');
-        fputs(digits, stdout);
+        fputs("0.", STRATA_OUT);
+        for (int i = 0; i < -exp10; i++) strata_putc('0');
+        fputs(digits, STRATA_OUT);
     } else if (exp10 >= n) {
-        fputs(digits, stdout);
-        for (int i = n; i < exp10; i++) putchar('0');
+        fputs(digits, STRATA_OUT);
+        for (int i = n; i < exp10; i++) strata_putc('0');
     } else {
-        fwrite(digits, 1, (size_t)exp10, stdout);
-        putchar('.');
-        fputs(digits + exp10, stdout);
+        fwrite(digits, 1, (size_t)exp10, STRATA_OUT);
+        strata_putc('.');
+        fputs(digits + exp10, STRATA_OUT);
     }
 }
 
@@ -463,9 +550,9 @@ STRATA_INLINE int strata_float_reads_back(const char *digits, int exp10, double 
 }
 
 STRATA_INLINE void strata_print_float(double v, int is_f32) {
-    if (isnan(v)) { fputs("NaN", stdout); return; }
-    if (isinf(v)) { fputs(v < 0 ? "-inf" : "inf", stdout); return; }
-    if (v == 0) { fputs(signbit(v) ? "-0" : "0", stdout); return; }
+    if (isnan(v)) { fputs("NaN", STRATA_OUT); return; }
+    if (isinf(v)) { fputs(v < 0 ? "-inf" : "inf", STRATA_OUT); return; }
+    if (v == 0) { fputs(signbit(v) ? "-0" : "0", STRATA_OUT); return; }
     int negative = v < 0;
     double a = fabs(v);
     /* The exact digits up to the 18th: 41 rounded digits are exact there unless a carry ran
@@ -502,12 +589,12 @@ STRATA_INLINE void strata_print_float(double v, int is_f32) {
 
 STRATA_INLINE void strata_print_f64(double v) { strata_print_float(v, 0); }
 STRATA_INLINE void strata_print_f32(float v) { strata_print_float((double)v, 1); }
-STRATA_INLINE void strata_print_i32(int32_t v) { printf("%d", (int)v); }
-STRATA_INLINE void strata_print_i64(int64_t v) { printf("%lld", (long long)v); }
-STRATA_INLINE void strata_print_u32(uint32_t v) { printf("%u", (unsigned)v); }
-STRATA_INLINE void strata_print_u64(uint64_t v) { printf("%llu", (unsigned long long)v); }
-STRATA_INLINE void strata_print_bool(bool v) { fputs(v ? "true" : "false", stdout); }
-STRATA_INLINE int strata_put(const char *s) { return fputs(s, stdout); }
+STRATA_INLINE void strata_print_i32(int32_t v) { fprintf(STRATA_OUT, "%d", (int)v); }
+STRATA_INLINE void strata_print_i64(int64_t v) { fprintf(STRATA_OUT, "%lld", (long long)v); }
+STRATA_INLINE void strata_print_u32(uint32_t v) { fprintf(STRATA_OUT, "%u", (unsigned)v); }
+STRATA_INLINE void strata_print_u64(uint64_t v) { fprintf(STRATA_OUT, "%llu", (unsigned long long)v); }
+STRATA_INLINE void strata_print_bool(bool v) { fputs(v ? "true" : "false", STRATA_OUT); }
+STRATA_INLINE int strata_put(const char *s) { return fputs(s, STRATA_OUT); }
 
 /* The element types strata_print_nested prints. */
 enum { STRATA_F32, STRATA_F64, STRATA_I32, STRATA_I64, STRATA_U32, STRATA_U64, STRATA_BOOL };
@@ -529,13 +616,13 @@ STRATA_INLINE void strata_print_elem(int kind, const void *v, uint64_t k) {
    inner[level] elements (so empty inner lists still print, `[[], [], []]`). */
 static void strata_print_level(int kind, const void *v, const uint64_t *dims, const uint64_t *inner, int rank,
                                int level, uint64_t at) {
-    putchar('[');
+    strata_putc('[');
     for (uint64_t k = 0; k < dims[level]; k++) {
-        if (k) fputs(", ", stdout);
+        if (k) fputs(", ", STRATA_OUT);
         if (level == rank - 1) strata_print_elem(kind, v, at + k);
         else strata_print_level(kind, v, dims, inner, rank, level + 1, at + k * inner[level]);
     }
-    putchar(']');
+    strata_putc(']');
 }
 
 /* Prints the scalars of type `kind` at `v` as nested lists of `rank` dimensions, given after it
@@ -556,9 +643,9 @@ STRATA_INLINE void strata_print_nested(int kind, const void *v, int newline, int
         inner[i] = total;
         total *= dims[i];
     }
-    if (rank <= 0) fputs("[]", stdout);
+    if (rank <= 0) fputs("[]", STRATA_OUT);
     else strata_print_level(kind, v, dims, inner, rank, 0, 0);
-    if (newline) putchar('\n');
+    if (newline) strata_putc('\n');
     free(dims);
 }
 

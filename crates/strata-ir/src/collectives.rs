@@ -94,11 +94,11 @@ impl Expand<'_> {
         for s in body {
             match s {
                 Stmt::Threads { set, body } => out.push(Stmt::Threads { set, body: self.stmts(body)? }),
-                Stmt::For { counter, lo, hi, body, span } => {
+                Stmt::For { counter, lo, hi, body, exit, span } => {
                     if iexpr_collective(&lo).or(iexpr_collective(&hi)).is_some() {
                         return Err(unsupported(span, "a warp collective in the bounds of a `for` loop"));
                     }
-                    out.push(Stmt::For { counter, lo, hi, body: self.stmts(body)?, span });
+                    out.push(Stmt::For { counter, lo, hi, body: self.stmts(body)?, exit, span });
                 }
                 Stmt::While { cond, body, span } => {
                     if let Some(at) = expr_collective(&cond) {
@@ -261,7 +261,7 @@ impl Expand<'_> {
             place: Place::local(result, span),
             value: bin(BinOp::BitOr, Expr::Load(Place::local(result, span)), bit),
         };
-        pre.push(Stmt::For { counter: k, lo: IExpr::Const(0), hi: IExpr::Const(WARP), body: vec![accumulate], span });
+        pre.push(Stmt::For { counter: k, lo: IExpr::Const(0), hi: IExpr::Const(WARP), body: vec![accumulate], exit: None, span });
         pre.push(Stmt::Sync { warp: true, span });
         result
     }

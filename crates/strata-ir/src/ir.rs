@@ -282,6 +282,9 @@ pub enum Builtin {
     Ballot,
     /// `arg_count()`: the number of program arguments, a `u64` (host code only, like the rest).
     ArgCount,
+    /// `now_ms()`: the host's monotonic clock in milliseconds, an `f64` (only differences mean
+    /// something).
+    NowMs,
     /// `arg_u64(i)`: program argument `i` parsed as a decimal `u64`.
     ArgU64,
     /// `arg_f64(i)`: program argument `i` parsed as an `f64`.
@@ -673,6 +676,11 @@ pub enum Stmt {
         lo: IExpr,
         hi: IExpr,
         body: Vec<Stmt>,
+        /// The loop's `break` flag (a `Bool` local), when it has one. Its body is then
+        /// `if !flag { … }` after any `continue` reset, so every iteration after the flag is set
+        /// does nothing: an analysis may ignore this field, and a backend uses it only to stop
+        /// the loop there instead of counting to `hi` (lower/jumps.rs).
+        exit: Option<LocalId>,
         span: Span,
     },
     While {

@@ -1345,8 +1345,8 @@ impl<'a> FnLower<'_, 'a> {
                 let flags = self.enter_loop_jumps(body);
                 let body = self.block(body);
                 self.scopes.pop();
-                let body = self.for_body_with_jumps(flags, body, e.span, out);
-                out.push(Stmt::For { counter, lo, hi, body, span: e.span });
+                let (body, exit) = self.for_body_with_jumps(flags, body, e.span, out);
+                out.push(Stmt::For { counter, lo, hi, body, exit, span: e.span });
             }
             ExprKind::While { cond: c, body } => {
                 let mut hoisted = Vec::new();

@@ -229,11 +229,11 @@ fn wrap(body: Vec<Stmt>, deps: &HashSet<LocalId>) -> (Vec<Stmt>, bool) {
             continue;
         }
         match s {
-            Stmt::For { counter, lo, hi, body, span } if mentions_inside(&body, deps) => {
+            Stmt::For { counter, lo, hi, body, exit, span } if mentions_inside(&body, deps) => {
                 flush(&mut pending, &mut out);
                 let (body, _) = wrap(body, deps);
                 changed = true;
-                out.push(Stmt::For { counter, lo, hi, body, span });
+                out.push(Stmt::For { counter, lo, hi, body, exit, span });
             }
             Stmt::While { cond, body, span } if mentions_inside(&body, deps) => {
                 flush(&mut pending, &mut out);
@@ -280,7 +280,9 @@ fn flatten(s: Stmt) -> Vec<Stmt> {
             Some(cond) => Stmt::If { cond, then: all(body), els: Vec::new(), span: Span::DUMMY },
             None => return all(body),
         },
-        Stmt::For { counter, lo, hi, body, span } => Stmt::For { counter, lo, hi, body: all(body), span },
+        Stmt::For { counter, lo, hi, body, exit, span } => {
+            Stmt::For { counter, lo, hi, body: all(body), exit, span }
+        }
         Stmt::While { cond, body, span } => Stmt::While { cond, body: all(body), span },
         Stmt::If { cond, then, els, span } => Stmt::If { cond, then: all(then), els: all(els), span },
         other => other,

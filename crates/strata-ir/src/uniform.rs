@@ -261,6 +261,7 @@ mod tests {
                 lo: IExpr::Const(0),
                 hi,
                 body: vec![Stmt::Sync { warp: false, span: Span::DUMMY }],
+                exit: None,
                 span: Span::DUMMY,
             }])
         };

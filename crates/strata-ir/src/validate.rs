@@ -81,8 +81,11 @@ impl Validator<'_> {
                     self.expr(value, region);
                 }
                 Stmt::Eval(e) => self.expr(e, region),
-                Stmt::For { counter, lo, hi, body, .. } => {
+                Stmt::For { counter, lo, hi, body, exit, .. } => {
                     self.local(*counter, "loop counter");
+                    if let Some(flag) = exit {
+                        self.local(*flag, "loop exit flag");
+                    }
                     self.iexpr(lo, region);
                     self.iexpr(hi, region);
                     self.stmts(body, gpu, region);

@@ -4,12 +4,36 @@
 use super::*;
 
 impl Machine<'_, '_> {
+    /// Where a print of `who` goes: the host's standard output (or error), or, for a GPU thread,
+    /// the thread's own buffer of the launch, written out by block and then thread when the
+    /// launch ends ([`Machine::flush_kernel_prints`]), so that the output is the same under every
+    /// schedule and on the cpu device.
+    pub(crate) fn printer(&mut self, who: Who) -> &mut dyn Write {
+        if who.gpu {
+            return self.kernel_prints.entry((who.block_lin, who.thread_lin, self.to_stderr)).or_default();
+        }
+        if self.to_stderr {
+            &mut *self.stderr
+        } else {
+            &mut *self.out
+        }
+    }
+
+    /// Writes what the threads of the launch printed, block by block, each block's threads in
+    /// order, each thread's text in the order it printed it.
+    pub(crate) fn flush_kernel_prints(&mut self) {
+        for ((_, _, to_stderr), text) in std::mem::take(&mut self.kernel_prints) {
+            let w: &mut dyn Write = if to_stderr { &mut *self.stderr } else { &mut *self.out };
+            let _ = w.write_all(&text);
+        }
+    }
+
     pub(crate) fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span, f: &mut Frame, who: Who) -> R<Value> {
         // Literal text (the pieces of a `printf` around its conversions) printed from the
         // program without copying it into a `Value` and a list of arguments first.
         if let (Builtin::Print | Builtin::PrintInline, [Expr::Lit(Lit::Str(text))]) = (b, args) {
             let end = if b == Builtin::Print { "\n" } else { "" };
-            let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+            let w = self.printer(who);
             let _ = write!(w, "{text}{end}");
             return Ok(Value::Unit);
         }
@@ -220,10 +244,17 @@ impl Machine<'_, '_> {
                 }
                 let data = &self.buffers[buf].data;
                 let end = off.saturating_add(total).min(data.len() as u64);
-                let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
-                let _ = write_nested(w, data, off as usize, (end as usize).max(off as usize), &dims);
+                // A host print goes straight out; a GPU thread's joins its buffer.
+                if who.gpu {
+                    let mut text = Vec::new();
+                    let _ = write_nested(&mut text, data, off as usize, (end as usize).max(off as usize), &dims);
+                    let _ = self.printer(who).write_all(&text);
+                } else {
+                    let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                    let _ = write_nested(w, data, off as usize, (end as usize).max(off as usize), &dims);
+                }
                 if b == Builtin::Print {
-                    let _ = writeln!(w);
+                    let _ = writeln!(self.printer(who));
                 }
                 Value::Unit
             }
@@ -241,12 +272,12 @@ impl Machine<'_, '_> {
                     None => false,
                 };
                 if plain {
-                    let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                    let w = self.printer(who);
                     let _ = write!(w, "{}{end}", vs[0]);
                 } else {
                     let ty = args.first().and_then(|a| self.expr_ty(a, f));
                     let v = self.deep(&arg(0), ty.as_ref(), f, who, span)?;
-                    let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                    let w = self.printer(who);
                     let _ = write!(w, "{v}{end}");
                 }
                 Value::Unit
@@ -260,7 +291,7 @@ impl Machine<'_, '_> {
                 let text = cfmt::format(spec, vs.get(1).unwrap_or(&Value::Unit)).ok_or_else(|| {
                     fail(codes::UNSUPPORTED, format!("printing this value with `{spec}`"), span, "this print")
                 })?;
-                let w: &mut dyn Write = if self.to_stderr { &mut *self.stderr } else { &mut *self.out };
+                let w = self.printer(who);
                 let _ = w.write_all(&text);
                 Value::Unit
             }
@@ -311,6 +342,7 @@ impl Machine<'_, '_> {
                 return Err(fail(codes::UNSUPPORTED, "a warp collective outside a kernel", span, "not expanded"));
             }
             Builtin::ArgCount => Value::U64(self.opts.args.len() as u64),
+            Builtin::NowMs => Value::F64(self.started.elapsed().as_secs_f64() * 1e3),
             Builtin::ArgU64 => Value::U64(self.npy(span, |a| Ok(npy::arg_u64(a, index(0))?))?),
             Builtin::ArgF64 => Value::F64(self.npy(span, |a| Ok(npy::arg_f64(a, index(0))?))?),
             Builtin::ArgByte => {

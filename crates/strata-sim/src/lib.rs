@@ -334,6 +334,7 @@ fn run_recording(
     let program = &expanded;
     let mut m = Machine {
         program,
+        started: std::time::Instant::now(),
         buffers: Vec::new(),
         races: Races::new(),
         launch: None,
@@ -348,6 +349,7 @@ fn run_recording(
         held: Vec::new(),
         held_err: None,
         to_stderr: false,
+        kernel_prints: Default::default(),
         stderr: err,
         rand: None,
         exited: None,
@@ -372,6 +374,8 @@ fn run_recording(
 
 struct Machine<'p, 'o> {
     program: &'p ir::Program,
+    /// When the run began: the origin of `now_ms()` ([`Builtin::NowMs`]).
+    started: std::time::Instant,
     buffers: Vec<Buffer>,
     /// The race detector's record of the current launch.
     races: Races,
@@ -395,6 +399,9 @@ struct Machine<'p, 'o> {
     held_err: Option<Box<Diagnostic>>,
     /// Prints go to the standard error ([`Builtin::OutputToStderr`]).
     to_stderr: bool,
+    /// What each GPU thread of the running launch printed, by (block, thread, to the standard
+    /// error) ([`Machine::printer`]).
+    kernel_prints: std::collections::BTreeMap<(u32, u32, bool), Vec<u8>>,
     stderr: &'o mut dyn Write,
     /// C's `rand()` state ([`Builtin::Rand`]).
     rand: Option<crand::CRand>,
@@ -561,10 +568,13 @@ impl Machine<'_, '_> {
             Stmt::Eval(e) => {
                 self.eval(e, f, who)?;
             }
-            Stmt::For { counter, lo, hi, body, .. } => {
+            Stmt::For { counter, lo, hi, body, exit, .. } => {
                 let lo = self.iexpr(lo, f, who)?;
                 let hi = self.iexpr(hi, f, who)?;
                 for i in lo..hi {
+                    if exit.is_some_and(|flag| f.locals[flag] == Value::Bool(true)) {
+                        break;
+                    }
                     self.step(Span::DUMMY)?;
                     f.locals[*counter] = Value::Nat(i);
                     if let Flow::Return(v) = self.seq(body, f, who)? {
@@ -727,7 +737,15 @@ impl Machine<'_, '_> {
     }
 
     /// Runs a launch prepared by [`Self::prepare_launch`].
+    /// Runs a launch to its end, then writes what its threads printed (also when it stopped with
+    /// an error: the prints before it show what led there).
     fn run_launch(&mut self, kernel: usize, work: LaunchWork, span: Span) -> R<()> {
+        let r = self.run_launch_threads(kernel, work, span);
+        self.flush_kernel_prints();
+        r
+    }
+
+    fn run_launch_threads(&mut self, kernel: usize, work: LaunchWork, span: Span) -> R<()> {
         let t0 = std::time::Instant::now();
         let LaunchWork { g, b, kn, arg_values } = work;
         let func = &self.program.functions[kernel];
@@ -1096,9 +1114,10 @@ impl Machine<'_, '_> {
                     f.locals[*c] = Value::Nat(self.iexpr(lo, f, who)?);
                     *pc += 1;
                 }
-                Op::ForTest(c, hi, exit, _) => {
+                Op::ForTest(c, hi, exit, _, flag) => {
                     let i = f.locals[*c].as_u64().unwrap_or(0);
-                    *pc = if i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
+                    let stopped = flag.is_some_and(|l| f.locals[l] == Value::Bool(true));
+                    *pc = if !stopped && i < self.iexpr(hi, f, who)? { *pc + 1 } else { *exit };
                 }
                 Op::ForNext(c, back) => {
                     let i = f.locals[*c].as_u64().unwrap_or(0);
@@ -1411,7 +1430,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// The source position of an op, where it has one.
 fn op_span(op: &Op) -> Option<Span> {
     match op {
-        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s) | Op::Barrier(_, s, _) => Some(*s),
+        Op::JumpIfNot(_, _, s) | Op::ForTest(_, _, _, s, _) | Op::Barrier(_, s, _) => Some(*s),
         Op::Stmt(Stmt::Store { place, .. }) => Some(place.span),
         Op::Stmt(Stmt::Let { span, .. } | Stmt::Launch { span, .. }) => Some(*span),
         _ => None,
@@ -1580,7 +1599,8 @@ enum Op<'a> {
     JumpIfNot(&'a Expr, usize, Span),
     Jump(usize),
     ForInit(ir::LocalId, &'a IExpr),
-    ForTest(ir::LocalId, &'a IExpr, usize, Span),
+    /// The counter, its bound, where the loop exits, and its `break` flag, if any.
+    ForTest(ir::LocalId, &'a IExpr, usize, Span, Option<ir::LocalId>),
     ForNext(ir::LocalId, usize),
     /// A barrier, with the counters of the `for` loops around it: together with their values
     /// they identify the dynamic barrier a thread waits at.
@@ -1616,7 +1636,7 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
                 let end = ops.len();
                 ops[top] = Op::JumpIfNot(cond, end, *span);
             }
-            Stmt::For { counter, lo, hi, body, span } => {
+            Stmt::For { counter, lo, hi, body, exit: flag, span } => {
                 ops.push(Op::ForInit(*counter, lo));
                 let test = ops.len();
                 ops.push(Op::Jump(0));
@@ -1625,7 +1645,7 @@ fn emit<'a>(body: &'a [Stmt], ops: &mut Vec<Op<'a>>, loops: &mut Vec<ir::LocalId
                 loops.pop();
                 ops.push(Op::ForNext(*counter, test));
                 let exit = ops.len();
-                ops[test] = Op::ForTest(*counter, hi, exit, *span);
+                ops[test] = Op::ForTest(*counter, hi, exit, *span, *flag);
             }
             Stmt::Sync { warp, span } => ops.push(Op::Barrier(*warp, *span, loops.clone())),
             Stmt::Threads { body, .. } => emit(body, ops, loops),

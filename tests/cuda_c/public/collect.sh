@@ -19,7 +19,8 @@
 # Each program passes when `strata run` exits 0 and its output holds the program's own success
 # text (or, for programs without a self-check, the output written here: what the program
 # computes by hand; the four stream and copy programs of chapter 10 check nothing themselves and
-# print only times, so for them passing means running with sim's checks clean).
+# print only times, so for them passing means running with sim's checks clean; the three bitmap
+# programs print the checksum of their image, the same on sim and on the cpu device).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -54,6 +55,42 @@ sed -i 's/^#define N   (33 \* 1024)/#define N   (3 * 1024)/' "$b/chapter05/add_l
 sed -i 's/^#define N   (32 \* 1024)/#define N   (2 * 1024)/' "$b/chapter04/add_loop_long.cu"
 sed -i 's/^const int N = 33 \* 1024;/const int N = 3 * 1024;/' "$b/chapter05/dot.cu"
 sed -i 's/^#define SIZE    (64\*1024\*1024)/#define SIZE    (4*1024)/' "$b/chapter10/copy_timed.cu"
+# The book's `common/cpu_bitmap.h` draws with OpenGL (GLUT): replaced by a stand-in with the same
+# struct, constructor and member functions the programs call, whose `display_and_exit` shows
+# nothing but prints the image's size and a checksum of its bytes (the output these programs are
+# checked by; they have no self-check of their own). The images are cut from 1024 to 64 pixels
+# square.
+cat > "$b/common/cpu_bitmap.h" <<'STUB'
+/* A stand-in for CUDA by Example's common/cpu_bitmap.h, written by Strata's
+ * tests/cuda_c/public/collect.sh: the members and member functions the programs use, without
+ * OpenGL. `display_and_exit` shows nothing: it prints a checksum of the image. */
+#ifndef __CPU_BITMAP_H__
+#define __CPU_BITMAP_H__
+
+struct CPUBitmap {
+    unsigned char *pixels;
+    int x, y;
+
+    CPUBitmap(int width, int height, ...) {
+        pixels = new unsigned char[width * height * 4];
+        x = width;
+        y = height;
+    }
+
+    unsigned char *get_ptr(void) { return pixels; }
+    long image_size(void) { return x * y * 4; }
+
+    void display_and_exit(void) {
+        unsigned long sum = 0;
+        for (int i = 0; i < x * y * 4; i++) sum = (sum * 31 + pixels[i]) % 1000000007;
+        printf("bitmap %d x %d, checksum %lu\n", x, y, sum);
+        delete[] pixels;
+    }
+};
+
+#endif
+STUB
+sed -i 's/^#define DIM 1024/#define DIM 64/' "$b/chapter06/ray.cu" "$b/chapter06/ray_noconst.cu" "$b/chapter05/shared_bitmap.cu"
 for f in basic_single_stream basic_double_stream basic_double_stream_correct; do
     sed -i 's/^#define N   (1024\*1024)/#define N   (1024)/' "$b/chapter10/$f.cu"
 done
@@ -84,6 +121,9 @@ cbe/chapter10/basic_single_stream.cu|Time taken:  0.0 ms
 cbe/chapter10/basic_double_stream.cu|Time taken:  0.0 ms
 cbe/chapter10/basic_double_stream_correct.cu|Time taken:  0.0 ms
 cbe/chapter10/copy_timed.cu|Time using cudaHostAlloc:  0.0 ms
+cbe/chapter05/shared_bitmap.cu|bitmap 64 x 64, checksum 820147954
+cbe/chapter06/ray.cu|bitmap 64 x 64, checksum 163092525
+cbe/chapter06/ray_noconst.cu|bitmap 64 x 64, checksum 163092525
 "
 pass=0
 fail=0

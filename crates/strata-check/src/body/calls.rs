@@ -38,14 +38,7 @@ impl FnCx<'_> {
             && matches!(args[0].kind, ExprKind::Lit(ast::Lit::Str(_)))
             && generics.is_empty()
         {
-            if self.level() != Level::Cpu {
-                self.error(
-                    codes::WRONG_EXEC,
-                    fspan,
-                    format!("`{name}` cannot be called here"),
-                    format!("`{name}` runs on the CPU, but this code is executed by {}", self.level().describe()),
-                );
-            }
+            self.check_print_here(name, fspan);
             return Ty::UNIT;
         }
         // A call of a function parameter is checked against its function type.
@@ -272,6 +265,22 @@ impl FnCx<'_> {
         if reads_only {
             for (v, m) in self.vars.iter_mut().zip(moved_before) {
                 v.moved = m;
+            }
+            // A GPU thread prints numbers and text (what CUDA's device `printf` prints).
+            if self.on_gpu() {
+                for (a, t) in args.iter().zip(&arg_tys) {
+                    if !matches!(t, Ty::Scalar(_) | Ty::IntLit | Ty::FloatLit | Ty::Nat | Ty::Error) {
+                        self.report(
+                            Diagnostic::error(
+                                codes::WRONG_EXEC,
+                                format!("`{name}` of a `{t}` in GPU code"),
+                                a.span,
+                                "a GPU thread prints a number, a `bool` or text",
+                            )
+                            .with_note("print the elements one by one, or copy the data to the host and print it there"),
+                        );
+                    }
+                }
             }
             // Printing reads the data: the host cannot read memory of the GPU (copy it first).
             for (a, t) in args.iter().zip(&arg_tys) {
@@ -1019,6 +1028,35 @@ impl FnCx<'_> {
         }
     }
 
+    /// E0401 for `println`/`print` where nobody may print: in GPU code, anything but a thread of
+    /// a kernel's own body (a `gpu.thread`/`gpu.block` function's prints are not supported yet).
+    fn check_print_here(&mut self, name: &str, span: Span) {
+        let level = self.level();
+        if level == Level::Cpu || (level == Level::Thread && matches!(self.sig.root, Root::Grid { .. })) {
+            return;
+        }
+        if level == Level::Thread {
+            self.error(
+                codes::WRONG_EXEC,
+                span,
+                format!("`{name}` cannot be called here"),
+                "GPU code prints in a kernel's own body; a GPU function cannot print yet",
+            );
+            return;
+        }
+        let mut d = Diagnostic::error(
+            codes::WRONG_EXEC,
+            format!("`{name}` cannot be called here"),
+            span,
+            format!("in GPU code `{name}` is executed by one thread, but this code is executed by {}", self.level().describe()),
+        )
+        .with_note("print inside `sched(X) t in b.threads { … }`: each thread prints its own line, like CUDA's device `printf`");
+        if let Some((s, l)) = self.executed_by_label() {
+            d = d.with_label(s, l);
+        }
+        self.report(d);
+    }
+
     pub(super) fn check_call_exec(
         &mut self,
         sig: &FnSig,
@@ -1049,8 +1087,14 @@ impl FnCx<'_> {
                 return None;
             }
         }
+        // `println`/`print` also run on a GPU thread, like CUDA's device `printf`.
+        let prints = sig.builtin && (path == "println" || path == "print");
+        if prints && level != Level::Cpu {
+            self.check_print_here(path, span);
+            return deferred;
+        }
         let ok = match &sig.root {
-            Root::CpuThread => level == Level::Cpu,
+            Root::CpuThread => level == Level::Cpu || (prints && level == Level::Thread),
             Root::Thread => level == Level::Thread || (self.in_unsafe() && !matches!(level, Level::Cpu | Level::Any)),
             Root::Warp => level == Level::Warp,
             Root::Block { .. } => level == Level::Block,

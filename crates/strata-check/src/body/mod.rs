@@ -225,6 +225,8 @@ pub struct TypeTable {
     /// The callee's data-type (`dty`, `num`) arguments at every call of a function generic over
     /// one, by the call's span (the lowering instantiates the callee with them).
     pub call_dtys: HashMap<Span, Vec<(String, Ty)>>,
+    /// What tools may ask about positions ([`crate::query`]); empty unless recording.
+    pub query: crate::query::Recorded,
 }
 
 pub struct FnCx<'p> {
@@ -312,6 +314,8 @@ pub struct FnCx<'p> {
     /// The streams of the work whose arguments are being typed (see [`FnCx::check_pending`]),
     /// and the span of the argument borrow that is exempt (`None`: every reference passed).
     issuing_on: Option<(Vec<usize>, Option<Span>)>,
+    /// Record [`crate::query`] facts in `types.query` (for tools; off when compiling).
+    recording: bool,
 }
 
 /// A loop body is checked until the loans of its references are stable, but at most this often.
@@ -377,7 +381,15 @@ impl<'p> FnCx<'p> {
             pending: Vec::new(),
             stream_let: false,
             issuing_on: None,
+            recording: false,
         }
+    }
+
+    /// Records what [`crate::query`] answers from while checking (read-only: the diagnostics
+    /// and the types are the same either way).
+    pub fn recording(mut self, on: bool) -> Self {
+        self.recording = on;
+        self
     }
 
     /// Checks the function body and returns the diagnostics, the types lowering needs, the
@@ -627,6 +639,15 @@ impl<'p> FnCx<'p> {
 
     fn declare(&mut self, var: Var) -> usize {
         let id = self.vars.len();
+        if self.recording && var.span != self.sig.span {
+            let fact = crate::query::DeclFact {
+                name: var.name.clone(),
+                ty: var.ty.clone(),
+                level: var.level,
+                mutable: var.mutable,
+            };
+            self.types.query.decls.insert(var.span, fact);
+        }
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(id);
             self.visible.entry(var.name.clone()).or_default().push(id);
@@ -904,10 +925,36 @@ impl<'p> FnCx<'p> {
     /// when it holds no reference).
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
         self.val_loans.clear();
-        let t = self.expr_kind(e, expected);
+        let t = if self.recording { self.expr_recorded(e, expected) } else { self.expr_kind(e, expected) };
         if !self.holds_ref(&t) || t.is_error() {
             self.val_loans.clear();
         }
+        t
+    }
+
+    /// [`FnCx::expr_kind`], recording the expression's type, resource and uniformity for
+    /// [`crate::query`]. The uniformity is gathered as [`FnCx::expr_uni`] does, which leaves
+    /// `varies` as it would be without recording.
+    fn expr_recorded(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
+        let saved = std::mem::take(&mut self.varies);
+        let t = self.expr_kind(e, expected);
+        let uni = self.varies;
+        self.varies = saved.max(uni);
+        let on_gpu = self.on_gpu();
+        let level = self.level();
+        let q = &mut self.types.query;
+        let mem = q.exprs.get(&e.span).and_then(|f| f.mem.clone());
+        let fact = crate::query::ExprFact {
+            ty: t.clone(),
+            exec: self.current.name.clone(),
+            level,
+            uniformity: on_gpu.then(|| match uni {
+                Uni::Uniform => "uniform",
+                other => other.noun(),
+            }),
+            mem,
+        };
+        q.exprs.insert(e.span, fact);
         t
     }
 
@@ -928,6 +975,9 @@ impl<'p> FnCx<'p> {
             }
             ExprKind::Path(segs) if segs.len() == 1 => {
                 let name = &segs[0];
+                if let (true, Some(id)) = (self.recording, self.lookup(&name.name)) {
+                    self.types.query.uses.insert(name.span, self.vars[id].span);
+                }
                 match self.lookup(&name.name) {
                     Some(id) if self.vars[id].nat.is_some() => Ty::Nat,
                     Some(_) => self.read_place(e),

@@ -39,6 +39,9 @@ impl FnCx<'_> {
                         return None;
                     }
                 };
+                if self.recording {
+                    self.types.query.uses.insert(segs[0].span, self.vars[id].span);
+                }
                 if self.vars[id].nat.is_some() {
                     self.error(
                         codes::INVALID_ASSIGN_TARGET,
@@ -104,7 +107,7 @@ impl FnCx<'_> {
                         if !t.is_int() && !t.is_error() {
                             self.mismatch(idx.span, &Ty::Scalar(ScalarTy::U32), &t);
                         }
-                        if !self.in_unsafe() && !self.rt_index_read {
+                        if !self.in_unsafe() && !self.rt_index_read && !self.own_private_array(&infos) {
                             self.run_time_index_written(idx.span);
                         }
                     }
@@ -463,6 +466,17 @@ impl FnCx<'_> {
         let info = self.place_read_only(e, true);
         let Some(info) = info else { return Ty::Error };
         let root = info.place.root;
+        if self.recording {
+            // The memory space read from; `expr_recorded` completes the fact.
+            let fact = crate::query::ExprFact {
+                ty: info.ty.clone(),
+                exec: String::new(),
+                level: self.level(),
+                uniformity: None,
+                mem: info.mem.clone(),
+            };
+            self.types.query.exprs.insert(e.span, fact);
+        }
         if let Some(at) = self.vars[root].moved {
             let name = self.vars[root].name.clone();
             self.report(
@@ -717,6 +731,17 @@ impl FnCx<'_> {
         }
         let info = self.place_read_only(lhs, false);
         let lt = info.as_ref().map_or(Ty::Error, |i| i.ty.clone());
+        if let (true, Some(i)) = (self.recording, &info) {
+            // The place written: its type, resource and memory space (no value, no uniformity).
+            let fact = crate::query::ExprFact {
+                ty: i.ty.clone(),
+                exec: self.current.name.clone(),
+                level: self.level(),
+                uniformity: None,
+                mem: i.mem.clone(),
+            };
+            self.types.query.exprs.insert(lhs.span, fact);
+        }
         let (rt, value_uni) = self.expr_uni(rhs, Some(&lt));
         if let Some(depth) = stored_at {
             // `r = &shrd h;` (or a call or block giving a reference): the borrows live as long as

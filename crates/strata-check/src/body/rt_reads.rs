@@ -5,7 +5,8 @@
 //! it is recorded in the access environment like every other read of shared memory: its index is
 //! a run-time one, which no step tells apart from any other, so it conflicts with every write
 //! to the same array in the same barrier interval, before or after it (`crate::place::conflicts`).
-//! Writes and `uniq` borrows at a run-time index stay E0302 outside `unsafe`.
+//! Writes and `uniq` borrows at a run-time index stay E0302 outside `unsafe`, except into an
+//! array that only the executing thread can reach ([`FnCx::own_private_array`]).
 
 use super::*;
 
@@ -29,6 +30,32 @@ impl FnCx<'_> {
             "cannot prove that this index is in bounds",
             "a run-time index: only a place that is read (or borrowed `shrd`) may have one outside `unsafe`; a write or a `uniq` borrow needs an index the type checker can bound",
         );
+    }
+
+    /// Whether every place of `infos` is part of a plain `let` array of the executing thread (a
+    /// thread's or lane's local in GPU code, a local of host code) or of host heap memory the
+    /// host code owns (`CpuHeap`, dereferenced once), reached without a reference, a selection or
+    /// a view: no other thread can reach it, so a write at a run-time index cannot race and only
+    /// its bound is in question, which is checked when it runs as a read's is (CUDA's
+    /// `int cnt[4]; cnt[key]++`). Shared memory and a block's or warp's variables are not.
+    pub(super) fn own_private_array(&self, infos: &[PlaceInfo]) -> bool {
+        let private = |info: &PlaceInfo| {
+            let Some(var) = self.vars.get(info.place.root) else { return false };
+            let steps = &info.place.steps;
+            let (plain, rest) = match (&var.ty, var.level, info.mem.as_ref()) {
+                (Ty::Array(..), Level::Thread | Level::Cpu, None) => (true, &steps[..]),
+                (Ty::At(_, Mem::CpuMem), Level::Cpu, Some(Mem::CpuMem)) => {
+                    (steps.first() == Some(&PStep::Deref), steps.get(1..).unwrap_or(&[]))
+                }
+                _ => (false, &steps[..]),
+            };
+            plain
+                && !info.via_alias
+                && matches!(var.owner, Owner::Chain(_))
+                && var.nat.is_none()
+                && rest.iter().all(|s| matches!(s, PStep::Index(_) | PStep::Field(_)))
+        };
+        !infos.is_empty() && infos.iter().all(|i| private(i) && i.alts.iter().all(private))
     }
 
     /// [`FnCx::read_uni`] of a place read here: where the place is written out in the expression

@@ -5,6 +5,55 @@ use super::*;
 
 impl<'p> Emitter<'p> {
     pub(super) fn builtin(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
+        let prints = matches!(b, Builtin::Print | Builtin::PrintInline | Builtin::PrintFormatted);
+        // A kernel's own prints (CUDA-C's `__device__` functions print directly, unordered).
+        if prints && (self.cuda || matches!(cx.f.kind, FnKind::Kernel { .. })) && !matches!(cx.f.kind, FnKind::Host) {
+            return self.gpu_print(cx, b, args, span);
+        }
+        self.builtin_value(cx, b, args, span)
+    }
+
+    /// A print of a GPU thread. CUDA: device `printf`, in the GPU's own order. The cpu device: the
+    /// print goes to the thread's buffer (`strata_kprint_begin`/`_end` of the runtime), written
+    /// out by block and thread when the launch ends, as `sim` orders it.
+    fn gpu_print(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
+        if self.cuda {
+            return self.device_printf(cx, b, args, span);
+        }
+        let dims = ["x", "y", "z"];
+        let coords: Vec<String> =
+            dims.iter().map(|d| format!("b{d}_")).chain(dims.iter().map(|d| format!("t{d}_"))).collect();
+        let text = self.builtin_value(cx, b, args, span)?;
+        Ok(format!("(strata_kprint_begin({}), (void)({text}), strata_kprint_end())", coords.join(", ")))
+    }
+
+    /// CUDA's device `printf` of a Strata print: numbers with the conversion of their type (floats
+    /// as `%.9g`/`%.17g`, which read back exactly but are not always the shortest digits that
+    /// `sim` and the cpu device print), `bool` as `true`/`false`, text as it is.
+    fn device_printf(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
+        let end = if b == Builtin::Print { "\\n" } else { "" };
+        let Some(e) = args.first() else { return Ok(format!("printf(\"{end}\")")) };
+        if let Expr::Lit(Lit::Str(text)) = e {
+            return Ok(format!("printf(\"%s{end}\", {})", c_string(text)));
+        }
+        if b == Builtin::PrintFormatted {
+            return Err(unsupported(span, "C's `printf` in CUDA output"));
+        }
+        let v = self.expr(cx, e)?;
+        let (conv, cast) = match self.expr_ty(cx, e) {
+            Ty::Scalar(ScalarTy::Bool) => return Ok(format!("printf(\"%s{end}\", ({v}) ? \"true\" : \"false\")")),
+            Ty::Scalar(ScalarTy::I32) => ("%d", "int"),
+            Ty::Scalar(ScalarTy::U32) => ("%u", "unsigned"),
+            Ty::Scalar(ScalarTy::I64) => ("%lld", "long long"),
+            Ty::Scalar(ScalarTy::U64) | Ty::Nat => ("%llu", "unsigned long long"),
+            Ty::Scalar(ScalarTy::F32) => ("%.9g", "double"),
+            Ty::Scalar(ScalarTy::F64) => ("%.17g", "double"),
+            _ => return Err(unsupported(span, "printing this value from GPU code")),
+        };
+        Ok(format!("printf(\"{conv}{end}\", ({cast})({v}))"))
+    }
+
+    fn builtin_value(&self, cx: &Cx, b: Builtin, args: &[Expr], span: Span) -> Result<String, E> {
         let arg = |i: usize| args.get(i).map(|a| self.expr(cx, a)).unwrap_or(Ok("0".into()));
         let at = self.at(span);
         // `&a[i]` for `atomic_fetch_add_at(a, i, v)`, the index checked against `a`'s length.
@@ -154,7 +203,7 @@ impl<'p> Emitter<'p> {
                     ('f' | 'F' | 'e' | 'E' | 'g' | 'G', "" | "l") => "double",
                     _ => return Err(unsupported(span, format!("the `printf` conversion `{spec}`"))),
                 };
-                format!("printf({}, ({ct})({}))", c_string(spec), arg(1)?)
+                format!("fprintf(STRATA_OUT, {}, ({ct})({}))", c_string(spec), arg(1)?)
             }
             Builtin::Assert => {
                 format!("(({}) ? (void)0 : strata_fail(908, {at}, \"assertion failed\"))", arg(0)?)
@@ -248,6 +297,7 @@ impl<'p> Emitter<'p> {
                 }
             }
             Builtin::ArgCount => "strata_arg_count()".to_string(),
+            Builtin::NowMs => "(strata_now() * 1e3)".to_string(),
             Builtin::ArgU64 => format!("strata_arg_u64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgF64 => format!("strata_arg_f64((uint64_t)({}), {at})", arg(0)?),
             Builtin::ArgByte => format!("strata_arg_byte((uint64_t)({}), (uint64_t)({}), {at})", arg(0)?, arg(1)?),

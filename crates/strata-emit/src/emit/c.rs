@@ -222,6 +222,7 @@ impl Emitter<'_> {
         writeln!(self.out, "{pad}    const double t0_ = strata_time_begin();").ok();
         writeln!(self.out, "{pad}    {}({});", self.fn_names[kernel], a.join(", ")).ok();
         writeln!(self.out, "{pad}    strata_time_end({label}, t0_);").ok();
+        writeln!(self.out, "{pad}    strata_kprint_flush();").ok();
         writeln!(self.out, "{pad}}}").ok();
         Ok(())
     }
@@ -290,6 +291,7 @@ impl Emitter<'_> {
                     let b = self.uniform_values(cx, set, &[Uni::Nat(lo), Uni::Nat(hi)], at, ind)?;
                     let c = &cx.names.locals[*counter];
                     writeln!(self.out, "{pad}for (uint64_t {c} = {}; {c} < {}; {c}++) {{", b[0], b[1]).ok();
+                    self.loop_exit(cx, set, s, ind + 1)?;
                     self.region(cx, set, body, ind + 1)?;
                     writeln!(self.out, "{pad}}}").ok();
                 }
@@ -297,6 +299,7 @@ impl Emitter<'_> {
                     let (t, lo, hi) = self.loop_head(cx, *counter, lo, hi, true)?;
                     let c = &cx.names.locals[*counter];
                     writeln!(self.out, "{pad}for ({t} {c} = {lo}; {c} < {hi}; {c}++) {{").ok();
+                    self.loop_exit(cx, set, s, ind + 1)?;
                     self.region(cx, set, body, ind + 1)?;
                     cx.env.counters.remove(counter);
                     writeln!(self.out, "{pad}}}").ok();
@@ -569,6 +572,22 @@ impl Emitter<'_> {
             writeln!(self.out, "{pad}{done}: ;").ok();
         }
         Ok(names)
+    }
+
+    /// At the top of a block-level `for` loop `s` that `break` leaves: stop when its flag is set,
+    /// decided as its `if !flag` body is (the checker made the flag uniform where a barrier is).
+    fn loop_exit(&mut self, cx: &mut Cx, set: &[(IExpr, IExpr, IExpr)], s: &Stmt, ind: usize) -> Result<(), E> {
+        let Stmt::For { exit: Some(flag), span, .. } = s else { return Ok(()) };
+        let pad = "    ".repeat(ind);
+        let cond = Expr::Load(Place::local(*flag, *span));
+        let c = if self.uniform_expr(cx, &cond) {
+            self.expr(cx, &cond)?
+        } else {
+            let at = (!cx.uniform.expr(&cond)).then(|| sync_span(s));
+            self.uniform_values(cx, set, &[Uni::Cond(&cond)], at, ind)?.remove(0)
+        };
+        writeln!(self.out, "{pad}if ({c}) break;").ok();
+        Ok(())
     }
 
     /// Whether the block decides `s`, a statement containing a barrier, the same way in every

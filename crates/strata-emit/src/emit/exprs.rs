@@ -306,7 +306,7 @@ impl<'p> Emitter<'p> {
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
-            Expr::Builtin(Builtin::ArgF64, _, _) => Ty::Scalar(ScalarTy::F64),
+            Expr::Builtin(Builtin::ArgF64 | Builtin::NowMs, _, _) => Ty::Scalar(ScalarTy::F64),
             Expr::Builtin(Builtin::ArgByte | Builtin::Rand, _, _) => Ty::Scalar(ScalarTy::I32),
             Expr::Builtin(Builtin::PtrEq | Builtin::IsNan(_) | Builtin::IsFinite(_), _, _) => {
                 Ty::Scalar(ScalarTy::Bool)
@@ -345,6 +345,24 @@ impl<'p> Emitter<'p> {
             } else {
                 format!("(({name}){{{}}})", fields.join(", "))
             });
+        }
+        // An array held by value in a tuple (a C array member): an aggregate of its elements.
+        if let (Expr::ArrayList(_) | Expr::ArrayRepeat(..), Ty::Array { elem, .. }) = (e, want) {
+            let mut items = Vec::new();
+            let mut stack = vec![e];
+            while let Some(x) = stack.pop() {
+                match x {
+                    Expr::ArrayList(xs) => stack.extend(xs.iter().rev()),
+                    Expr::ArrayRepeat(x, IExpr::Const(n)) if *n <= 1 << 16 => {
+                        (0..*n).for_each(|_| stack.push(x));
+                    }
+                    Expr::ArrayRepeat(..) => {
+                        return Err(unsupported(cx.span, "an array value of this length in a tuple"))
+                    }
+                    x => items.push(self.typed_expr(cx, x, leaf(elem))?),
+                }
+            }
+            return Ok(format!("{{{}}}", items.join(", ")));
         }
         let v = self.expr(cx, e)?;
         Ok(match (self.expr_ty(cx, e), want) {

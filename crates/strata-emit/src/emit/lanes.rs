@@ -84,7 +84,8 @@ fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
 /// Follows the uniform `for` loops from the top of a region down to the innermost ones and
 /// decides each innermost loop (with the loops around it, `outer`).
 fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
-    let Stmt::For { counter, lo, hi, body, .. } = s else { return };
+    // A loop that `break` leaves stops per thread: it stays inside the thread loop.
+    let Stmt::For { counter, lo, hi, body, exit: None, .. } = s else { return };
     let inside: Vec<LocalId> = outer.iter().copied().chain([*counter]).collect();
     if !uniform_bound(f, lo, &inside) || !uniform_bound(f, hi, &inside) {
         return;

@@ -47,13 +47,13 @@ impl<'p> Emitter<'p> {
 
     pub(super) fn print(&self, cx: &Cx, e: &Expr, newline: bool) -> Result<String, E> {
         if let Expr::Lit(Lit::Str(text)) = e {
-            let put = if newline { "puts" } else { "strata_put" };
+            let put = if newline { "strata_puts" } else { "strata_put" };
             return Ok(format!("{put}({})", c_string(text)));
         }
         if let Some(fail) = self.prints_gpu_memory(cx, e) {
             return Ok(fail);
         }
-        let nl = if newline { "putchar('\\n')" } else { "0" };
+        let nl = if newline { "strata_putc('\\n')" } else { "0" };
         Ok(format!("({}, {nl})", self.print_expr(cx, e)?))
     }
 
@@ -62,14 +62,14 @@ impl<'p> Emitter<'p> {
     pub(super) fn print_expr(&self, cx: &Cx, e: &Expr) -> Result<String, E> {
         if let Expr::Tuple(xs) | Expr::ArrayList(xs) = e {
             let (open, close) = if matches!(e, Expr::Tuple(_)) { ('(', ')') } else { ('[', ']') };
-            let mut parts = vec![format!("putchar('{open}')")];
+            let mut parts = vec![format!("strata_putc('{open}')")];
             for (i, x) in xs.iter().enumerate() {
                 if i > 0 {
-                    parts.push("fputs(\", \", stdout)".to_string());
+                    parts.push("fputs(\", \", STRATA_OUT)".to_string());
                 }
                 parts.push(self.print_expr(cx, x)?);
             }
-            parts.push(format!("putchar('{close}')"));
+            parts.push(format!("strata_putc('{close}')"));
             return Ok(format!("({})", parts.join(", ")));
         }
         let v = self.expr(cx, e)?;
@@ -125,15 +125,15 @@ impl<'p> Emitter<'p> {
         let mut body = String::new();
         match t {
             Ty::Tuple(ts) => {
-                body.push_str("    putchar('(');\n");
+                body.push_str("    strata_putc('(');\n");
                 for (i, x) in ts.iter().enumerate() {
                     if i > 0 {
-                        body.push_str("    fputs(\", \", stdout);\n");
+                        body.push_str("    fputs(\", \", STRATA_OUT);\n");
                     }
                     let call = self.show_call(x, &format!("v.f{i}"), &mut lens, span)?;
                     writeln!(body, "    {call};").ok();
                 }
-                body.push_str("    putchar(')');\n");
+                body.push_str("    strata_putc(')');\n");
             }
             _ => {
                 let n = lens;
@@ -143,12 +143,12 @@ impl<'p> Emitter<'p> {
                     _ => t,
                 };
                 let call = self.show_call(elem, "v[k_]", &mut lens, span)?;
-                writeln!(body, "    putchar('[');").ok();
+                writeln!(body, "    strata_putc('[');").ok();
                 writeln!(body, "    for (uint64_t k_ = 0; k_ < n{n}_; k_++) {{").ok();
-                writeln!(body, "        if (k_) fputs(\", \", stdout);").ok();
+                writeln!(body, "        if (k_) fputs(\", \", STRATA_OUT);").ok();
                 writeln!(body, "        {call};").ok();
                 writeln!(body, "    }}").ok();
-                writeln!(body, "    putchar(']');").ok();
+                writeln!(body, "    strata_putc(']');").ok();
             }
         }
         let mut params = vec![format!("{} v", c_type(t, span)?)];

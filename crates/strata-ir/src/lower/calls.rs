@@ -157,6 +157,7 @@ impl<'a> FnLower<'_, 'a> {
             "assert" => Some(Builtin::Assert),
             "fill_random" => Some(Builtin::FillRandom),
             "arg_count" => Some(Builtin::ArgCount),
+            "now_ms" => Some(Builtin::NowMs),
             "arg_u64" => Some(Builtin::ArgU64),
             "arg_f64" => Some(Builtin::ArgF64),
             "npy_len" => Some(Builtin::NpyLen),

@@ -2,8 +2,9 @@
 //! loop with one gets two `Bool` flags, `break` and `continue`, which the jumps set, and the
 //! statements after a statement that may set one run only while neither is set ([`guard`]), as
 //! the CUDA-C front end lowers C's jumps. A `for` loop keeps its counter (index arithmetic uses
-//! it) and runs its remaining iterations without doing anything once its `break` flag is set;
-//! a `while` loop tests its condition only while the flag is clear:
+//! it); its body is `if !break { … }`, so the iterations after a `break` do nothing, and the
+//! loop names its flag ([`Stmt::For`]'s `exit`) so that every backend stops there instead of
+//! counting to its bound. A `while` loop tests its condition only while the flag is clear:
 //!
 //! ```text
 //! brk = false; go = cond;
@@ -49,16 +50,16 @@ impl FnLower<'_, '_> {
     }
 
     /// A `for` loop's body with its jumps: `continue = false; if !break { guarded body }`, and
-    /// the declaration of `break` before the loop (pushed to `out`). A flag no jump sets is left
-    /// out.
+    /// the declaration of `break` before the loop (pushed to `out`); with the `break` flag, the
+    /// loop's `exit`. A flag no jump sets is left out.
     pub(super) fn for_body_with_jumps(
         &mut self,
         flags: Option<LoopFlags>,
         body: Vec<Stmt>,
         span: Span,
         out: &mut Vec<Stmt>,
-    ) -> Vec<Stmt> {
-        let Some(flags) = flags else { return body };
+    ) -> (Vec<Stmt>, Option<LocalId>) {
+        let Some(flags) = flags else { return (body, None) };
         self.jumps.pop();
         self.no_release_after_jump(&body, span);
         let (brk, cont) = used(&flags, &body);
@@ -75,7 +76,7 @@ impl FnLower<'_, '_> {
             }
             None => b.extend(guarded),
         }
-        b
+        (b, brk)
     }
 
     /// A `while` loop with its jumps, in the form of the module's comment, pushed to `out` (a

@@ -26,7 +26,7 @@ impl<'a> FnLower<'_, 'a> {
         let idx: Vec<IExpr> = counters.iter().map(|c| IExpr::Counter(*c)).collect();
         let mut stmts = body(self, &idx);
         for (c, n) in counters.iter().zip(dims).rev() {
-            stmts = vec![Stmt::For { counter: *c, lo: IExpr::Const(0), hi: n.clone(), body: stmts, span }];
+            stmts = vec![Stmt::For { counter: *c, lo: IExpr::Const(0), hi: n.clone(), body: stmts, exit: None, span }];
         }
         stmts
     }
