@@ -277,7 +277,9 @@ impl FnCx<'_> {
                                 a.span,
                                 "a GPU thread prints a number, a `bool` or text",
                             )
-                            .with_note("print the elements one by one, or copy the data to the host and print it there"),
+                            .with_note(
+                                "print the elements one by one, or copy the data to the host and print it there",
+                            ),
                         );
                     }
                 }
