@@ -29,6 +29,19 @@ pub enum Root {
     Any,
 }
 
+impl std::fmt::Display for Root {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Root::CpuThread => "cpu.thread",
+            Root::Grid { .. } => "gpu.grid",
+            Root::Block { .. } => "gpu.block",
+            Root::Warp => "gpu.warp",
+            Root::Thread => "gpu.thread",
+            Root::Any => "Any",
+        })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     Blocks,

@@ -123,6 +123,8 @@ fn check(
             types.value_types.extend(t.value_types);
             types.selections.extend(t.selections);
             types.warp_syncs.extend(t.warp_syncs);
+            types.call_fns.extend(t.call_fns);
+            types.call_dtys.extend(t.call_dtys);
             types.query.extend(t.query);
         }
     }

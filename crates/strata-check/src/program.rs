@@ -51,6 +51,34 @@ pub struct FnSig {
     pub facts: Facts,
     pub span: Span,
     pub builtin: bool,
+    /// The data-type generics bounded by `num` (also listed in `generics` as `dty`).
+    pub num_generics: Vec<String>,
+    /// The parameters of function type, which are not in `params`: each call names a function
+    /// for them, and the call is instantiated with it.
+    pub fn_params: Vec<FnParamSig>,
+}
+
+/// A parameter of function type (`op: fn(f32, f32) -> f32`).
+#[derive(Debug)]
+pub struct FnParamSig {
+    /// Its position among the call's arguments.
+    pub pos: usize,
+    pub name: String,
+    /// The signature a call of the parameter is checked against (named after the parameter).
+    pub sig: Rc<FnSig>,
+    pub span: Span,
+}
+
+impl FnSig {
+    /// Whether `g` is a data-type generic bounded by `num`.
+    pub fn is_num(&self, g: &str) -> bool {
+        self.num_generics.iter().any(|n| n == g)
+    }
+
+    /// The parameter of function type called `name`.
+    pub fn fn_param(&self, name: &str) -> Option<&FnParamSig> {
+        self.fn_params.iter().find(|p| p.name == name)
+    }
 }
 
 #[derive(Debug)]
@@ -249,6 +277,15 @@ impl Lower<'_> {
                 Ty::At(Box::new(self.ty(t)), m)
             }
             ast::TyKind::Infer => Ty::Error,
+            ast::TyKind::Fn(_) => {
+                self.diags.push(Diagnostic::error(
+                    codes::FN_NOT_VALUE,
+                    "a function type is only allowed as the type of a parameter",
+                    t.span,
+                    "function values cannot be stored, returned or put in other types",
+                ));
+                Ty::Error
+            }
         }
     }
 
@@ -373,8 +410,16 @@ impl Program {
     fn signature(f: &ast::FnDecl, builtin: bool, consts: &HashMap<String, u64>, diags: &mut Vec<Diagnostic>) -> FnSig {
         let mut generics = HashMap::new();
         let mut list = Vec::new();
+        let mut num_generics = Vec::new();
         for g in &f.generics {
-            if generics.insert(g.name.name.clone(), g.kind).is_some() {
+            // A `num` generic is a data type with arithmetic: everywhere else it is a `dty`.
+            let kind = if g.kind == Kind::Num {
+                num_generics.push(g.name.name.clone());
+                Kind::DataTy
+            } else {
+                g.kind
+            };
+            if generics.insert(g.name.name.clone(), kind).is_some() {
                 diags.push(Diagnostic::error(
                     codes::DUPLICATE_DEFINITION,
                     format!("generic parameter `{}` is declared twice", g.name.name),
@@ -382,7 +427,7 @@ impl Program {
                     "declared again here",
                 ));
             }
-            list.push((g.name.name.clone(), g.kind));
+            list.push((g.name.name.clone(), kind));
         }
         let on_gpu = !matches!(f.exec.as_ref().map(|e| &e.ty.kind), None | Some(ast::ExecTyKind::CpuThread));
         let default_mem = if on_gpu { Mem::GpuGlobal } else { Mem::CpuMem };
@@ -410,8 +455,71 @@ impl Program {
         let root = f.exec.as_ref().map_or(Root::CpuThread, |e| lower.root(&e.ty));
         let exec_name = f.exec.as_ref().map_or_else(|| "t".to_string(), |e| e.name.name.clone());
         let mut params: Vec<ParamSig> = Vec::new();
-        for p in &f.params {
-            if params.iter().any(|q| q.name == p.name.name) {
+        let mut fn_params: Vec<FnParamSig> = Vec::new();
+        for (pos, p) in f.params.iter().enumerate() {
+            if let ast::TyKind::Fn(ft) = &p.ty.kind {
+                if params.iter().any(|q| q.name == p.name.name) || fn_params.iter().any(|q| q.name == p.name.name) {
+                    lower.diags.push(Diagnostic::error(
+                        codes::DUPLICATE_DEFINITION,
+                        format!("parameter `{}` is declared twice", p.name.name),
+                        p.name.span,
+                        "declared again here",
+                    ));
+                }
+                let fn_root = match &ft.exec {
+                    Some(e) => lower.root(e),
+                    None if matches!(root, Root::Any) => Root::Any,
+                    None if on_gpu => Root::Thread,
+                    None => Root::CpuThread,
+                };
+                let bad = if matches!(root, Root::Grid { .. }) {
+                    Some("a kernel cannot take a function parameter (a launch passes data only)")
+                } else if !matches!(fn_root, Root::Thread | Root::CpuThread | Root::Any) {
+                    Some("a function parameter is executed by a single thread: `gpu.thread`, `cpu.thread` or `Any`")
+                } else if p.exec.is_some() {
+                    Some("a function parameter is not owned by a sub-resource")
+                } else {
+                    None
+                };
+                if let Some(why) = bad {
+                    lower.diags.push(Diagnostic::error(
+                        codes::FN_NOT_VALUE,
+                        "a function parameter is not allowed here",
+                        p.ty.span,
+                        why,
+                    ));
+                }
+                let fparams = ft
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| ParamSig {
+                        name: format!("_{i}"),
+                        ty: lower.ty(t),
+                        exec: None,
+                        mutable: false,
+                        span: t.span,
+                    })
+                    .collect();
+                let fret = lower.ty(&ft.ret);
+                let sig = FnSig {
+                    name: p.name.name.clone(),
+                    generics: Vec::new(),
+                    params: fparams,
+                    exec_name: "t".to_string(),
+                    root: fn_root,
+                    ret: fret,
+                    where_clauses: Vec::new(),
+                    facts: Facts::default(),
+                    span: p.name.span,
+                    builtin: false,
+                    num_generics: Vec::new(),
+                    fn_params: Vec::new(),
+                };
+                fn_params.push(FnParamSig { pos, name: p.name.name.clone(), sig: Rc::new(sig), span: p.span });
+                continue;
+            }
+            if params.iter().any(|q| q.name == p.name.name) || fn_params.iter().any(|q| q.name == p.name.name) {
                 lower.diags.push(Diagnostic::error(
                     codes::DUPLICATE_DEFINITION,
                     format!("parameter `{}` is declared twice", p.name.name),
@@ -456,6 +564,8 @@ impl Program {
             facts,
             span: f.name.span,
             builtin,
+            num_generics,
+            fn_params,
         }
     }
 }

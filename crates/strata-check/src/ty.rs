@@ -85,12 +85,19 @@ impl Ty {
 
     /// Values of this type are copied, not moved (T-READ-BY-COPY).
     pub fn is_copy(&self) -> bool {
+        self.is_copy_with(&|_| false)
+    }
+
+    /// [`Ty::is_copy`] where the data-type generics for which `num` holds (those bounded by
+    /// `num`: numeric scalars) are copied too.
+    pub fn is_copy_with(&self, num: &dyn Fn(&str) -> bool) -> bool {
         match self {
             Ty::Scalar(s) => !s.is_atomic(),
             Ty::Ref { own, .. } => *own == Ownership::Shrd,
-            Ty::Tuple(ts) => ts.iter().all(Ty::is_copy),
-            Ty::Array(t, _) => t.is_copy(),
-            Ty::At(..) | Ty::ViewArray(..) | Ty::Var(_) | Ty::Stream => false,
+            Ty::Tuple(ts) => ts.iter().all(|t| t.is_copy_with(num)),
+            Ty::Array(t, _) => t.is_copy_with(num),
+            Ty::Var(v) => num(v),
+            Ty::At(..) | Ty::ViewArray(..) | Ty::Stream => false,
             Ty::IntLit | Ty::FloatLit | Ty::Nat | Ty::Error => true,
         }
     }

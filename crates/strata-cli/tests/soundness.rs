@@ -577,6 +577,7 @@ impl Gen {
         if self.helpers.insert(name) {
             let text = match name {
                 "tadd" => "fn tadd(x: i32, y: i32) -[t: gpu.thread]-> i32 {\n    x + 2 * y\n}\n",
+                "tapply" => "fn tapply<d: num>(op: fn(d, d) -> d, x: d, y: d) -[t: gpu.thread]-> d {\n    if x < y { op(x, y) } else { op(y, x) * one::<d>() - zero::<d>() }\n}\n",
                 "tinc" => "fn tinc<m: mem>(p: &uniq m i32, v: i32) -[t: gpu.thread]-> () {\n    *p = *p + v;\n}\n",
                 "pass_u" => "fn pass_u<m: mem>(r: &uniq m i32) -[t: gpu.thread]-> &uniq m i32 {\n    r\n}\n",
                 "pass_s" => "fn pass_s<m: mem>(r: &shrd m i32) -[t: gpu.thread]-> &shrd m i32 {\n    r\n}\n",
@@ -978,7 +979,15 @@ impl Gen {
                             self.helper("tadd");
                             let (l, r) = (self.expr(cx, loops, locals, 1), self.expr(cx, loops, locals, 1));
                             let x = self.name("x");
-                            self.line(&format!("let {x} = tadd({l}, {r});"));
+                            if self.rng.chance(30) {
+                                // The helper passed to a `num`-generic function parameter: the
+                                // call is instantiated with `tadd` and `i32`.
+                                self.helper("tapply");
+                                self.line(&format!("let {x}: i32 = tapply(tadd, {l}, {r});"));
+                                self.mark("call of a gpu.thread function through a function parameter");
+                            } else {
+                                self.line(&format!("let {x} = tadd({l}, {r});"));
+                            }
                             locals.push(x);
                         }
                     }

@@ -97,6 +97,9 @@ registry! {
     ASSIGN_IMMUTABLE = "E0205", Check, "cannot assign twice to immutable variable";
     NO_SUCH_FIELD = "E0206", Check, "no such projection";
     UNINITIALISED = "E0207", Check, "variable declared without a value";
+    FN_NOT_VALUE = "E0208", Check, "a function is not a value";
+    FN_ARG_MISMATCH = "E0209", Check, "function argument does not fit the function parameter";
+    NOT_NUMERIC = "E0210", Check, "not a numeric type";
     // --- sizes and views ---
     SIZE_NOT_PROVEN = "E0301", Check, "size constraint not satisfied";
     INDEX_OUT_OF_BOUNDS = "E0302", Check, "index out of bounds";

@@ -225,7 +225,7 @@ pub fn library(program: &Program, env: &Env, file: FileId) -> Result<Library, Ve
 fn kind_word(k: Kind) -> &'static str {
     match k {
         Kind::Mem => "memory space",
-        Kind::DataTy => "data type",
+        Kind::DataTy | Kind::Num => "data type",
         Kind::Nat => "size",
         Kind::Prv => "provenance",
     }

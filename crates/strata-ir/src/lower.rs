@@ -85,6 +85,8 @@ enum Binding {
     Ref(Rc<PState>),
     /// A size parameter of an inlined call, bound to the call's size argument.
     Nat(IExpr),
+    /// A function parameter of an inlined call, bound to the function the call passes.
+    Func(String),
 }
 
 /// A value of reference type, as [`FnLower::ref_value`] lowers it.
@@ -210,6 +212,9 @@ struct FnLower<'l, 'a> {
     value_temps: Vec<LocalId>,
     /// The functions whose inlined bodies the code being lowered is nested in, outermost first.
     inlining: Vec<String>,
+    /// The data-type generics of the inlined body being lowered, bound to the call's types (an
+    /// instantiation: a `num` or `dty` generic of a function is lowered per call).
+    ty_subst: HashMap<String, Ty>,
     /// Lowering a `while` condition: no statement can run before it, so [`FnLower::operands`]
     /// binds no operand to a local there.
     in_while_cond: bool,
@@ -258,6 +263,7 @@ impl<'a> Lowering<'a> {
             in_while_cond: false,
             jumps: Vec::new(),
             inlining: Vec::new(),
+            ty_subst: HashMap::new(),
         };
         match &sig.root {
             Root::Grid { blocks, threads } => {
@@ -418,17 +424,23 @@ fn always_inlined(sig: &FnSig) -> bool {
             _ => false,
         }
     }
+    // A function with function parameters or data-type generics is instantiated per call: its
+    // body is lowered at each call with the call's functions and types.
+    // (A kernel is launched, not called: one generic over a data type is E0801.)
+    let generic = !matches!(sig.root, Root::Grid { .. })
+        && (!sig.fn_params.is_empty() || sig.generics.iter().any(|(_, k)| *k == ast::Kind::DataTy));
     !sig.builtin
-        && match sig.root {
-            Root::Block { .. } | Root::Warp => true,
-            Root::Grid { .. } => false,
-            // Arrays passed or returned by value: C passes a pointer, which would let the callee
-            // write the caller's array, return a pointer to its own (gone) stack, or leak the
-            // returned buffer. Such calls are inlined: parameters and value are the caller's
-            // own locals, copied like any `let`.
-            _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
-            Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
-        }
+        && (generic
+            || match sig.root {
+                Root::Block { .. } | Root::Warp => true,
+                Root::Grid { .. } => false,
+                // Arrays passed or returned by value: C passes a pointer, which would let the callee
+                // write the caller's array, return a pointer to its own (gone) stack, or leak the
+                // returned buffer. Such calls are inlined: parameters and value are the caller's
+                // own locals, copied like any `let`.
+                _ if has_array(&sig.ret) || sig.params.iter().any(|p| has_array(&p.ty)) => true,
+                Root::CpuThread | Root::Thread | Root::Any => sig.params.iter().any(|p| has_view(&p.ty)),
+            })
 }
 
 /// The body of an inlined function with a final `return` turned into its tail value; `None`
@@ -768,6 +780,9 @@ impl<'a> FnLower<'_, 'a> {
             cty::Ty::Ref { ty, mem, .. } => Ty::Ref(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::At(ty, mem) => Ty::Owned(Box::new(self.ty(ty, span)), mem_of(mem)),
             cty::Ty::Stream => Ty::Stream,
+            cty::Ty::Var(v) if self.ty_subst.contains_key(v) => {
+                self.ty_subst.get(v).cloned().unwrap_or(Ty::Scalar(ScalarTy::Unit))
+            }
             cty::Ty::Var(_) | cty::Ty::Error => {
                 self.err(span, "generic data types");
                 Ty::Scalar(ScalarTy::Unit)
@@ -1027,6 +1042,13 @@ impl<'a> FnLower<'_, 'a> {
                 out.extend(body);
             }
             ExprKind::If { .. } if self.l.types.value_types.contains_key(&tail.span) => {
+                let v = self.hoisting(out, |s| s.expr(tail));
+                out.push(Stmt::Eval(v));
+            }
+            // An inlined call's value is the block's (as a statement, its value is dropped).
+            ExprKind::Call { launch: None, .. }
+                if value_ty.is_some_and(|t| !matches!(t, Ty::Scalar(ScalarTy::Unit))) =>
+            {
                 let v = self.hoisting(out, |s| s.expr(tail));
                 out.push(Stmt::Eval(v));
             }

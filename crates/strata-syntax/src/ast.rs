@@ -82,6 +82,9 @@ pub enum Kind {
     DataTy,
     /// Provenance / lifetime (`prv`, also spelled `rgn`).
     Prv,
+    /// A numeric data type (`num`): a `dty` bounded to `i32`, `i64`, `u32`, `u64`, `f32`, `f64`,
+    /// on whose values arithmetic and comparisons are allowed.
+    Num,
 }
 
 impl Kind {
@@ -91,6 +94,7 @@ impl Kind {
             Kind::Mem => "mem",
             Kind::DataTy => "dty",
             Kind::Prv => "prv",
+            Kind::Num => "num",
         }
     }
 }
@@ -384,6 +388,17 @@ pub enum TyKind {
     At(Box<Ty>, Mem),
     /// `_`: left to inference.
     Infer,
+    /// `fn(T, U) -> R` or `fn(T, U) -[gpu.thread]-> R`: the type of a function parameter.
+    Fn(FnTy),
+}
+
+/// A function type: its parameter types, the executing resource (`None`: the thread-level
+/// resource of the function that declares the parameter) and its result type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnTy {
+    pub params: Vec<Ty>,
+    pub exec: Option<ExecTy>,
+    pub ret: Box<Ty>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1068,10 +1068,18 @@ pub(crate) fn ty(t: &Ty) -> String {
         }
         TyKind::At(inner, m) => {
             let i = ty(inner);
-            if matches!(inner.kind, TyKind::Ref(_)) {
+            // A function type's result would take the `@ m`.
+            if matches!(inner.kind, TyKind::Ref(_) | TyKind::Fn(_)) {
                 format!("({i}) @ {}", mem(m))
             } else {
                 format!("{i} @ {}", mem(m))
+            }
+        }
+        TyKind::Fn(f) => {
+            let params: Vec<String> = f.params.iter().map(ty).collect();
+            match &f.exec {
+                Some(e) => format!("fn({}) -[{}]-> {}", params.join(", "), exec_ty(e), ty(&f.ret)),
+                None => format!("fn({}) -> {}", params.join(", "), ty(&f.ret)),
             }
         }
     }

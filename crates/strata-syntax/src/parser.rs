@@ -428,13 +428,14 @@ impl<'a> Parser<'a> {
                 "mem" => Kind::Mem,
                 "dty" => Kind::DataTy,
                 "prv" | "rgn" => Kind::Prv,
+                "num" => Kind::Num,
                 other => {
                     let other = other.to_string();
                     return Err(self.error_at(
                         codes::UNKNOWN_KIND,
                         kt.span,
                         format!("unknown kind `{other}`"),
-                        "expected `nat`, `mem`, `dty` or `prv`".into(),
+                        "expected `nat`, `mem`, `dty`, `num` or `prv`".into(),
                     ));
                 }
             };
@@ -904,6 +905,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::LBracket => return self.array_ty(),
+            Tok::Fn => return self.fn_ty(),
             Tok::Amp => {
                 self.bump();
                 return self.ref_ty(lo);
@@ -921,6 +923,30 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unexpected("a type")),
         };
         Ok(Ty { kind, span: self.span_from(lo) })
+    }
+
+    /// `fn(T, U) -> R` or `fn(T, U) -[gpu.thread]-> R`.
+    fn fn_ty(&mut self) -> PResult<Ty> {
+        let lo = self.expect(Tok::Fn)?.span;
+        let open = self.expect(Tok::LParen)?;
+        let mut params = Vec::new();
+        while !self.at(Tok::RParen) && !self.at(Tok::Eof) {
+            params.push(self.ty()?);
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect_close(Tok::RParen, open)?;
+        let mut exec = None;
+        if self.at(Tok::Minus) && self.nth(1).kind == Tok::LBracket {
+            self.bump();
+            self.bump();
+            exec = Some(self.exec_ty()?);
+            self.expect(Tok::RBracket)?;
+        }
+        self.expect(Tok::Arrow)?;
+        let ret = self.ty()?;
+        Ok(Ty { kind: TyKind::Fn(FnTy { params, exec, ret: Box::new(ret) }), span: self.span_from(lo) })
     }
 
     /// `[T; n]`, `[[T; n]]` (a view array) and `[[T; n]; m]` (an array of arrays, as in Listing 2).
@@ -952,7 +978,7 @@ impl<'a> Parser<'a> {
     }
 
     fn starts_ty(&self, t: Token) -> bool {
-        matches!(t.kind, Tok::Ident | Tok::LBracket | Tok::LParen | Tok::Amp)
+        matches!(t.kind, Tok::Ident | Tok::LBracket | Tok::LParen | Tok::Amp | Tok::Fn)
     }
 
     fn is_ownership_word(&self, t: Token) -> bool {
@@ -1577,6 +1603,8 @@ impl<'a> Parser<'a> {
                 }
                 Tok::LBracket => brackets += 1,
                 Tok::RBracket => brackets = brackets.saturating_sub(1),
+                // A function type (whose `-[…]->` would read as an operator) is a type.
+                Tok::Fn => return false,
                 Tok::Int if brackets == 0 => return true,
                 _ if is_op(k) && brackets == 0 => return true,
                 Tok::Eof | Tok::Semi | Tok::LBrace | Tok::RBrace => return false,
@@ -1590,7 +1618,7 @@ impl<'a> Parser<'a> {
         let t = self.tok();
         match t.kind {
             Tok::LParen if self.paren_starts_nat() => Ok(GenericArg::Nat(self.nat()?)),
-            Tok::LBracket | Tok::LParen | Tok::Amp => Ok(GenericArg::Ty(self.ty()?)),
+            Tok::LBracket | Tok::LParen | Tok::Amp | Tok::Fn => Ok(GenericArg::Ty(self.ty()?)),
             Tok::Ident => {
                 let text = self.text();
                 if (text == "cpu" || text == "gpu") && self.nth(1).kind == Tok::Dot {

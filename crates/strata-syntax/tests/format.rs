@@ -308,7 +308,9 @@ fn ty() -> BoxedStrategy<Ty> {
             (inner.clone(), nat()).prop_map(|(t, n)| TyKind::Array(Box::new(t), n)),
             (inner.clone(), nat()).prop_map(|(t, n)| TyKind::ViewArray(Box::new(t), n)),
             reference,
-            (inner, mem()).prop_map(|(t, m)| TyKind::At(Box::new(t), m)),
+            (inner.clone(), mem()).prop_map(|(t, m)| TyKind::At(Box::new(t), m)),
+            (prop::collection::vec(inner.clone(), 0..3), prop::option::of(exec_ty()), inner)
+                .prop_map(|(params, exec, ret)| TyKind::Fn(FnTy { params, exec, ret: Box::new(ret) })),
         ]
         .prop_map(|kind| Ty { kind, span: D })
     })
@@ -532,7 +534,7 @@ fn expr() -> BoxedStrategy<Expr> {
 
 fn generic_params() -> BoxedStrategy<Vec<GenericParam>> {
     prop::collection::vec(
-        (ident(), prop::sample::select(vec![Kind::Nat, Kind::Mem, Kind::DataTy, Kind::Prv]))
+        (ident(), prop::sample::select(vec![Kind::Nat, Kind::Mem, Kind::DataTy, Kind::Num, Kind::Prv]))
             .prop_map(|(name, kind)| GenericParam { name, kind, span: D }),
         0..3,
     )

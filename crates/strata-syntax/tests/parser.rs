@@ -285,3 +285,18 @@ fn unsafe_block_with_regions_ends_the_statement() {
     assert_eq!(stmts.len(), 2);
     assert!(matches!(&stmts[1], Stmt::Expr { expr: Expr { kind: ExprKind::Assign(..), .. }, semi: true }));
 }
+
+#[test]
+fn function_types_and_num_generics() {
+    let m =
+        module("fn r<d: num>(op: fn(d, d) -> d, g: fn() -[gpu.thread]-> (), x: d) -[t: gpu.thread]-> d { op(x, x) }");
+    let Item::Fn(f) = &m.items[0] else { panic!() };
+    assert_eq!(f.generics[0].kind, Kind::Num);
+    let TyKind::Fn(op) = &f.params[0].ty.kind else { panic!("not a function type: {:?}", f.params[0].ty) };
+    assert_eq!(op.params.len(), 2);
+    assert!(op.exec.is_none());
+    let TyKind::Fn(g) = &f.params[1].ty.kind else { panic!("not a function type: {:?}", f.params[1].ty) };
+    assert!(g.params.is_empty());
+    assert!(matches!(g.exec.as_ref().map(|e| &e.kind), Some(ExecTyKind::Thread)));
+    assert!(matches!(f.params[2].ty.kind, TyKind::Var(_)));
+}

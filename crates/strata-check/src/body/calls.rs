@@ -41,12 +41,43 @@ impl FnCx<'_> {
             self.check_print_here(name, fspan);
             return Ty::UNIT;
         }
-        let Some(sig) = self.prog.fns.get(name).cloned() else {
+        // A call of a function parameter is checked against its function type.
+        let param_sig = if func.len() == 1 { self.sig.fn_param(name).map(|p| p.sig.clone()) } else { None };
+        let Some(sig) = param_sig.or_else(|| self.prog.fns.get(name).cloned()) else {
             self.unknown_name(fspan, &path, format!("cannot find function `{path}` in this scope"), NameKind::Function);
             for a in args {
                 self.expr(a, None);
             }
             return Ty::Error;
+        };
+        // The arguments for function parameters name functions; the others are values.
+        let mut fn_args: Vec<(&crate::program::FnParamSig, &ast::Expr)> = Vec::new();
+        let value_args: Vec<ast::Expr>;
+        let args: &[ast::Expr] = if sig.fn_params.is_empty() {
+            args
+        } else {
+            if args.len() != sig.params.len() + sig.fn_params.len() {
+                self.error(
+                    codes::ARG_COUNT,
+                    span,
+                    format!(
+                        "`{path}` takes {} arguments but {} were supplied",
+                        sig.params.len() + sig.fn_params.len(),
+                        args.len()
+                    ),
+                    "wrong number of arguments",
+                );
+                return Ty::Error;
+            }
+            let mut rest = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                match sig.fn_params.iter().find(|p| p.pos == i) {
+                    Some(p) => fn_args.push((p, a)),
+                    None => rest.push(a.clone()),
+                }
+            }
+            value_args = rest;
+            &value_args
         };
         let kernel = matches!(sig.root, Root::Grid { .. });
         if name == "stream_new" && sig.builtin && !stream_let && self.level() == Level::Cpu {
@@ -195,7 +226,7 @@ impl FnCx<'_> {
             direct_loans.push(loans.clone());
             // A reference to data that holds references reaches what they borrow as well: the
             // callee may read, write, return or store it (adversarial/adv6_*).
-            if matches!(&t, Ty::Ref { ty, .. } if holds_ref(ty)) {
+            if matches!(&t, Ty::Ref { ty, .. } if self.holds_ref(ty)) {
                 let more = self.reachable_loans(&loans);
                 union_loans(&mut loans, more);
             }
@@ -225,7 +256,7 @@ impl FnCx<'_> {
         // A callee given a `&uniq` reference to data that holds references may store another
         // argument there, out of sight of the liveness analysis: keep every live borrow.
         if !self.on_gpu()
-            && arg_tys.iter().any(|t| matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)))
+            && arg_tys.iter().any(|t| matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if self.holds_ref(ty)))
         {
             let live: Vec<Span> = self.live_borrows.iter().map(|b| b.2).collect();
             self.pinned_borrows.extend(live);
@@ -297,10 +328,21 @@ impl FnCx<'_> {
         for (i, want, got, _) in mismatches {
             self.mismatch_expr(&args[i], &want, &got);
         }
+        // Function arguments: after the value arguments, whose types bind the generics that
+        // the function types mention (a function's own types bind those left).
+        let mut passed = Vec::new();
+        for (p, a) in &fn_args {
+            if let Some(f) = self.fn_argument(p, a, &sig, &mut subst, &path) {
+                passed.push((p.name.clone(), f));
+            }
+        }
+        if !fn_args.is_empty() {
+            self.types.call_fns.insert(span, passed);
+        }
         for (g, k) in &sig.generics {
             let bound = match k {
                 Kind::Nat => subst.nats.contains_key(g),
-                Kind::DataTy => subst.tys.contains_key(g),
+                Kind::DataTy | Kind::Num => subst.tys.contains_key(g),
                 Kind::Mem => subst.mems.contains_key(g),
                 Kind::Prv => true,
             };
@@ -312,6 +354,38 @@ impl FnCx<'_> {
                     format!("give it explicitly: `{path}::<…>(…)`"),
                 );
             }
+        }
+        // A `num` generic stands for a numeric type only.
+        for g in &sig.num_generics {
+            if let Some(t) = subst.tys.get(g) {
+                let numeric = match t {
+                    Ty::Scalar(s) => Ty::Scalar(*s).is_numeric() && !s.is_atomic(),
+                    Ty::Var(v) => self.sig.is_num(v),
+                    Ty::Error => true,
+                    _ => false,
+                };
+                if !numeric {
+                    let mut d = Diagnostic::error(
+                        codes::NOT_NUMERIC,
+                        format!("`{g}` = `{t}` is not a numeric type"),
+                        span,
+                        format!("`{path}` requires `{g}: num`: one of `i32`, `i64`, `u32`, `u64`, `f32`, `f64`"),
+                    );
+                    if let Ty::Var(v) = t {
+                        d = d.with_note(format!("help: bound it in the caller as well: `{v}: num`"));
+                    }
+                    self.report(d);
+                }
+            }
+        }
+        if !sig.builtin && sig.generics.iter().any(|(_, k)| *k == Kind::DataTy) {
+            let dtys = sig
+                .generics
+                .iter()
+                .filter(|(_, k)| *k == Kind::DataTy)
+                .filter_map(|(g, _)| subst.tys.get(g).map(|t| (g.clone(), t.defaulted())))
+                .collect();
+            self.types.call_dtys.insert(span, dtys);
         }
         for (g, t) in &subst.tys {
             if t.mentions_stream() {
@@ -529,6 +603,92 @@ impl FnCx<'_> {
         }
         self.val_loans = loans;
         ret
+    }
+
+    /// The argument `a` for the function parameter `p` of `sig`: the name of a top-level function,
+    /// or of a function parameter of the caller, whose type is `p`'s (binding the generics it
+    /// mentions) and whose resource can run where `p` is called. Returns the name passed.
+    fn fn_argument(
+        &mut self,
+        p: &crate::program::FnParamSig,
+        a: &ast::Expr,
+        sig: &FnSig,
+        subst: &mut Subst,
+        path: &str,
+    ) -> Option<String> {
+        let want = &p.sig;
+        let described = |me: &Self, s: &Subst| {
+            let ps: Vec<String> = want.params.iter().map(|q| me.apply_subst(&q.ty, s).to_string()).collect();
+            format!("fn({}) -[{}]-> {}", ps.join(", "), want.root, me.apply_subst(&want.ret, s))
+        };
+        let ExprKind::Path(ids) = &strip_parens(a).kind else {
+            let d = described(self, subst);
+            self.expr(a, None);
+            self.error(
+                codes::FN_ARG_MISMATCH,
+                a.span,
+                format!("`{path}` expects a function for `{}`", p.name),
+                format!("expected the name of a function of type `{d}`"),
+            );
+            return None;
+        };
+        let fname = ids.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join("::");
+        let fname = PATH_ALIASES.iter().find(|(q, _)| *q == fname).map_or(fname.clone(), |(_, n)| n.to_string());
+        let local = ids.len() == 1 && self.lookup(&fname).is_some();
+        let (got, passed_on) = match self.sig.fn_param(&fname).filter(|_| ids.len() == 1 && !local) {
+            Some(own) => (own.sig.clone(), true),
+            None => match self.prog.fns.get(&fname).filter(|_| !local) {
+                Some(f) => (f.clone(), false),
+                None => {
+                    let d = described(self, subst);
+                    let what = if local { "a value" } else { "not a function in scope" };
+                    self.error(
+                        codes::FN_ARG_MISMATCH,
+                        a.span,
+                        format!("`{fname}` is {what}, but `{path}` expects a function for `{}`", p.name),
+                        format!("expected the name of a function of type `{d}`"),
+                    );
+                    return None;
+                }
+            },
+        };
+        let mut problem = None;
+        if !got.generics.is_empty() || !got.fn_params.is_empty() {
+            problem = Some(format!(
+                "`{fname}` is generic or takes function parameters: only a function without either can be passed \
+                 (so that instantiation ends)"
+            ));
+        } else if matches!(got.root, Root::Grid { .. } | Root::Block { .. } | Root::Warp) {
+            problem = Some(format!("`{fname}` is executed by `{}`, not by a single thread", got.root));
+        } else {
+            let root_ok = match (&want.root, &got.root) {
+                (_, Root::Any) => true,
+                (Root::Thread, Root::Thread) | (Root::CpuThread, Root::CpuThread) => true,
+                // An `Any` parameter runs wherever its caller is: only `Any` code fits.
+                _ => false,
+            };
+            let types_ok = got.params.len() == want.params.len()
+                && want.params.iter().zip(&got.params).all(|(w, g)| self.unify(&w.ty, &g.ty, subst, sig))
+                && self.unify(&want.ret, &got.ret, subst, sig);
+            if !types_ok {
+                let ps: Vec<String> = got.params.iter().map(|q| q.ty.to_string()).collect();
+                problem = Some(format!("`{fname}` has type `fn({}) -> {}`", ps.join(", "), got.ret));
+            } else if !root_ok {
+                problem = Some(format!("`{fname}` is executed by `{}`", got.root));
+            }
+        }
+        if let Some(why) = problem {
+            let d = described(self, subst);
+            self.error(
+                codes::FN_ARG_MISMATCH,
+                a.span,
+                format!("`{fname}` does not fit the function parameter `{}: {d}` of `{path}`", p.name),
+                why,
+            );
+            return None;
+        }
+        let _ = passed_on;
+        Some(fname)
     }
 
     /// `load_npy`/`save_npy`: the data type must be one an `.npy` file holds; recorded for the
@@ -821,7 +981,7 @@ impl FnCx<'_> {
         direct_loans: &[Vec<Alias>],
     ) {
         for (i, t) in arg_tys.iter().enumerate() {
-            if !matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if holds_ref(ty)) {
+            if !matches!(t, Ty::Ref { own: Ownership::Uniq, ty, .. } if self.holds_ref(ty)) {
                 continue;
             }
             // The data the argument points to, and any reached from it through `&uniq`
@@ -831,7 +991,9 @@ impl FnCx<'_> {
                 .get(i)
                 .into_iter()
                 .flatten()
-                .filter(|l| l.own == Ownership::Uniq && (direct.contains(l) || holds_ref(&self.vars[l.place.root].ty)))
+                .filter(|l| {
+                    l.own == Ownership::Uniq && (direct.contains(l) || self.holds_ref(&self.vars[l.place.root].ty))
+                })
                 .cloned()
                 .collect();
             for sink in &sinks {
@@ -842,7 +1004,7 @@ impl FnCx<'_> {
                 let depth = if behind { 0 } else { self.vars[sink.place.root].depth };
                 let name = self.vars[sink.place.root].name.clone();
                 for (j, a) in args.iter().enumerate() {
-                    if !arg_tys.get(j).is_some_and(holds_ref) {
+                    if !arg_tys.get(j).is_some_and(|t| self.holds_ref(t)) {
                         continue;
                     }
                     let mut loans = arg_loans.get(j).cloned().unwrap_or_default();

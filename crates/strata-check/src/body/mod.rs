@@ -219,6 +219,12 @@ pub struct TypeTable {
     /// The spans of the `sync`s that synchronise a warp (a bare `sync` means the innermost block
     /// or warp: the lowering must emit the barrier the checker checked).
     pub warp_syncs: HashSet<Span>,
+    /// The function passed for each function parameter at every call that passes one, by the
+    /// call's span: (parameter, function or the caller's own function parameter).
+    pub call_fns: HashMap<Span, Vec<(String, String)>>,
+    /// The callee's data-type (`dty`, `num`) arguments at every call of a function generic over
+    /// one, by the call's span (the lowering instantiates the callee with them).
+    pub call_dtys: HashMap<Span, Vec<(String, Ty)>>,
     /// What tools may ask about positions ([`crate::query`]); empty unless recording.
     pub query: crate::query::Recorded,
 }
@@ -503,7 +509,29 @@ impl<'p> FnCx<'p> {
     }
 
     /// E0101 for `name`, with "did you mean" the most similar name of its kind in scope.
+    /// Whether a value of `t` may hold a reference (a `num` generic of this function does not).
+    fn holds_ref(&self, t: &Ty) -> bool {
+        holds_ref_with(t, &|v| self.sig.is_num(v))
+    }
+
+    /// Whether values of `t` are copied, not moved: a `num` generic of this function is.
+    fn copyable(&self, t: &Ty) -> bool {
+        t.is_copy_with(&|v| self.sig.is_num(v))
+    }
+
     fn unknown_name(&mut self, span: Span, name: &str, message: String, kind: NameKind) {
+        if kind == NameKind::Value && self.sig.fn_param(name).is_some() {
+            self.report(
+                Diagnostic::error(
+                    codes::FN_NOT_VALUE,
+                    format!("the function parameter `{name}` is not a value"),
+                    span,
+                    "a function parameter can only be called or passed to a function parameter",
+                )
+                .with_note("function values cannot be stored, returned or compared: every call that passes a function is instantiated with it"),
+            );
+            return;
+        }
         let mut d = Diagnostic::error(codes::UNKNOWN_NAME, message, span, "not found in this scope");
         let left = self.prog.suggestions_left.get();
         if left > 0 {
@@ -785,7 +813,7 @@ impl<'p> FnCx<'p> {
                 let (t, uni) = self.expr_uni(init, declared.as_ref());
                 self.stream_let = false;
                 init_uni = uni;
-                if holds_ref(&t) {
+                if self.holds_ref(&t) {
                     loans = std::mem::take(&mut self.val_loans);
                 }
                 let init_ok = self.diags.len() == errors_before;
@@ -805,7 +833,7 @@ impl<'p> FnCx<'p> {
                             self.live_borrows.push((info.place.clone(), *own, init.span, depth));
                         }
                     }
-                } else if init_ok && holds_ref(&t) {
+                } else if init_ok && self.holds_ref(&t) {
                     // A reference that comes out of a call or a block may be any borrow made in
                     // the initialiser: all of them live as long as the variable.
                     let depth = self.scopes.len();
@@ -869,8 +897,8 @@ impl<'p> FnCx<'p> {
         };
         self.types.lets.insert(l.name.span, ty.defaulted());
         self.note_shared_let(&l.name, &ty);
-        self.holds_ref_at.insert(l.name.span, holds_ref(&ty));
-        let tracked = self.on_gpu() && ty.is_copy() && !holds_ref(&ty);
+        self.holds_ref_at.insert(l.name.span, self.holds_ref(&ty));
+        let tracked = self.on_gpu() && self.copyable(&ty) && !self.holds_ref(&ty);
         let var = Var {
             name: l.name.name.clone(),
             ty,
@@ -898,7 +926,7 @@ impl<'p> FnCx<'p> {
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Ty>) -> Ty {
         self.val_loans.clear();
         let t = if self.recording { self.expr_recorded(e, expected) } else { self.expr_kind(e, expected) };
-        if !holds_ref(&t) || t.is_error() {
+        if !self.holds_ref(&t) || t.is_error() {
             self.val_loans.clear();
         }
         t
@@ -1215,14 +1243,45 @@ impl<'p> FnCx<'p> {
             self.retype_literals(l, &u64_ty);
             self.retype_literals(r, &u64_ty);
         }
+        // Arithmetic and comparisons on a `num` generic: defined for every numeric type it may
+        // be instantiated with.
+        if let (Ty::Var(a), Ty::Var(b)) = (&lt, &rt) {
+            if a == b && self.sig.is_num(a) {
+                if op.is_comparison() {
+                    return Ty::BOOL;
+                }
+                if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
+                    return lt.clone();
+                }
+            }
+        }
         let joined = self.join_numeric(&lt, &rt);
+        let generic = [&lt, &rt].into_iter().find_map(|t| match t {
+            Ty::Var(v) => Some((v.clone(), self.sig.is_num(v))),
+            _ => None,
+        });
         let bad = |me: &mut Self| {
-            me.error(
+            let mut d = Diagnostic::error(
                 codes::BAD_OPERANDS,
-                span,
                 format!("cannot apply `{}` to `{}` and `{}`", op.symbol(), lt.defaulted(), rt.defaulted()),
+                span,
                 "invalid operands",
             );
+            match &generic {
+                Some((v, false)) => {
+                    d = d.with_note(format!(
+                        "help: `{v}` is any data type; bound it as `{v}: num` for `+ - * /` and comparisons"
+                    ))
+                }
+                Some((v, true)) => {
+                    d = d.with_note(format!(
+                        "a `num` value takes `+ - * /` and comparisons with a value of the same type `{v}` \
+                         (literals: `zero::<{v}>()`, `one::<{v}>()`)"
+                    ))
+                }
+                None => {}
+            }
+            me.report(d);
             Ty::Error
         };
         match op {
@@ -1739,11 +1798,14 @@ fn cpu_memory_in(t: &Ty) -> bool {
     }
 }
 
-fn holds_ref(t: &Ty) -> bool {
+/// Whether a value of `t` may hold a reference (a data-type generic may, unless `num` says it is
+/// one of the numeric scalars).
+fn holds_ref_with(t: &Ty, num: &dyn Fn(&str) -> bool) -> bool {
     match t {
-        Ty::Ref { .. } | Ty::Var(_) | Ty::Error => true,
-        Ty::Tuple(ts) => ts.iter().any(holds_ref),
-        Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) => holds_ref(t),
+        Ty::Var(v) => !num(v),
+        Ty::Ref { .. } | Ty::Error => true,
+        Ty::Tuple(ts) => ts.iter().any(|t| holds_ref_with(t, num)),
+        Ty::Array(t, _) | Ty::ViewArray(t, _) | Ty::At(t, _) => holds_ref_with(t, num),
         _ => false,
     }
 }

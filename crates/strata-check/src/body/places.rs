@@ -501,7 +501,7 @@ impl FnCx<'_> {
         }
         let uni = info.targets().map(|t| self.read_uni_here(t)).max().unwrap_or_default();
         self.varies = self.varies.max(uni);
-        if !info.ty.is_copy() && !info.ty.is_error() {
+        if !self.copyable(&info.ty) && !info.ty.is_error() {
             if info.place.steps.is_empty() {
                 // Printing only reads: a shared borrow may stay live across it.
                 let reading = self.reading_only;
@@ -545,7 +545,7 @@ impl FnCx<'_> {
                 union_loans(&mut loans, self.loans_of_read(t, *own));
             }
             self.val_loans = loans;
-        } else if holds_ref(&info.ty) {
+        } else if self.holds_ref(&info.ty) {
             // An aggregate holding references (a tuple): the loans of its variable.
             let mut loans = Vec::new();
             for t in info.targets() {
@@ -724,7 +724,7 @@ impl FnCx<'_> {
         if let ExprKind::Path(segs) = &lhs.kind {
             if let Some(id) = self.lookup(&segs[0].name) {
                 let depth = self.vars[id].depth;
-                if holds_ref(&self.vars[id].ty) {
+                if self.holds_ref(&self.vars[id].ty) {
                     stored_at = Some(depth);
                 }
             }
@@ -749,8 +749,8 @@ impl FnCx<'_> {
             // a borrow is checked against the borrows live before it, not against itself.
             self.track_stored_borrows(rhs, depth);
         }
-        let rhs_loans = if holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
-        if let (Some(info), true) = (&info, holds_ref(&rt) && !rt.is_error()) {
+        let rhs_loans = if self.holds_ref(&rt) { std::mem::take(&mut self.val_loans) } else { Vec::new() };
+        if let (Some(info), true) = (&info, self.holds_ref(&rt) && !rt.is_error()) {
             for t in info.targets() {
                 // A heap cell the host owns (`cell.0 = r` with `cell: T @ cpu.mem`) stores like a
                 // variable; anything else behind a dereference is memory someone else owns.
@@ -780,7 +780,7 @@ impl FnCx<'_> {
         if matches!(rt, Ty::IntLit | Ty::FloatLit) {
             self.fix_open_var(rhs, &lt);
         }
-        self.holds_ref_at.insert(lhs.span, holds_ref(&lt));
+        self.holds_ref_at.insert(lhs.span, self.holds_ref(&lt));
         let Some(info) = info else { return };
         if let Some(op) = op {
             if self.join_numeric(&lt, &rt).is_none() && !rt.is_error() && !lt.is_error() {
@@ -854,7 +854,7 @@ impl FnCx<'_> {
             // A reference stored in a variable (or a part of it) may hold the loans it held before
             // (on another path, or in another part) and the new ones.
             let own_cell = !self.on_gpu() && self.in_own_cell(&t.place);
-            if holds_ref(&lt) && (own_cell || !t.place.steps.iter().any(|s| matches!(s, PStep::Deref))) {
+            if self.holds_ref(&lt) && (own_cell || !t.place.steps.iter().any(|s| matches!(s, PStep::Deref))) {
                 union_loans(&mut self.vars[t.place.root].loans, rhs_loans.iter().cloned());
             }
         }

@@ -62,7 +62,7 @@ impl FnCx<'_> {
         }
         // Only references are mapped to their arguments' loans: a parameter holding references
         // another way (in a tuple) keeps the call a use of everything.
-        if self.sig.params.iter().any(|p| !matches!(p.ty, Ty::Ref { .. }) && holds_ref(&p.ty)) {
+        if self.sig.params.iter().any(|p| !matches!(p.ty, Ty::Ref { .. }) && self.holds_ref(&p.ty)) {
             return None;
         }
         let params = self.sig.params.len();

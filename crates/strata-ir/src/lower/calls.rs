@@ -91,6 +91,14 @@ impl<'a> FnLower<'_, 'a> {
         })
     }
 
+    /// A call of a function parameter of an inlined function is a call of the function passed.
+    pub(crate) fn passed_fn(&self, func: &[ast::Ident]) -> Option<Vec<ast::Ident>> {
+        match (func, func.first().map(|f| self.lookup(&f.name))) {
+            ([f], Some(Some(Binding::Func(real)))) => Some(vec![ast::Ident { name: real, span: f.span }]),
+            _ => None,
+        }
+    }
+
     pub(crate) fn call(
         &mut self,
         func: &[ast::Ident],
@@ -98,11 +106,28 @@ impl<'a> FnLower<'_, 'a> {
         args: &[ast::Expr],
         span: Span,
     ) -> Expr {
+        let passed = self.passed_fn(func);
+        let func = passed.as_deref().unwrap_or(func);
         let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
         // A program may define a function the prelude declares; its own definition wins, here
         // as in the checker (which typed the call by the program's signature).
         let prelude_fn = self.l.env.fns.get(&name).is_some_and(|s| s.builtin);
+        if prelude_fn && (name == "zero" || name == "one") {
+            // The identity elements of the type the call was instantiated with.
+            let t = self.l.types.call_types.get(&span).map(|t| self.ty(t, span));
+            let one = name == "one";
+            return match t {
+                Some(Ty::Scalar(s)) if matches!(s, ScalarTy::F32 | ScalarTy::F64) => {
+                    Expr::Lit(Lit::Float(if one { 1.0 } else { 0.0 }, s))
+                }
+                Some(Ty::Scalar(s)) => Expr::Lit(Lit::Int(u128::from(one), s)),
+                _ => {
+                    self.err(span, format!("`{name}` of a type the checker did not record"));
+                    Expr::Lit(Lit::Unit)
+                }
+            };
+        }
         let builtin = match name.as_str() {
             _ if !prelude_fn => None,
             "cpu_heap_new" => Some(Builtin::HeapNew),
@@ -232,6 +257,8 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The declaration and signature of the function a call names, where its calls are inlined.
     pub(crate) fn inlined_callee(&self, func: &[ast::Ident]) -> Option<(&'a ast::FnDecl, Rc<FnSig>)> {
+        let passed = self.passed_fn(func);
+        let func = passed.as_deref().unwrap_or(func);
         let path = func.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("::");
         let name = PATH_ALIASES.iter().find(|(p, _)| *p == path).map_or(path.clone(), |(_, n)| n.to_string());
         let sig = self.l.env.fns.get(&name)?;
@@ -295,7 +322,7 @@ impl<'a> FnLower<'_, 'a> {
             self.err(
                 span,
                 format!(
-                    "{what} `{name}` (calls of a function executed by a block or a warp, or with a view-array \
+                    "{what} `{name}` (calls of a function executed by a block or a warp, generic over a data type or a function, or with a view-array \
                      parameter, are inlined)"
                 ),
             );
@@ -311,16 +338,43 @@ impl<'a> FnLower<'_, 'a> {
             );
             return unit;
         };
-        if args.len() != sig.params.len() {
+        if args.len() != sig.params.len() + sig.fn_params.len() {
             self.err(span, format!("this call of `{name}`"));
             return unit;
         }
+        // The arguments for function parameters name functions: bound, not evaluated.
+        let args: Vec<&ast::Expr> = args
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !sig.fn_params.iter().any(|p| p.pos == *i))
+            .map(|(_, a)| a)
+            .collect();
         // Everything the arguments say is resolved in the caller's scope.
         let mut scope: Vec<(String, Binding)> = Vec::new();
         if let Some(nats) = self.l.types.call_nats.get(&span) {
             for (n, v) in nats {
                 scope.push((n.clone(), Binding::Nat(self.nat(v))));
             }
+        }
+        // The instantiation: the functions passed (a function parameter of the caller passed on
+        // is the function it is bound to) and the data types, in the caller's terms.
+        for (p, f) in self.l.types.call_fns.get(&span).into_iter().flatten() {
+            let real = match self.lookup(f) {
+                Some(Binding::Func(real)) => real,
+                _ => f.clone(),
+            };
+            scope.push((p.clone(), Binding::Func(real)));
+        }
+        if sig.fn_params.iter().any(|p| !scope.iter().any(|(n, _)| *n == p.name)) {
+            self.err(span, format!("a call of `{name}` whose function arguments the checker did not record"));
+            return unit;
+        }
+        let mut subst = HashMap::new();
+        let mut instance_tys = Vec::new();
+        for (g, t) in self.l.types.call_dtys.get(&span).into_iter().flatten() {
+            instance_tys.push(format!("{g} = {t}"));
+            let t = self.ty(t, span);
+            subst.insert(g.clone(), t);
         }
         match self.call_resource(exec) {
             Some(r) => {
@@ -336,7 +390,7 @@ impl<'a> FnLower<'_, 'a> {
             None => {}
         }
         let mut values = Vec::new();
-        for (p, a) in sig.params.iter().zip(args) {
+        for (p, a) in sig.params.iter().zip(args.iter().copied()) {
             if matches!(p.ty, cty::Ty::Ref { .. }) {
                 let Some(st) = self.arg_place(a) else { return unit };
                 scope.push((p.name.clone(), Binding::Ref(Rc::new(st))));
@@ -345,6 +399,7 @@ impl<'a> FnLower<'_, 'a> {
             }
         }
         let caller_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let caller_subst = std::mem::replace(&mut self.ty_subst, subst);
         let owned_before = self.owned.len();
         // By-value parameters are the callee's own (mutable) copies; in host code the callee
         // owns the buffers passed to it by value and releases them at its end.
@@ -359,10 +414,26 @@ impl<'a> FnLower<'_, 'a> {
         }
         let ret = self.ty(&sig.ret, f.span);
         let returns_value = !matches!(ret, Ty::Scalar(ScalarTy::Unit));
+        // An instantiation: what the lowering cannot express inside it names the instantiation.
+        let mut instance: Vec<String> = Vec::new();
+        for (n, b) in self.scopes.iter().flatten() {
+            if let Binding::Func(f) = b {
+                instance.push(format!("{n} = {f}"));
+            }
+        }
+        instance.extend(instance_tys);
+        let errors_before = self.l.errors.len();
         self.inlining.push(name.clone());
         let mut stmts = self.block_releasing(&body, owned_before, Some(&ret), returns_value);
         self.inlining.pop();
+        if !instance.is_empty() {
+            let note = format!("in the instantiation of `{name}` with {}", instance.join(", "));
+            for e in &mut self.l.errors[errors_before..] {
+                e.notes.push(note.clone());
+            }
+        }
         self.scopes = caller_scopes;
+        self.ty_subst = caller_subst;
         let mut result = unit;
         if returns_value && tail_value(&body).is_some() {
             match stmts.pop() {
