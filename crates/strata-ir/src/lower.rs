@@ -530,6 +530,31 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
     }
 }
 
+/// Strata's integer arithmetic, checked for overflow ([`Expr::Checked`]): `+ - * / % << >>`
+/// and unary `-`; every other operator as it is.
+fn checked(e: Expr, span: Span) -> Expr {
+    match &e {
+        Expr::Binary(
+            ast::BinOp::Add
+            | ast::BinOp::Sub
+            | ast::BinOp::Mul
+            | ast::BinOp::Div
+            | ast::BinOp::Rem
+            | ast::BinOp::Shl
+            | ast::BinOp::Shr,
+            ..,
+        ) => Expr::Checked(Box::new(e), span),
+        // A negative literal (`-5`, `-2.5`): its value fits, as the checker made sure.
+        Expr::Unary(ast::UnOp::Neg, x)
+            if matches!(**x, Expr::Lit(Lit::Float(..)) | Expr::Lit(Lit::Int(_, ScalarTy::I32 | ScalarTy::I64))) =>
+        {
+            e
+        }
+        Expr::Unary(ast::UnOp::Neg, _) => Expr::Checked(Box::new(e), span),
+        _ => e,
+    }
+}
+
 /// The math library of the prelude (`exp_f32`, `min_u64`, `is_nan_f64`, …): its builtin, by the
 /// name's type suffix. `clamp_f32`/`clamp_f64` give `Fmin` here; `call` nests an `Fmax` in it.
 fn math_builtin(name: &str) -> Option<Builtin> {
@@ -545,12 +570,7 @@ fn math_builtin(name: &str) -> Option<Builtin> {
         _ => return None,
     };
     if !matches!(t, ScalarTy::F32 | ScalarTy::F64) {
-        let f = match base {
-            "min" => IntFn::Min,
-            "max" => IntFn::Max,
-            "abs" => IntFn::Abs,
-            _ => return None,
-        };
+        let f = IntFn::ALL.into_iter().find(|f| f.name() == base)?;
         return Some(Builtin::IntMath(f, t));
     }
     let m = match base {
@@ -1183,7 +1203,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
             Expr::Cast(_, s) => Some(*s),
-            Expr::Unary(_, x) => self.scalar_ty(x),
+            Expr::Unary(_, x) | Expr::Checked(x, _) => self.scalar_ty(x),
             Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) => {
                 self.scalar_ty(a).and(self.scalar_ty(b)).map(|_| ScalarTy::Bool)
             }
@@ -1306,7 +1326,7 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::CompoundAssign(op, lhs, rhs) => {
                 if let Some(place) = self.hoisting(out, |s| s.place(lhs)) {
                     let rhs = self.hoisting(out, |s| s.expr(rhs));
-                    let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs));
+                    let value = checked(Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs)), e.span);
                     out.push(Stmt::Store { place, value });
                 }
             }
@@ -1461,13 +1481,13 @@ impl<'a> FnLower<'_, 'a> {
                 None => Expr::Lit(Lit::Unit),
             },
             ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.expr(x),
-            ExprKind::Unary(op, x) => Expr::Unary(*op, Box::new(self.expr(x))),
+            ExprKind::Unary(op, x) => checked(Expr::Unary(*op, Box::new(self.expr(x))), e.span),
             ExprKind::Binary(op @ (ast::BinOp::And | ast::BinOp::Or), a, b) => self.short_circuit(*op, a, b, e.span),
             ExprKind::Binary(op, a, b) => {
                 let mut v = self.operands([&**a, &**b].into_iter());
                 let y = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
                 let x = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
-                Expr::Binary(*op, Box::new(x), Box::new(y))
+                checked(Expr::Binary(*op, Box::new(x), Box::new(y)), e.span)
             }
             ExprKind::Cast(x, t) => {
                 let inner = self.expr(x);

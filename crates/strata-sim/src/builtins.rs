@@ -278,6 +278,13 @@ impl Machine<'_, '_> {
                     _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
                 }
             }
+            Builtin::IntMath(f, t) if !matches!(f, ir::IntFn::Min | ir::IntFn::Max | ir::IntFn::Abs) => {
+                // A `nat` argument takes the parameter's type, as at every call.
+                let x = arg(0).cast(t);
+                let y = if f.arity() == 2 { arg(1).cast(t) } else { Value::Unit };
+                crate::intfns::int_fn(f, &x, &y)
+                    .ok_or_else(|| fail(codes::UNSUPPORTED, "this integer function", span, "these operands"))?
+            }
             Builtin::IntMath(f, _) => {
                 use ir::IntFn;
                 match (f, arg(0), arg(1)) {

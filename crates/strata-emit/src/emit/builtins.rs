@@ -215,7 +215,7 @@ impl<'p> Emitter<'p> {
                 f.name(),
                 scalar_suffix(t),
                 arg(0)?,
-                if f == IntFn::Abs { String::new() } else { format!(", {}", arg(1)?) }
+                if f.arity() == 1 { String::new() } else { format!(", {}", arg(1)?) }
             ),
             Builtin::IsNan(t) => format!("strata_is_nan_{}({})", scalar_suffix(t), arg(0)?),
             Builtin::IsFinite(t) => format!("strata_is_finite_{}({})", scalar_suffix(t), arg(0)?),

@@ -286,7 +286,7 @@ impl<'p> Emitter<'p> {
             Expr::Nat(_) => Ty::Nat,
             Expr::Load(p) => self.place_ty(cx, p),
             Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p)), cx.f.place_mem(p)),
-            Expr::Unary(_, x) => self.expr_ty(cx, x),
+            Expr::Unary(_, x) | Expr::Checked(x, _) => self.expr_ty(cx, x),
             Expr::Binary(op, a, b) => {
                 if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
                     return Ty::Scalar(ScalarTy::Bool);
@@ -437,6 +437,7 @@ impl<'p> Emitter<'p> {
                     _ => format!("({x} {} {y})", op.symbol()),
                 }
             }
+            Expr::Checked(inner, span) => self.checked_arith(cx, inner, *span)?,
             // A float converted to an integer saturates (NaN gives 0), as on `sim`: a plain C cast
             // of an out-of-range value is undefined behaviour.
             Expr::Cast(x, s)
