@@ -166,7 +166,7 @@ impl Emitter<'_> {
                 let t = if ta == Ty::Nat { sb } else { sa };
                 if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
                     // Operands whose ranges rule out overflow (a counter times a literal): plain.
-                    let fits = self.value_range(cx, inner).is_some_and(|r| int_fits(r, t));
+                    let fits = self.arith_range(cx, *op, a, b).is_some_and(|r| int_fits(r, t));
                     if fits {
                         return self.expr(cx, inner);
                     }
@@ -209,21 +209,24 @@ impl Emitter<'_> {
             }
             Expr::Checked(inner, _) => match &**inner {
                 Expr::Unary(UnOp::Neg, _) => self.value_range(cx, inner),
-                Expr::Binary(op, a, b) => {
-                    let ((al, ah), (bl, bh)) = (self.value_range(cx, a)?, self.value_range(cx, b)?);
-                    match op {
-                        BinOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
-                        BinOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
-                        BinOp::Mul => {
-                            let ps =
-                                [al.checked_mul(bl)?, al.checked_mul(bh)?, ah.checked_mul(bl)?, ah.checked_mul(bh)?];
-                            Some((*ps.iter().min()?, *ps.iter().max()?))
-                        }
-                        _ => None,
-                    }
-                }
+                Expr::Binary(op, a, b) => self.arith_range(cx, *op, a, b),
                 _ => None,
             },
+            _ => None,
+        }
+    }
+
+    /// The exact values of `a op b` (`+ - *`) for the values [`Emitter::value_range`] gives
+    /// its operands.
+    fn arith_range(&self, cx: &Cx, op: BinOp, a: &Expr, b: &Expr) -> Option<(i128, i128)> {
+        let ((al, ah), (bl, bh)) = (self.value_range(cx, a)?, self.value_range(cx, b)?);
+        match op {
+            BinOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
+            BinOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
+            BinOp::Mul => {
+                let ps = [al.checked_mul(bl)?, al.checked_mul(bh)?, ah.checked_mul(bl)?, ah.checked_mul(bh)?];
+                Some((*ps.iter().min()?, *ps.iter().max()?))
+            }
             _ => None,
         }
     }
