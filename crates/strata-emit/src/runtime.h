@@ -297,13 +297,13 @@ STRATA_DIVISION(uint64_t, u64, false)
    builtins in device code), and the report is out of line (`strata_overflow`, cold), so the
    common path is the operation and one branch that is never taken. */
 #if defined(__GNUC__) && !defined(STRATA_CUDA)
-#define STRATA_COLD __attribute__((cold, noinline))
+#define STRATA_COLD_FN static __attribute__((cold, noinline, unused))
 #define STRATA_UNLIKELY(c) __builtin_expect(!!(c), 0)
 #else
-#define STRATA_COLD
+#define STRATA_COLD_FN STRATA_INLINE
 #define STRATA_UNLIKELY(c) (c)
 #endif
-STRATA_COLD STRATA_INLINE STRATA_HD void strata_overflow(strata_pos at, const char *message) {
+STRATA_COLD_FN STRATA_HD void strata_overflow(strata_pos at, const char *message) {
     strata_fail_any(913, at, message);
 }
 #define STRATA_ADD_MSG "attempt to add with overflow"

@@ -108,6 +108,8 @@ impl Emitter<'_> {
                 (x, y) => x.or(y),
             },
             Expr::Cast(x, ScalarTy::U32 | ScalarTy::U64) => self.value_max(cx, x),
+            // `%` of a literal is checked for a zero divisor only: its value is below the literal.
+            Expr::Checked(x, _) if matches!(**x, Expr::Binary(BinOp::Rem | BinOp::BitAnd, ..)) => self.value_max(cx, x),
             _ => None,
         }
     }
