@@ -635,6 +635,21 @@ STRATA_INLINE STRATA_HD int64_t strata_mul_hi_i64(int64_t a, int64_t b) {
 #endif
 }
 
+/* `powi_f32(x, n)`: squaring in a fixed order, one IEEE operation per step (as on `sim`). */
+#define STRATA_POWI(T, name)                                                      \
+    STRATA_INLINE STRATA_HD T strata_powi_##name(T x, int32_t n) {              \
+        T r = (T)1, b = x;                                                        \
+        uint32_t e = n < 0 ? (uint32_t)0 - (uint32_t)n : (uint32_t)n;             \
+        while (e != 0) {                                                          \
+            if (e & 1u) r = r * b;                                                \
+            e >>= 1;                                                              \
+            if (e != 0) b = b * b;                                                \
+        }                                                                         \
+        return n < 0 ? (T)1 / r : r;                                              \
+    }
+STRATA_POWI(float, f32)
+STRATA_POWI(double, f64)
+
 /* `is_nan_f32`, `is_finite_f64`, …: C's classification macros (CUDA's functions on the GPU). */
 STRATA_INLINE STRATA_HD bool strata_is_nan_f32(float x) { return isnan(x); }
 STRATA_INLINE STRATA_HD bool strata_is_nan_f64(double x) { return isnan(x); }

@@ -269,6 +269,11 @@ pub enum Builtin {
     Math(MathFn, ScalarTy),
     /// `min_i32`, `max_u64`, `abs_i64`, …: an integer function of integers of this type.
     IntMath(IntFn, ScalarTy),
+    /// `powi_f32(x, n)` / `powi_f64(x, n)`: `x` (a float of this type) to the `i32` power `n`,
+    /// by squaring in a fixed order (`r *= b` for each one bit of `|n|` from the lowest, `b *= b`
+    /// between), then `1 / r` for a negative `n`: each step one IEEE operation of this type, so
+    /// every device gives the same bits.
+    Powi(ScalarTy),
     /// `is_nan_f32` / `is_nan_f64`: whether a float of this type is a NaN (a `bool`).
     IsNan(ScalarTy),
     /// `is_finite_f32` / `is_finite_f64`: whether a float of this type is neither infinite nor

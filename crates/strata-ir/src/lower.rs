@@ -576,6 +576,7 @@ fn math_builtin(name: &str) -> Option<Builtin> {
     let m = match base {
         "is_nan" => return Some(Builtin::IsNan(t)),
         "is_finite" => return Some(Builtin::IsFinite(t)),
+        "powi" => return Some(Builtin::Powi(t)),
         "abs" => M::Fabs,
         "min" | "clamp" => M::Fmin,
         "max" => M::Fmax,
@@ -591,7 +592,15 @@ fn ast_has_call(e: &ast::Expr) -> bool {
 
 /// Whether a builtin computes a value from its arguments alone (the math library).
 fn pure_builtin(b: &Builtin) -> bool {
-    matches!(b, Builtin::Sqrt(_) | Builtin::Math(..) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_))
+    matches!(
+        b,
+        Builtin::Sqrt(_)
+            | Builtin::Math(..)
+            | Builtin::IntMath(..)
+            | Builtin::Powi(_)
+            | Builtin::IsNan(_)
+            | Builtin::IsFinite(_)
+    )
 }
 
 /// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,

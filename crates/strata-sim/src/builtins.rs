@@ -301,6 +301,20 @@ impl Machine<'_, '_> {
                     _ => return Err(fail(codes::UNSUPPORTED, "this integer function", span, "these operands")),
                 }
             }
+            Builtin::Powi(_) => {
+                let n = match arg(1) {
+                    Value::I32(n) => n,
+                    v => match v.cast(ir::ScalarTy::I32) {
+                        Value::I32(n) => n,
+                        _ => 0,
+                    },
+                };
+                match arg(0) {
+                    Value::F32(x) => Value::F32(crate::intfns::powi_f32(x, n)),
+                    Value::F64(x) => Value::F64(crate::intfns::powi_f64(x, n)),
+                    _ => return Err(fail(codes::UNSUPPORTED, "`powi` of a non-float", span, "not a float")),
+                }
+            }
             Builtin::IsNan(_) | Builtin::IsFinite(_) => {
                 let x = match arg(0) {
                     Value::F32(x) => f64::from(x),

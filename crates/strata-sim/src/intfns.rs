@@ -1,6 +1,6 @@
 //! The integer functions of the math library beyond `min`, `max` and `abs`: wrapping and
 //! saturating arithmetic, `clz`, `popcount` and `mul_hi` (docs/language.md, "Math library"),
-//! as Rust's integer methods compute them; the C runtime (`strata_wrapping_add_i32`, …) and
+//! as Rust's integer methods compute them, and `powi` of floats; the C runtime (`strata_wrapping_add_i32`, …) and
 //! CUDA's intrinsics give the same bits.
 
 use crate::Value;
@@ -39,6 +39,45 @@ pub(crate) fn int_fn(f: IntFn, x: &Value, y: &Value) -> Option<Value> {
         (U64(a), Unit) => go!(*a, 0, U64, u64, u128, 64),
         _ => return None,
     })
+}
+
+/// `powi_f32(x, n)`: squaring in the order the C runtime's `strata_powi_f32` uses, one `f32`
+/// operation per step.
+pub(crate) fn powi_f32(x: f32, n: i32) -> f32 {
+    let (mut r, mut b, mut e) = (1.0f32, x, n.unsigned_abs());
+    while e != 0 {
+        if e & 1 != 0 {
+            r *= b;
+        }
+        e >>= 1;
+        if e != 0 {
+            b *= b;
+        }
+    }
+    if n < 0 {
+        1.0 / r
+    } else {
+        r
+    }
+}
+
+/// `powi_f64(x, n)`: as [`powi_f32`], in `f64`.
+pub(crate) fn powi_f64(x: f64, n: i32) -> f64 {
+    let (mut r, mut b, mut e) = (1.0f64, x, n.unsigned_abs());
+    while e != 0 {
+        if e & 1 != 0 {
+            r *= b;
+        }
+        e >>= 1;
+        if e != 0 {
+            b *= b;
+        }
+    }
+    if n < 0 {
+        1.0 / r
+    } else {
+        r
+    }
 }
 
 /// `abs` as the math library defines it: the minimum of a signed type is its own absolute value
