@@ -392,7 +392,7 @@ impl<'p> Emitter<'p> {
             const_params: const_params(p),
             helpers: RefCell::new(Vec::new()),
             checked: RefCell::new(Vec::new()),
-            arith_checks: !std::env::var_os("STRATA_ARITH_CHECKS").is_some_and(|v| v == "0"),
+            arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
         }
     }
 
