@@ -94,12 +94,12 @@ fn run_time_errors_of_hand_built_c_name_file_line_and_column() {
         (
             "tests/corpus/run/div_zero_on_host_average.strata",
             &[],
-            "tests/corpus/run/div_zero_on_host_average.strata:25:5: error[E0909]: division by zero\n",
+            "tests/corpus/run/div_zero_on_host_average.strata:25:13: error[E0909]: division by zero\n",
         ),
         (
             "tests/corpus/run/div_zero_in_kernel_from_data.strata",
             &[],
-            "tests/corpus/run/div_zero_in_kernel_from_data.strata:12:9: error[E0909]: division by zero\n",
+            "tests/corpus/run/div_zero_in_kernel_from_data.strata:12:14: error[E0909]: division by zero\n",
         ),
         // Out of memory points at the allocation, not at the top of the file.
         (

@@ -33,7 +33,7 @@
 //! yet", is counted by construct, not a failure) and run on `sim` with the deterministic schedule
 //! and [`RANDOM_SEEDS`] random ones (`--schedule random --seed N`), then on `cpu` (the C is built
 //! in a private cache directory that is emptied after every program; E0801 there is counted, not a
-//! failure). A run error other than an arithmetic error (E0909), outputs that differ between
+//! failure). A run error other than an arithmetic error (E0909, or E0913 integer overflow), outputs that differ between
 //! schedules, a `cpu` output (or error code) that differs from `sim`'s, or a panic anywhere, is a
 //! violation: the program is saved to `target/tmp/soundness-<seed>-<case>.strata` and listed at the
 //! end, and the test fails.
@@ -2318,7 +2318,8 @@ struct Counts {
     cpu_same: usize,
     /// `cpu` refused the program with E0801, by message.
     cpu_unsupported: BTreeMap<String, usize>,
-    /// Runs stopped by an arithmetic error (E0909), which the checker does not promise to prevent.
+    /// Runs stopped by an arithmetic error (E0909: division by zero; E0913: integer overflow),
+    /// which the checker does not promise to prevent; `cpu` must stop with the same code.
     arithmetic: usize,
     violations: Vec<(usize, String)>,
     /// Violations grouped by their kind (the message without the names in it): count and the
@@ -2341,11 +2342,13 @@ fn save(seed: u64, case: usize, text: &str) -> String {
     path.canonicalize().unwrap_or(path).display().to_string()
 }
 
-/// The violation in a run, if any: a run error on `sim` other than E0909, schedules that print
+/// The violation in a run, if any: a run error on `sim` other than E0909 and E0913, schedules that print
 /// different output, or `cpu` disagreeing with `sim` (other than refusing with E0801).
 fn judge(sim: &[RunResult], cpu: &Option<RunResult>) -> Option<String> {
     let first = &sim[0];
-    if let Some(Err((code, msg))) = sim.iter().find(|r| matches!(r, Err((code, _)) if code != "E0909")) {
+    if let Some(Err((code, msg))) =
+        sim.iter().find(|r| matches!(r, Err((code, _)) if code != "E0909" && code != "E0913"))
+    {
         return Some(format!("sim: {code}: {msg}"));
     }
     // Only the output, or the code of the error (which thread reports an arithmetic error first
@@ -2365,7 +2368,11 @@ fn judge(sim: &[RunResult], cpu: &Option<RunResult>) -> Option<String> {
         (Err((c1, _)), Some(Err((c2, _)))) if c1 == c2 => None,
         (Ok(_), Some(Ok(_))) => Some("cpu prints other output than sim".to_string()),
         (_, Some(Err((code, msg)))) => {
-            Some(format!("cpu: {code}: {msg} (sim: {})", if first.is_ok() { "ok" } else { "E0909" }))
+            let sim_code = match first {
+                Ok(_) => "ok",
+                Err((c, _)) => c.as_str(),
+            };
+            Some(format!("cpu: {code}: {msg} (sim: {sim_code})"))
         }
         (Err((code, _)), Some(Ok(_))) => Some(format!("cpu ran without the error sim reports ({code})")),
     }

@@ -22,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use strata_diag::{codes, Diagnostic, Span};
 use strata_ir::ir::{
-    leaf, AtomicAtOp, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, IntFn, Level, Lit,
-    LocalId, MathFn, PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
+    leaf, AtomicAtOp, AtomicOp, BinOp, Builtin, DimName, Expr, FnId, FnKind, Function, IExpr, Level, Lit, LocalId,
+    MathFn, PathStep, Place, Program, ScalarTy, ShuffleOp, Stmt, Ty, UnOp,
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
@@ -148,6 +148,9 @@ pub(crate) struct Emitter<'p> {
     helpers: RefCell<Vec<(String, String)>>,
     /// The run-time indices of the places being emitted, innermost last ([`checked`]).
     checked: RefCell<Vec<checked::CheckedIndex>>,
+    /// Emit Strata's integer arithmetic checked for overflow ([`Expr::Checked`]); off only with
+    /// `STRATA_ARITH_CHECKS=0` in the environment (to measure what the checks cost).
+    arith_checks: bool,
 }
 
 /// The C names of one function's locals (by id) and size parameters (by Strata name).
@@ -345,7 +348,7 @@ impl Uses<'_> {
             Expr::Load(p) | Expr::Ref(p) => self.indices(p),
             Expr::Lit(_) => true,
             Expr::Nat(i) => self.iexpr(i),
-            Expr::Unary(_, x) | Expr::Cast(x, _) => self.expr(x),
+            Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => self.expr(x),
             Expr::ArrayRepeat(x, n) => self.expr(x) && self.iexpr(n),
             Expr::Binary(_, a, b) => self.expr(a) && self.expr(b),
             Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) => xs.iter().all(|x| self.expr(x)),
@@ -396,6 +399,7 @@ impl<'p> Emitter<'p> {
             const_params: const_params(p),
             helpers: RefCell::new(Vec::new()),
             checked: RefCell::new(Vec::new()),
+            arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
         }
     }
 
@@ -1082,7 +1086,7 @@ fn locals_in_expr(e: &Expr, out: &mut HashSet<LocalId>) {
         Expr::Lit(_) => {}
         Expr::Nat(i) => locals_in_iexpr(i, out),
         Expr::Load(p) | Expr::Ref(p) => locals_in_place(p, out),
-        Expr::Unary(_, x) | Expr::Cast(x, _) => locals_in_expr(x, out),
+        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => locals_in_expr(x, out),
         Expr::ArrayRepeat(x, n) => {
             locals_in_expr(x, out);
             locals_in_iexpr(n, out);

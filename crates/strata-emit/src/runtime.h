@@ -272,23 +272,161 @@ STRATA_INLINE STRATA_HD int64_t strata_sidx(int64_t i, const void *p, size_t siz
     return 0;
 }
 
-/* Integer division and remainder: a zero divisor is error E0909, as is the one quotient of
-   signed integers that does not fit (the minimum divided by -1). */
+/* Integer division and remainder: a zero divisor is error E0909; the one quotient of signed
+   integers that does not fit (the minimum divided by -1) is E0913, as every overflow of Strata's
+   integer arithmetic (docs/language.md, "Literals and operators"). */
 #define STRATA_DIVISION(T, name, OVERFLOWS)                                      \
     STRATA_INLINE STRATA_HD T strata_div_##name(T a, T b, strata_pos at) {       \
         if (b == 0) strata_fail_any(909, at, "division by zero");               \
-        if (OVERFLOWS) strata_fail_any(909, at, "arithmetic overflow");         \
+        if (OVERFLOWS) strata_fail_any(913, at, "attempt to divide with overflow"); \
         return a / b;                                                            \
     }                                                                            \
     STRATA_INLINE STRATA_HD T strata_rem_##name(T a, T b, strata_pos at) {       \
         if (b == 0) strata_fail_any(909, at, "division by zero");               \
-        if (OVERFLOWS) strata_fail_any(909, at, "arithmetic overflow");         \
+        if (OVERFLOWS) strata_fail_any(913, at, "attempt to calculate the remainder with overflow"); \
         return a % b;                                                            \
     }
 STRATA_DIVISION(int32_t, i32, a == INT32_MIN && b == -1)
 STRATA_DIVISION(int64_t, i64, a == INT64_MIN && b == -1)
 STRATA_DIVISION(uint32_t, u32, false)
 STRATA_DIVISION(uint64_t, u64, false)
+
+/* Strata's checked integer arithmetic (`+ - *`, unary `-`, shifts; E0913 where the exact result
+   does not fit, at the operator). The test is one compare or the processor's overflow flag
+   (`__builtin_*_overflow` in C; on the GPU the same tests written out, CUDA having no such
+   builtins in device code), and the report is out of line (`strata_overflow`, cold), so the
+   common path is the operation and one branch that is never taken. */
+#if defined(__GNUC__) && !defined(STRATA_CUDA)
+#define STRATA_COLD_FN static __attribute__((cold, noinline, unused))
+#define STRATA_UNLIKELY(c) __builtin_expect(!!(c), 0)
+#else
+#define STRATA_COLD_FN STRATA_INLINE
+#define STRATA_UNLIKELY(c) (c)
+#endif
+STRATA_COLD_FN STRATA_HD void strata_overflow(strata_pos at, const char *message) {
+    strata_fail_any(913, at, message);
+}
+#define STRATA_ADD_MSG "attempt to add with overflow"
+#define STRATA_SUB_MSG "attempt to subtract with overflow"
+#define STRATA_MUL_MSG "attempt to multiply with overflow"
+#if !defined(__CUDA_ARCH__)
+#define STRATA_CHECKED_ARITH(T, name)                                                              \
+    STRATA_INLINE STRATA_HD T strata_add_##name(T a, T b, strata_pos at) {                         \
+        T r;                                                                                       \
+        if (STRATA_UNLIKELY(__builtin_add_overflow(a, b, &r))) strata_overflow(at, STRATA_ADD_MSG); \
+        return r;                                                                                  \
+    }                                                                                              \
+    STRATA_INLINE STRATA_HD T strata_sub_##name(T a, T b, strata_pos at) {                         \
+        T r;                                                                                       \
+        if (STRATA_UNLIKELY(__builtin_sub_overflow(a, b, &r))) strata_overflow(at, STRATA_SUB_MSG); \
+        return r;                                                                                  \
+    }                                                                                              \
+    STRATA_INLINE STRATA_HD T strata_mul_##name(T a, T b, strata_pos at) {                         \
+        T r;                                                                                       \
+        if (STRATA_UNLIKELY(__builtin_mul_overflow(a, b, &r))) strata_overflow(at, STRATA_MUL_MSG); \
+        return r;                                                                                  \
+    }
+STRATA_CHECKED_ARITH(int32_t, i32)
+STRATA_CHECKED_ARITH(int64_t, i64)
+STRATA_CHECKED_ARITH(uint32_t, u32)
+STRATA_CHECKED_ARITH(uint64_t, u64)
+#else
+/* Device code: 32-bit operations computed exactly in 64 bits, 64-bit ones by their sign bits and
+   the high half of the product. */
+#define STRATA_CHECKED_ARITH32(T, name, LO, HI)                                                    \
+    STRATA_INLINE STRATA_HD T strata_add_##name(T a, T b, strata_pos at) {                         \
+        int64_t r = (int64_t)a + (int64_t)b;                                                       \
+        if (r < (LO) || r > (HI)) strata_overflow(at, STRATA_ADD_MSG);                            \
+        return (T)r;                                                                               \
+    }                                                                                              \
+    STRATA_INLINE STRATA_HD T strata_sub_##name(T a, T b, strata_pos at) {                         \
+        int64_t r = (int64_t)a - (int64_t)b;                                                       \
+        if (r < (LO) || r > (HI)) strata_overflow(at, STRATA_SUB_MSG);                            \
+        return (T)r;                                                                               \
+    }                                                                                              \
+    STRATA_INLINE STRATA_HD T strata_mul_##name(T a, T b, strata_pos at) {                         \
+        int64_t r = (int64_t)a * (int64_t)b;                                                       \
+        if (r < (LO) || r > (HI)) strata_overflow(at, STRATA_MUL_MSG);                            \
+        return (T)r;                                                                               \
+    }
+STRATA_CHECKED_ARITH32(int32_t, i32, INT64_C(-2147483648), INT64_C(2147483647))
+STRATA_CHECKED_ARITH32(uint32_t, u32, INT64_C(0), INT64_C(4294967295))
+STRATA_INLINE STRATA_HD int64_t strata_add_i64(int64_t a, int64_t b, strata_pos at) {
+    int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
+    if (((a ^ r) & (b ^ r)) < 0) strata_overflow(at, STRATA_ADD_MSG);
+    return r;
+}
+STRATA_INLINE STRATA_HD int64_t strata_sub_i64(int64_t a, int64_t b, strata_pos at) {
+    int64_t r = (int64_t)((uint64_t)a - (uint64_t)b);
+    if (((a ^ b) & (a ^ r)) < 0) strata_overflow(at, STRATA_SUB_MSG);
+    return r;
+}
+STRATA_INLINE STRATA_HD int64_t strata_mul_i64(int64_t a, int64_t b, strata_pos at) {
+    int64_t r = (int64_t)((uint64_t)a * (uint64_t)b);
+    if (__mul64hi(a, b) != (r >> 63)) strata_overflow(at, STRATA_MUL_MSG);
+    return r;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_add_u64(uint64_t a, uint64_t b, strata_pos at) {
+    uint64_t r = a + b;
+    if (r < a) strata_overflow(at, STRATA_ADD_MSG);
+    return r;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_sub_u64(uint64_t a, uint64_t b, strata_pos at) {
+    if (b > a) strata_overflow(at, STRATA_SUB_MSG);
+    return a - b;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_mul_u64(uint64_t a, uint64_t b, strata_pos at) {
+    if (__umul64hi(a, b) != 0) strata_overflow(at, STRATA_MUL_MSG);
+    return a * b;
+}
+#endif
+/* Unary minus: of the signed minimum, and of any unsigned value but 0. */
+STRATA_INLINE STRATA_HD int32_t strata_neg_i32(int32_t a, strata_pos at) {
+    if (STRATA_UNLIKELY(a == INT32_MIN)) strata_overflow(at, "attempt to negate with overflow");
+    return -a;
+}
+STRATA_INLINE STRATA_HD int64_t strata_neg_i64(int64_t a, strata_pos at) {
+    if (STRATA_UNLIKELY(a == INT64_MIN)) strata_overflow(at, "attempt to negate with overflow");
+    return -a;
+}
+STRATA_INLINE STRATA_HD uint32_t strata_neg_u32(uint32_t a, strata_pos at) {
+    if (STRATA_UNLIKELY(a != 0)) strata_overflow(at, "attempt to negate with overflow");
+    return 0;
+}
+STRATA_INLINE STRATA_HD uint64_t strata_neg_u64(uint64_t a, strata_pos at) {
+    if (STRATA_UNLIKELY(a != 0)) strata_overflow(at, "attempt to negate with overflow");
+    return 0;
+}
+/* Shifts by an amount `n` (a negative one converted to a number above every width): by the width
+   or more is E0913. The left shift is computed unsigned (C leaves shifting a negative value
+   undefined); bits shifted out are dropped, as in Rust. */
+#define STRATA_SHIFTS(T, U, name, W)                                                               \
+    STRATA_INLINE STRATA_HD T strata_shl_##name(T a, uint64_t n, strata_pos at) {                  \
+        if (STRATA_UNLIKELY(n >= (W))) strata_overflow(at, "attempt to shift left with overflow"); \
+        return (T)((U)a << n);                                                                     \
+    }                                                                                              \
+    STRATA_INLINE STRATA_HD T strata_shr_##name(T a, uint64_t n, strata_pos at) {                  \
+        if (STRATA_UNLIKELY(n >= (W))) strata_overflow(at, "attempt to shift right with overflow"); \
+        return (T)(a >> n);                                                                        \
+    }
+STRATA_SHIFTS(int32_t, uint32_t, i32, 32)
+STRATA_SHIFTS(int64_t, uint64_t, i64, 64)
+STRATA_SHIFTS(uint32_t, uint32_t, u32, 32)
+STRATA_SHIFTS(uint64_t, uint64_t, u64, 64)
+/* A `nat` value in arithmetic with a fixed-width integer: converted to that type, where it
+   fits (E0913 at the operator otherwise). */
+STRATA_INLINE STRATA_HD int32_t strata_n2i32(uint64_t x, strata_pos at, const char *message) {
+    if (STRATA_UNLIKELY(x > (uint64_t)INT32_MAX)) strata_overflow(at, message);
+    return (int32_t)x;
+}
+STRATA_INLINE STRATA_HD int64_t strata_n2i64(uint64_t x, strata_pos at, const char *message) {
+    if (STRATA_UNLIKELY(x > (uint64_t)INT64_MAX)) strata_overflow(at, message);
+    return (int64_t)x;
+}
+STRATA_INLINE STRATA_HD uint32_t strata_n2u32(uint64_t x, strata_pos at, const char *message) {
+    if (STRATA_UNLIKELY(x > (uint64_t)UINT32_MAX)) strata_overflow(at, message);
+    return (uint32_t)x;
+}
 
 /* b^e by squaring (at most 64 steps whatever e is). */
 STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
@@ -388,6 +526,130 @@ STRATA_INT_MATH(i64, int64_t)
 STRATA_INT_MATH(u32, uint32_t)
 STRATA_INLINE STRATA_HD int32_t strata_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
 STRATA_INLINE STRATA_HD int64_t strata_abs_i64(int64_t a) { return a < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)a) : a; }
+/* Wrapping and saturating arithmetic, `clz`, `popcount` and `mul_hi` of the math library: the
+   same bits on every device. Wrapping is computed unsigned (C's signed overflow is undefined);
+   on the GPU `clz`, `popcount` and `mul_hi` are CUDA's intrinsics (`__clz`, `__popc`,
+   `__umulhi`, …), in C the compiler's builtins. */
+#define STRATA_WRAPPING(T, U, name)                                                               \
+    STRATA_INLINE STRATA_HD T strata_wrapping_add_##name(T a, T b) { return (T)((U)a + (U)b); }  \
+    STRATA_INLINE STRATA_HD T strata_wrapping_sub_##name(T a, T b) { return (T)((U)a - (U)b); }  \
+    STRATA_INLINE STRATA_HD T strata_wrapping_mul_##name(T a, T b) { return (T)((U)a * (U)b); }  \
+    STRATA_INLINE STRATA_HD T strata_wrapping_neg_##name(T a) { return (T)((U)0 - (U)a); }
+STRATA_WRAPPING(int32_t, uint32_t, i32)
+STRATA_WRAPPING(int64_t, uint64_t, i64)
+STRATA_WRAPPING(uint32_t, uint32_t, u32)
+STRATA_WRAPPING(uint64_t, uint64_t, u64)
+#define STRATA_SATURATING_SIGNED(T, U, name, MIN, MAX)                                            \
+    STRATA_INLINE STRATA_HD T strata_saturating_add_##name(T a, T b) {                            \
+        T r = (T)((U)a + (U)b);                                                                   \
+        if (((a ^ r) & (b ^ r)) < 0) return a < 0 ? (MIN) : (MAX);                               \
+        return r;                                                                                 \
+    }                                                                                             \
+    STRATA_INLINE STRATA_HD T strata_saturating_sub_##name(T a, T b) {                            \
+        T r = (T)((U)a - (U)b);                                                                   \
+        if (((a ^ b) & (a ^ r)) < 0) return a < 0 ? (MIN) : (MAX);                                \
+        return r;                                                                                 \
+    }
+STRATA_SATURATING_SIGNED(int32_t, uint32_t, i32, INT32_MIN, INT32_MAX)
+STRATA_SATURATING_SIGNED(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
+#define STRATA_SATURATING_UNSIGNED(T, name, MAX)                                                  \
+    STRATA_INLINE STRATA_HD T strata_saturating_add_##name(T a, T b) {                            \
+        T r = a + b;                                                                              \
+        return r < a ? (MAX) : r;                                                                 \
+    }                                                                                             \
+    STRATA_INLINE STRATA_HD T strata_saturating_sub_##name(T a, T b) { return b > a ? 0 : a - b; }
+STRATA_SATURATING_UNSIGNED(uint32_t, u32, UINT32_MAX)
+STRATA_SATURATING_UNSIGNED(uint64_t, u64, UINT64_MAX)
+STRATA_INLINE STRATA_HD uint32_t strata_clz32(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__clz((int)a);
+#else
+    return a == 0 ? 32u : (uint32_t)__builtin_clz(a);
+#endif
+}
+STRATA_INLINE STRATA_HD uint64_t strata_clz64(uint64_t a) {
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__clzll((long long)a);
+#else
+    return a == 0 ? 64u : (uint64_t)__builtin_clzll(a);
+#endif
+}
+STRATA_INLINE STRATA_HD uint32_t strata_popc32(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__popc(a);
+#else
+    return (uint32_t)__builtin_popcount(a);
+#endif
+}
+STRATA_INLINE STRATA_HD uint64_t strata_popc64(uint64_t a) {
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__popcll(a);
+#else
+    return (uint64_t)__builtin_popcountll(a);
+#endif
+}
+STRATA_INLINE STRATA_HD int32_t strata_clz_i32(int32_t a) { return (int32_t)strata_clz32((uint32_t)a); }
+STRATA_INLINE STRATA_HD uint32_t strata_clz_u32(uint32_t a) { return strata_clz32(a); }
+STRATA_INLINE STRATA_HD int64_t strata_clz_i64(int64_t a) { return (int64_t)strata_clz64((uint64_t)a); }
+STRATA_INLINE STRATA_HD uint64_t strata_clz_u64(uint64_t a) { return strata_clz64(a); }
+STRATA_INLINE STRATA_HD int32_t strata_popcount_i32(int32_t a) { return (int32_t)strata_popc32((uint32_t)a); }
+STRATA_INLINE STRATA_HD uint32_t strata_popcount_u32(uint32_t a) { return strata_popc32(a); }
+STRATA_INLINE STRATA_HD int64_t strata_popcount_i64(int64_t a) { return (int64_t)strata_popc64((uint64_t)a); }
+STRATA_INLINE STRATA_HD uint64_t strata_popcount_u64(uint64_t a) { return strata_popc64(a); }
+STRATA_INLINE STRATA_HD int32_t strata_mul_hi_i32(int32_t a, int32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __mulhi(a, b);
+#else
+    return (int32_t)(((int64_t)a * (int64_t)b) >> 32);
+#endif
+}
+STRATA_INLINE STRATA_HD uint32_t strata_mul_hi_u32(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
+#endif
+}
+STRATA_INLINE STRATA_HD uint64_t strata_mul_hi_u64(uint64_t a, uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#elif defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 strata_u128;
+    return (uint64_t)(((strata_u128)a * (strata_u128)b) >> 64);
+#else
+    uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+STRATA_INLINE STRATA_HD int64_t strata_mul_hi_i64(int64_t a, int64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __mul64hi(a, b);
+#else
+    /* The unsigned high half, corrected for the signs (two's complement). */
+    uint64_t h = strata_mul_hi_u64((uint64_t)a, (uint64_t)b);
+    if (a < 0) h -= (uint64_t)b;
+    if (b < 0) h -= (uint64_t)a;
+    return (int64_t)h;
+#endif
+}
+
+/* `powi_f32(x, n)`: squaring in a fixed order, one IEEE operation per step (as on `sim`). */
+#define STRATA_POWI(T, name)                                                      \
+    STRATA_INLINE STRATA_HD T strata_powi_##name(T x, int32_t n) {              \
+        T r = (T)1, b = x;                                                        \
+        uint32_t e = n < 0 ? (uint32_t)0 - (uint32_t)n : (uint32_t)n;             \
+        while (e != 0) {                                                          \
+            if (e & 1u) r = r * b;                                                \
+            e >>= 1;                                                              \
+            if (e != 0) b = b * b;                                                \
+        }                                                                         \
+        return n < 0 ? (T)1 / r : r;                                              \
+    }
+STRATA_POWI(float, f32)
+STRATA_POWI(double, f64)
+
 /* `is_nan_f32`, `is_finite_f64`, …: C's classification macros (CUDA's functions on the GPU). */
 STRATA_INLINE STRATA_HD bool strata_is_nan_f32(float x) { return isnan(x); }
 STRATA_INLINE STRATA_HD bool strata_is_nan_f64(double x) { return isnan(x); }

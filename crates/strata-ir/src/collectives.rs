@@ -166,7 +166,7 @@ impl Expand<'_> {
                 self.hoist(x, pre);
                 self.hoist_iexpr(i, pre);
             }
-            Expr::Unary(_, x) | Expr::Cast(x, _) => self.hoist(x, pre),
+            Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => self.hoist(x, pre),
             Expr::Binary(_, a, b) => {
                 self.hoist(a, pre);
                 self.hoist(b, pre);

@@ -269,6 +269,11 @@ pub enum Builtin {
     Math(MathFn, ScalarTy),
     /// `min_i32`, `max_u64`, `abs_i64`, …: an integer function of integers of this type.
     IntMath(IntFn, ScalarTy),
+    /// `powi_f32(x, n)` / `powi_f64(x, n)`: `x` (a float of this type) to the `i32` power `n`,
+    /// by squaring in a fixed order (`r *= b` for each one bit of `|n|` from the lowest, `b *= b`
+    /// between), then `1 / r` for a negative `n`: each step one IEEE operation of this type, so
+    /// every device gives the same bits.
+    Powi(ScalarTy),
     /// `is_nan_f32` / `is_nan_f64`: whether a float of this type is a NaN (a `bool`).
     IsNan(ScalarTy),
     /// `is_finite_f32` / `is_finite_f64`: whether a float of this type is neither infinite nor
@@ -607,14 +612,62 @@ pub enum IntFn {
     /// The absolute value; of the type's minimum it is the minimum itself (it wraps, on every
     /// device).
     Abs,
+    /// `+`, `-`, `*` and unary `-` modulo 2^width (two's complement): never an error.
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    WrappingNeg,
+    /// `+` and `-` clamped to the type's minimum and maximum.
+    SaturatingAdd,
+    SaturatingSub,
+    /// The number of leading zero bits of the value's bit pattern (the width for 0).
+    Clz,
+    /// The number of one bits of the value's bit pattern.
+    Popcount,
+    /// The high half of the double-width product (signed for signed types).
+    MulHi,
 }
 
 impl IntFn {
+    pub const ALL: [IntFn; 12] = [
+        IntFn::Min,
+        IntFn::Max,
+        IntFn::Abs,
+        IntFn::WrappingAdd,
+        IntFn::WrappingSub,
+        IntFn::WrappingMul,
+        IntFn::WrappingNeg,
+        IntFn::SaturatingAdd,
+        IntFn::SaturatingSub,
+        IntFn::Clz,
+        IntFn::Popcount,
+        IntFn::MulHi,
+    ];
+
+    /// The prelude's name without the type suffix (`wrapping_add` of `wrapping_add_i32`), which
+    /// is also the runtime helper's (`strata_wrapping_add_i32`).
     pub fn name(self) -> &'static str {
         match self {
             IntFn::Min => "min",
             IntFn::Max => "max",
             IntFn::Abs => "abs",
+            IntFn::WrappingAdd => "wrapping_add",
+            IntFn::WrappingSub => "wrapping_sub",
+            IntFn::WrappingMul => "wrapping_mul",
+            IntFn::WrappingNeg => "wrapping_neg",
+            IntFn::SaturatingAdd => "saturating_add",
+            IntFn::SaturatingSub => "saturating_sub",
+            IntFn::Clz => "clz",
+            IntFn::Popcount => "popcount",
+            IntFn::MulHi => "mul_hi",
+        }
+    }
+
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            IntFn::Abs | IntFn::WrappingNeg | IntFn::Clz | IntFn::Popcount => 1,
+            _ => 2,
         }
     }
 }
@@ -642,6 +695,15 @@ pub enum Expr {
     Ref(Place),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Integer arithmetic that must not overflow (Strata's `+ - * / % << >>` and unary `-`;
+    /// docs/language.md, "Literals and operators"): `Binary` or `Unary` inside, evaluated as
+    /// there, except that where both operands are integers (a `nat` converted to the other
+    /// side's type) a result outside the type, a shift by the width or more, a `nat` operand
+    /// that does not fit the other side's type and the negation of an unsigned nonzero value
+    /// are error E0913 at the span (a division by zero stays E0909), on every device. On floats
+    /// it is the plain operation. The CUDA-C front end never produces it: C's integer
+    /// arithmetic is the wrapping `Binary`.
+    Checked(Box<Expr>, Span),
     Cast(Box<Expr>, ScalarTy),
     Tuple(Vec<Expr>),
     ArrayList(Vec<Expr>),
@@ -787,7 +849,7 @@ impl Expr {
                 x.visit(f);
                 i.visit_exprs(f);
             }
-            Expr::Unary(_, x) | Expr::Cast(x, _) => x.visit(f),
+            Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => x.visit(f),
             Expr::Binary(_, a, b) => {
                 a.visit(f);
                 b.visit(f);

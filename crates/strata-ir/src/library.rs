@@ -326,7 +326,7 @@ fn remap_expr(e: &mut Expr, m: &HashMap<FnId, FnId>) {
             remap_expr(x, m);
             remap_iexpr(i, m);
         }
-        Expr::Unary(_, x) | Expr::Cast(x, _) => remap_expr(x, m),
+        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => remap_expr(x, m),
         Expr::Binary(_, a, b) => {
             remap_expr(a, m);
             remap_expr(b, m);

@@ -542,6 +542,31 @@ fn tail_value(b: &ast::Block) -> Option<&ast::Expr> {
     }
 }
 
+/// Strata's integer arithmetic, checked for overflow ([`Expr::Checked`]): `+ - * / % << >>`
+/// and unary `-`; every other operator as it is.
+fn checked(e: Expr, span: Span) -> Expr {
+    match &e {
+        Expr::Binary(
+            ast::BinOp::Add
+            | ast::BinOp::Sub
+            | ast::BinOp::Mul
+            | ast::BinOp::Div
+            | ast::BinOp::Rem
+            | ast::BinOp::Shl
+            | ast::BinOp::Shr,
+            ..,
+        ) => Expr::Checked(Box::new(e), span),
+        // A negative literal (`-5`, `-2.5`): its value fits, as the checker made sure.
+        Expr::Unary(ast::UnOp::Neg, x)
+            if matches!(**x, Expr::Lit(Lit::Float(..)) | Expr::Lit(Lit::Int(_, ScalarTy::I32 | ScalarTy::I64))) =>
+        {
+            e
+        }
+        Expr::Unary(ast::UnOp::Neg, _) => Expr::Checked(Box::new(e), span),
+        _ => e,
+    }
+}
+
 /// The math library of the prelude (`exp_f32`, `min_u64`, `is_nan_f64`, …): its builtin, by the
 /// name's type suffix. `clamp_f32`/`clamp_f64` give `Fmin` here; `call` nests an `Fmax` in it.
 fn math_builtin(name: &str) -> Option<Builtin> {
@@ -557,17 +582,13 @@ fn math_builtin(name: &str) -> Option<Builtin> {
         _ => return None,
     };
     if !matches!(t, ScalarTy::F32 | ScalarTy::F64) {
-        let f = match base {
-            "min" => IntFn::Min,
-            "max" => IntFn::Max,
-            "abs" => IntFn::Abs,
-            _ => return None,
-        };
+        let f = IntFn::ALL.into_iter().find(|f| f.name() == base)?;
         return Some(Builtin::IntMath(f, t));
     }
     let m = match base {
         "is_nan" => return Some(Builtin::IsNan(t)),
         "is_finite" => return Some(Builtin::IsFinite(t)),
+        "powi" => return Some(Builtin::Powi(t)),
         "abs" => M::Fabs,
         "min" | "clamp" => M::Fmin,
         "max" => M::Fmax,
@@ -583,7 +604,15 @@ fn ast_has_call(e: &ast::Expr) -> bool {
 
 /// Whether a builtin computes a value from its arguments alone (the math library).
 fn pure_builtin(b: &Builtin) -> bool {
-    matches!(b, Builtin::Sqrt(_) | Builtin::Math(..) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_))
+    matches!(
+        b,
+        Builtin::Sqrt(_)
+            | Builtin::Math(..)
+            | Builtin::IntMath(..)
+            | Builtin::Powi(_)
+            | Builtin::IsNan(_)
+            | Builtin::IsFinite(_)
+    )
 }
 
 /// Whether evaluating `e` has a side effect (or is a warp collective): a call, an atomic,
@@ -1205,7 +1234,7 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
             Expr::Cast(_, s) => Some(*s),
-            Expr::Unary(_, x) => self.scalar_ty(x),
+            Expr::Unary(_, x) | Expr::Checked(x, _) => self.scalar_ty(x),
             Expr::Binary(op, a, b) if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) => {
                 self.scalar_ty(a).and(self.scalar_ty(b)).map(|_| ScalarTy::Bool)
             }
@@ -1328,7 +1357,7 @@ impl<'a> FnLower<'_, 'a> {
             ExprKind::CompoundAssign(op, lhs, rhs) => {
                 if let Some(place) = self.hoisting(out, |s| s.place(lhs)) {
                     let rhs = self.hoisting(out, |s| s.expr(rhs));
-                    let value = Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs));
+                    let value = checked(Expr::Binary(*op, Box::new(Expr::Load(place.clone())), Box::new(rhs)), e.span);
                     out.push(Stmt::Store { place, value });
                 }
             }
@@ -1483,13 +1512,13 @@ impl<'a> FnLower<'_, 'a> {
                 None => Expr::Lit(Lit::Unit),
             },
             ExprKind::Paren(x) | ExprKind::Unsafe(x) => self.expr(x),
-            ExprKind::Unary(op, x) => Expr::Unary(*op, Box::new(self.expr(x))),
+            ExprKind::Unary(op, x) => checked(Expr::Unary(*op, Box::new(self.expr(x))), e.span),
             ExprKind::Binary(op @ (ast::BinOp::And | ast::BinOp::Or), a, b) => self.short_circuit(*op, a, b, e.span),
             ExprKind::Binary(op, a, b) => {
                 let mut v = self.operands([&**a, &**b].into_iter());
                 let y = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
                 let x = v.pop().unwrap_or(Expr::Lit(Lit::Unit));
-                Expr::Binary(*op, Box::new(x), Box::new(y))
+                checked(Expr::Binary(*op, Box::new(x), Box::new(y)), e.span)
             }
             ExprKind::Cast(x, t) => {
                 let inner = self.expr(x);

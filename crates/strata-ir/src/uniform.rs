@@ -68,10 +68,15 @@ impl Uniformity {
                     && p.path.iter().all(|s| !matches!(s, PathStep::Elem(i) if !self.iexpr(i)))
                     && p.checks.is_empty()
             }
-            Expr::Unary(_, x) | Expr::Cast(x, _) => self.expr(x),
+            Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => self.expr(x),
             Expr::Binary(_, a, b) => self.expr(a) && self.expr(b),
             Expr::Builtin(
-                Builtin::Math(..) | Builtin::Sqrt(_) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_),
+                Builtin::Math(..)
+                | Builtin::Sqrt(_)
+                | Builtin::IntMath(..)
+                | Builtin::Powi(_)
+                | Builtin::IsNan(_)
+                | Builtin::IsFinite(_),
                 xs,
                 _,
             ) => xs.iter().all(|x| self.expr(x)),

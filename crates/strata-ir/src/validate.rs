@@ -191,7 +191,7 @@ impl Validator<'_> {
             Expr::Lit(_) => {}
             Expr::Nat(i) => self.iexpr(i, region),
             Expr::Load(p) | Expr::Ref(p) => self.place(p, region),
-            Expr::Unary(_, x) | Expr::Cast(x, _) => self.expr(x, region),
+            Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) => self.expr(x, region),
             Expr::Binary(_, a, b) => {
                 self.expr(a, region);
                 self.expr(b, region);

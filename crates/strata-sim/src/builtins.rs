@@ -309,6 +309,13 @@ impl Machine<'_, '_> {
                     _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
                 }
             }
+            Builtin::IntMath(f, t) if !matches!(f, ir::IntFn::Min | ir::IntFn::Max | ir::IntFn::Abs) => {
+                // A `nat` argument takes the parameter's type, as at every call.
+                let x = arg(0).cast(t);
+                let y = if f.arity() == 2 { arg(1).cast(t) } else { Value::Unit };
+                crate::intfns::int_fn(f, &x, &y)
+                    .ok_or_else(|| fail(codes::UNSUPPORTED, "this integer function", span, "these operands"))?
+            }
             Builtin::IntMath(f, _) => {
                 use ir::IntFn;
                 match (f, arg(0), arg(1)) {
@@ -323,6 +330,20 @@ impl Machine<'_, '_> {
                     (IntFn::Max, Value::U32(a), Value::U32(b)) => Value::U32(a.max(b)),
                     (IntFn::Max, Value::U64(a), Value::U64(b)) => Value::U64(a.max(b)),
                     _ => return Err(fail(codes::UNSUPPORTED, "this integer function", span, "these operands")),
+                }
+            }
+            Builtin::Powi(_) => {
+                let n = match arg(1) {
+                    Value::I32(n) => n,
+                    v => match v.cast(ir::ScalarTy::I32) {
+                        Value::I32(n) => n,
+                        _ => 0,
+                    },
+                };
+                match arg(0) {
+                    Value::F32(x) => Value::F32(crate::intfns::powi_f32(x, n)),
+                    Value::F64(x) => Value::F64(crate::intfns::powi_f64(x, n)),
+                    _ => return Err(fail(codes::UNSUPPORTED, "`powi` of a non-float", span, "not a float")),
                 }
             }
             Builtin::IsNan(_) | Builtin::IsFinite(_) => {

@@ -15,6 +15,7 @@ mod builtins;
 mod cfmt;
 mod crand;
 pub mod finding;
+mod intfns;
 mod libm;
 pub mod mem;
 mod memory;
@@ -1248,7 +1249,7 @@ impl Machine<'_, '_> {
                 Loc::Local(root, path) => self.box_local(root, &path, p.span, f, who),
             },
             // Operators and casts: computed in registers (`scalar.rs`).
-            Expr::Unary(..) | Expr::Binary(..) | Expr::Cast(..) => {
+            Expr::Unary(..) | Expr::Binary(..) | Expr::Checked(..) | Expr::Cast(..) => {
                 let s = self.sc(e, f, who);
                 self.sc_value(s)
             }

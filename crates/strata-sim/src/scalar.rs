@@ -170,6 +170,121 @@ fn int_op(op: BinOp, k: K, x: u64, y: u64) -> Option<Sc> {
     }
 }
 
+/// What checked integer arithmetic ([`Expr::Checked`]) gives.
+enum Arith {
+    Val(Sc),
+    /// The result does not fit the type (E0913).
+    Overflow,
+    /// A division or remainder by zero (E0909).
+    DivZero,
+    /// Not integer arithmetic: evaluated as the plain operator.
+    Other,
+}
+
+/// The width in bits of an integer kind (`nat` values: 64).
+#[inline(always)]
+fn width(k: K) -> Option<u32> {
+    match k {
+        K::I32 | K::U32 => Some(32),
+        K::I64 | K::U64 | K::Nat => Some(64),
+        _ => None,
+    }
+}
+
+/// A `nat` value (`x`) converted to the integer kind `k`, where it fits.
+#[inline(always)]
+fn nat_to(k: K, x: u64) -> Option<Sc> {
+    let fits = match k {
+        K::I32 => x <= i32::MAX as u64,
+        K::U32 => x <= u64::from(u32::MAX),
+        K::I64 => x <= i64::MAX as u64,
+        K::U64 | K::Nat => true,
+        _ => return None,
+    };
+    fits.then_some(Sc::new(k, x))
+}
+
+/// `x op y` of two integers of kind `k` (`nat` values as `u64`), checked as
+/// docs/language.md says ("Literals and operators"); a shift's amount `y` may be of any
+/// integer kind `ky`.
+#[inline(always)]
+fn checked_int_op(op: BinOp, k: K, x: u64, ky: K, y: u64) -> Arith {
+    if matches!(op, BinOp::Shl | BinOp::Shr) {
+        let (Some(w), Some(_)) = (width(k), width(ky)) else { return Arith::Other };
+        // A negative amount (sign-extended bits) is above every width too.
+        if y >= u64::from(w) {
+            return Arith::Overflow;
+        }
+        return match int_op(op, if k == K::Nat { K::U64 } else { k }, x, y) {
+            Some(s) => Arith::Val(Sc::new(k, s.bits)),
+            None => Arith::Other,
+        };
+    }
+    if k != ky {
+        return Arith::Other;
+    }
+    macro_rules! go {
+        ($t:ty, $wrap:expr) => {{
+            let (a, b) = (x as $t, y as $t);
+            let wrap = $wrap;
+            let r = match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                BinOp::Div | BinOp::Rem if b == 0 => return Arith::DivZero,
+                BinOp::Div => a.checked_div(b),
+                BinOp::Rem => a.checked_rem(b),
+                _ => return Arith::Other,
+            };
+            match r {
+                Some(r) => Arith::Val(Sc::new(k, wrap(r))),
+                None => Arith::Overflow,
+            }
+        }};
+    }
+    match k {
+        K::U32 => go!(u32, |r: u32| u64::from(r)),
+        K::I32 => go!(i32, |r: i32| r as i64 as u64),
+        K::U64 | K::Nat => go!(u64, |r: u64| r),
+        K::I64 => go!(i64, |r: i64| r as u64),
+        _ => Arith::Other,
+    }
+}
+
+/// The message of an overflow of `op` (the words the cpu device's C prints too).
+pub(crate) fn overflow_message(op: &str) -> &'static str {
+    match op {
+        "+" => "attempt to add with overflow",
+        "-" => "attempt to subtract with overflow",
+        "*" => "attempt to multiply with overflow",
+        "/" => "attempt to divide with overflow",
+        "%" => "attempt to calculate the remainder with overflow",
+        "<<" => "attempt to shift left with overflow",
+        ">>" => "attempt to shift right with overflow",
+        _ => "attempt to negate with overflow",
+    }
+}
+
+/// A label of an arithmetic error, with the thread that made it in GPU code.
+fn by_whom(label: &str, who: Who) -> String {
+    if who.gpu {
+        format!("{label}, in thread {} of block {}", crate::coords(who.thread), crate::coords(who.block))
+    } else {
+        label.to_string()
+    }
+}
+
+/// The name of an integer kind, for messages.
+fn kind_name(k: K) -> &'static str {
+    match k {
+        K::I32 => "i32",
+        K::I64 => "i64",
+        K::U32 => "u32",
+        K::U64 => "u64",
+        _ => "nat",
+    }
+}
+
 /// A unary operator (Rust semantics: wrapping negation, bitwise `!` of integers); other
 /// operands, held values and errors pass unchanged.
 #[inline(always)]
@@ -308,6 +423,7 @@ impl Machine<'_, '_> {
                 let s = self.sc(x, f, who);
                 unary(*op, s)
             }
+            Expr::Checked(inner, span) => self.sc_checked(inner, *span, f, who),
             Expr::Cast(x, t) => {
                 let s = self.sc(x, f, who);
                 if !s.is_scalar() {
@@ -325,6 +441,98 @@ impl Machine<'_, '_> {
                 let r = self.eval(e, f, who);
                 self.sc_of(r)
             }
+        }
+    }
+
+    /// Checked integer arithmetic ([`Expr::Checked`]): `inner` is a `Binary` or `Unary`.
+    #[inline(never)]
+    fn sc_checked(&mut self, inner: &Expr, span: Span, f: &mut Frame, who: Who) -> Sc {
+        match inner {
+            Expr::Binary(op, a, b) => {
+                let x = match leaf(a, f) {
+                    Some(x) => x,
+                    None => self.sc(a, f, who),
+                };
+                if x.k == K::Err {
+                    return x;
+                }
+                let y = match leaf(b, f) {
+                    Some(y) => y,
+                    None => self.sc(b, f, who),
+                };
+                if y.k == K::Err {
+                    if x.k == K::Held {
+                        self.held.pop();
+                    }
+                    return y;
+                }
+                let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                // A `nat` operand takes the other side's integer type, where it fits (a shift's
+                // amount keeps its own).
+                let (mut x, mut y) = (x, y);
+                let mut misfit = false;
+                if x.k == K::Nat && y.k != K::Nat && width(y.k).is_some() {
+                    match nat_to(y.k, x.bits) {
+                        Some(v) => x = v,
+                        None => misfit = true,
+                    }
+                }
+                if !shift && y.k == K::Nat && x.k != K::Nat && width(x.k).is_some() {
+                    match nat_to(x.k, y.bits) {
+                        Some(v) => y = v,
+                        None => misfit = true,
+                    }
+                }
+                let r = if misfit { Arith::Overflow } else { checked_int_op(*op, x.k, x.bits, y.k, y.bits) };
+                match r {
+                    Arith::Val(s) => s,
+                    Arith::Other => self.sc_binary(*op, x, y),
+                    Arith::DivZero => {
+                        let what = if *op == BinOp::Div {
+                            "the divisor is zero"
+                        } else {
+                            "the remainder of a division by zero"
+                        };
+                        self.sc_err(fail(codes::RUN_ARITHMETIC, "division by zero", span, by_whom(what, who)))
+                    }
+                    Arith::Overflow => {
+                        let k = if x.k == K::Nat { y.k } else { x.k };
+                        let label = if misfit {
+                            format!("a `nat` operand does not fit `{}`", kind_name(k))
+                        } else if shift {
+                            format!(
+                                "the shift amount is negative or at least {}, the width of `{}`",
+                                width(k).unwrap_or(64),
+                                kind_name(k)
+                            )
+                        } else {
+                            format!("the result does not fit `{}`", kind_name(k))
+                        };
+                        self.sc_err(fail(
+                            codes::RUN_OVERFLOW,
+                            overflow_message(op.symbol()),
+                            span,
+                            by_whom(&label, who),
+                        ))
+                    }
+                }
+            }
+            Expr::Unary(UnOp::Neg, x) => {
+                let s = self.sc(x, f, who);
+                let ok = match s.k {
+                    K::I32 => s.bits as i32 != i32::MIN,
+                    K::I64 => s.bits as i64 != i64::MIN,
+                    K::U32 | K::U64 | K::Nat => s.bits == 0,
+                    _ => return unary(UnOp::Neg, s),
+                };
+                if ok {
+                    // Unsigned (and `nat`) zero negates to itself.
+                    return if matches!(s.k, K::U32 | K::U64 | K::Nat) { s } else { unary(UnOp::Neg, s) };
+                }
+                let label = format!("the negation does not fit `{}`", kind_name(s.k));
+                self.sc_err(fail(codes::RUN_OVERFLOW, overflow_message("neg"), span, by_whom(&label, who)))
+            }
+            _ => self.sc(inner, f, who),
         }
     }
 

@@ -264,10 +264,11 @@ impl<'p> Emitter<'p> {
                 f.name(),
                 scalar_suffix(t),
                 arg(0)?,
-                if f == IntFn::Abs { String::new() } else { format!(", {}", arg(1)?) }
+                if f.arity() == 1 { String::new() } else { format!(", {}", arg(1)?) }
             ),
             Builtin::IsNan(t) => format!("strata_is_nan_{}({})", scalar_suffix(t), arg(0)?),
             Builtin::IsFinite(t) => format!("strata_is_finite_{}({})", scalar_suffix(t), arg(0)?),
+            Builtin::Powi(t) => format!("strata_powi_{}({}, {})", scalar_suffix(t), arg(0)?, arg(1)?),
             Builtin::Sqrt(ScalarTy::F32) => format!("sqrtf({})", arg(0)?),
             Builtin::Sqrt(_) => format!("sqrt({})", arg(0)?),
             Builtin::Shuffle(op, t) if self.cuda => {

@@ -815,7 +815,7 @@ fn expr_varies(cx: &Cx, e: &Expr) -> bool {
                 || p.path.iter().any(|s| matches!(s, PathStep::Elem(i) if iexpr_varies(cx, i, usize::MAX)))
                 || p.path.iter().any(|s| matches!(s, PathStep::Deref))
         }
-        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::ArrayRepeat(x, _) => expr_varies(cx, x),
+        Expr::Unary(_, x) | Expr::Cast(x, _) | Expr::Checked(x, _) | Expr::ArrayRepeat(x, _) => expr_varies(cx, x),
         Expr::Binary(_, a, b) => expr_varies(cx, a) || expr_varies(cx, b),
         Expr::Tuple(xs) | Expr::ArrayList(xs) | Expr::Builtin(_, xs, _) | Expr::Call { args: xs, .. } => {
             xs.iter().any(|x| expr_varies(cx, x))

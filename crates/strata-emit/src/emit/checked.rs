@@ -6,6 +6,10 @@
 //! position (E0903). Where the index's own value is provably below the bound (`x % 16` of an
 //! unsigned `x` into an array of 16), the check is dropped. `sim` keeps every check: it is the
 //! reference the devices agree with.
+//!
+//! Strata's integer arithmetic ([`Expr::Checked`]) is emitted here too: each operation through a
+//! runtime helper of its type (`strata_add_i32(a, b, at)`, …) that is the operation plus one
+//! branch to a cold report (E0913 at the operator).
 
 use super::*;
 
@@ -104,7 +108,152 @@ impl Emitter<'_> {
                 (x, y) => x.or(y),
             },
             Expr::Cast(x, ScalarTy::U32 | ScalarTy::U64) => self.value_max(cx, x),
+            // `%` of a literal is checked for a zero divisor only: its value is below the literal.
+            Expr::Checked(x, _) if matches!(**x, Expr::Binary(BinOp::Rem | BinOp::BitAnd, ..)) => self.value_max(cx, x),
             _ => None,
         }
+    }
+
+    /// The C of checked integer arithmetic `inner` (a `Binary` or `Unary`) at `span`; on floats
+    /// (and with `STRATA_ARITH_CHECKS=0`) the plain operation.
+    pub(super) fn checked_arith(&self, cx: &Cx, inner: &Expr, span: Span) -> Result<String, E> {
+        // The helper suffix of an integer type; `nat` values are `uint64_t`.
+        let int = |t: &Ty| match t {
+            Ty::Scalar(s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => Some(scalar_suffix(*s)),
+            Ty::Nat => Some("u64"),
+            _ => None,
+        };
+        if !self.arith_checks {
+            return self.expr(cx, inner);
+        }
+        let at = self.at(span);
+        match inner {
+            Expr::Unary(UnOp::Neg, x) => match int(&self.expr_ty(cx, x)) {
+                Some(t) => Ok(format!("strata_neg_{t}({}, {at})", self.expr(cx, x)?)),
+                None => self.expr(cx, inner),
+            },
+            Expr::Binary(op, a, b) => {
+                let (ta, tb) = (self.expr_ty(cx, a), self.expr_ty(cx, b));
+                let (Some(sa), Some(sb)) = (int(&ta), int(&tb)) else { return self.expr(cx, inner) };
+                let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                let message = overflow_message(*op);
+                // A `nat` operand takes the other side's type (for a shift: the left one only),
+                // checked unless its range proves that it fits.
+                let operand = |x: &Expr, t: &Ty, other: &Ty| -> Result<String, E> {
+                    let v = self.expr(cx, x)?;
+                    let (Ty::Nat, Ty::Scalar(s)) = (t, other) else { return Ok(v) };
+                    if *s == ScalarTy::U64 {
+                        return Ok(v);
+                    }
+                    if let Expr::Nat(i) = x {
+                        if cx.env.range(i).is_some() {
+                            // Every range proven is within `0..=i32::MAX`.
+                            return Ok(format!("(({}){v})", scalar_c(*s)));
+                        }
+                    }
+                    Ok(format!("strata_n2{}({v}, {at}, \"{message}\")", scalar_suffix(*s)))
+                };
+                if shift {
+                    let x = operand(a, &ta, &tb)?;
+                    let t = if ta == Ty::Nat { sb } else { sa };
+                    let y = self.expr(cx, b)?;
+                    let amount = if matches!(tb, Ty::Scalar(ScalarTy::I32 | ScalarTy::I64)) {
+                        format!("(uint64_t)(int64_t)({y})")
+                    } else {
+                        format!("(uint64_t)({y})")
+                    };
+                    let f = if *op == BinOp::Shl { "shl" } else { "shr" };
+                    return Ok(format!("strata_{f}_{t}({x}, {amount}, {at})"));
+                }
+                let t = if ta == Ty::Nat { sb } else { sa };
+                if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+                    // Operands whose ranges rule out overflow (a counter times a literal): plain.
+                    let fits = self.arith_range(cx, *op, a, b).is_some_and(|r| int_fits(r, t));
+                    if fits {
+                        return self.expr(cx, inner);
+                    }
+                }
+                let (x, y) = (operand(a, &ta, &tb)?, operand(b, &tb, &ta)?);
+                let f = match op {
+                    BinOp::Add => "add",
+                    BinOp::Sub => "sub",
+                    BinOp::Mul => "mul",
+                    BinOp::Div => "div",
+                    BinOp::Rem => "rem",
+                    _ => return self.expr(cx, inner),
+                };
+                Ok(format!("strata_{f}_{t}({x}, {y}, {at})"))
+            }
+            _ => self.expr(cx, inner),
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// The values an integer expression can take where its form bounds them: literals, `nat`
+    /// values whose range [`Env::range`] proves (loop counters, coordinates), conversions that
+    /// keep those, and `+ - *` of such (exactly: a checked operation either gives its exact value
+    /// or stops the program).
+    fn value_range(&self, cx: &Cx, e: &Expr) -> Option<(i128, i128)> {
+        match e {
+            Expr::Lit(Lit::Int(v, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => {
+                let v = i128::try_from(*v).ok()?;
+                Some((v, v))
+            }
+            Expr::Nat(i) => cx.env.range(i).map(|r| (i128::from(r.lo), i128::from(r.hi))),
+            Expr::Cast(x, s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => {
+                let r = self.value_range(cx, x)?;
+                int_fits(r, scalar_suffix(*s)).then_some(r)
+            }
+            Expr::Unary(UnOp::Neg, x) => {
+                let (lo, hi) = self.value_range(cx, x)?;
+                Some((-hi, -lo))
+            }
+            Expr::Checked(inner, _) => match &**inner {
+                Expr::Unary(UnOp::Neg, _) => self.value_range(cx, inner),
+                Expr::Binary(op, a, b) => self.arith_range(cx, *op, a, b),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The exact values of `a op b` (`+ - *`) for the values [`Emitter::value_range`] gives
+    /// its operands.
+    fn arith_range(&self, cx: &Cx, op: BinOp, a: &Expr, b: &Expr) -> Option<(i128, i128)> {
+        let ((al, ah), (bl, bh)) = (self.value_range(cx, a)?, self.value_range(cx, b)?);
+        match op {
+            BinOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
+            BinOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
+            BinOp::Mul => {
+                let ps = [al.checked_mul(bl)?, al.checked_mul(bh)?, ah.checked_mul(bl)?, ah.checked_mul(bh)?];
+                Some((*ps.iter().min()?, *ps.iter().max()?))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether every value of `r` fits the integer type with helper suffix `t`.
+fn int_fits((lo, hi): (i128, i128), t: &str) -> bool {
+    let (min, max): (i128, i128) = match t {
+        "i32" => (i128::from(i32::MIN), i128::from(i32::MAX)),
+        "i64" => (i128::from(i64::MIN), i128::from(i64::MAX)),
+        "u32" => (0, i128::from(u32::MAX)),
+        _ => (0, i128::from(u64::MAX)),
+    };
+    lo >= min && hi <= max
+}
+
+/// The words of an overflow of `op` (those of `sim` too).
+fn overflow_message(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "attempt to add with overflow",
+        BinOp::Sub => "attempt to subtract with overflow",
+        BinOp::Mul => "attempt to multiply with overflow",
+        BinOp::Div => "attempt to divide with overflow",
+        BinOp::Rem => "attempt to calculate the remainder with overflow",
+        BinOp::Shl => "attempt to shift left with overflow",
+        _ => "attempt to shift right with overflow",
     }
 }

@@ -286,7 +286,7 @@ impl<'p> Emitter<'p> {
             Expr::Nat(_) => Ty::Nat,
             Expr::Load(p) => self.place_ty(cx, p),
             Expr::Ref(p) => Ty::Ref(Box::new(self.place_ty(cx, p)), cx.f.place_mem(p)),
-            Expr::Unary(_, x) => self.expr_ty(cx, x),
+            Expr::Unary(_, x) | Expr::Checked(x, _) => self.expr_ty(cx, x),
             Expr::Binary(op, a, b) => {
                 if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
                     return Ty::Scalar(ScalarTy::Bool);
@@ -301,7 +301,7 @@ impl<'p> Emitter<'p> {
             Expr::Call { func, .. } => self.p.functions[*func].ret.clone(),
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
-            Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t), _, _) => Ty::Scalar(*t),
+            Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t) | Builtin::Powi(t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::AtomicAt(op, t), _, _) if *op != AtomicAtOp::Store => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
@@ -455,6 +455,7 @@ impl<'p> Emitter<'p> {
                     _ => format!("({x} {} {y})", op.symbol()),
                 }
             }
+            Expr::Checked(inner, span) => self.checked_arith(cx, inner, *span)?,
             // A float converted to an integer saturates (NaN gives 0), as on `sim`: a plain C cast
             // of an out-of-range value is undefined behaviour.
             Expr::Cast(x, s)

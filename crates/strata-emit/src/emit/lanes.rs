@@ -168,7 +168,12 @@ fn safe_stmt(s: &Stmt) -> bool {
             Expr::Call { .. } | Expr::Tuple(_) | Expr::ArrayList(_) => false,
             Expr::Builtin(b, ..) => matches!(
                 b,
-                Builtin::Sqrt(_) | Builtin::Math(..) | Builtin::IntMath(..) | Builtin::IsNan(_) | Builtin::IsFinite(_)
+                Builtin::Sqrt(_)
+                    | Builtin::Math(..)
+                    | Builtin::IntMath(..)
+                    | Builtin::Powi(_)
+                    | Builtin::IsNan(_)
+                    | Builtin::IsFinite(_)
             ),
             _ => true,
         }
