@@ -584,7 +584,8 @@ impl Emitter<'_> {
             self.expr(cx, &cond)?
         } else {
             let at = (!cx.uniform.expr(&cond)).then(|| sync_span(s));
-            self.uniform_values(cx, set, &[Uni::Cond(&cond)], at, ind)?.remove(0)
+            let names = self.uniform_values(cx, set, &[Uni::Cond(&cond)], at, ind)?;
+            names.into_iter().next().ok_or_else(|| unsupported(*span, "the `break` flag of this loop"))?
         };
         writeln!(self.out, "{pad}if ({c}) break;").ok();
         Ok(())
