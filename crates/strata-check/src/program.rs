@@ -56,6 +56,8 @@ pub struct FnSig {
     /// The parameters of function type, which are not in `params`: each call names a function
     /// for them, and the call is instantiated with it.
     pub fn_params: Vec<FnParamSig>,
+    /// A kernel on a `gpu.ordered_grid` (its blocks start in index order).
+    pub ordered: bool,
 }
 
 /// A parameter of function type (`op: fn(f32, f32) -> f32`).
@@ -515,6 +517,7 @@ impl Program {
                     builtin: false,
                     num_generics: Vec::new(),
                     fn_params: Vec::new(),
+                    ordered: false,
                 };
                 fn_params.push(FnParamSig { pos, name: p.name.name.clone(), sig: Rc::new(sig), span: p.span });
                 continue;
@@ -566,6 +569,7 @@ impl Program {
             builtin,
             num_generics,
             fn_params,
+            ordered: f.exec.as_ref().is_some_and(|e| e.ty.ordered),
         }
     }
 }

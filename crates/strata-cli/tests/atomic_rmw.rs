@@ -53,6 +53,7 @@ fn program(t: ScalarTy, ops: &[(AtomicOp, i64)]) -> Program {
             grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
             block: [IExpr::Const(64), IExpr::Const(1), IExpr::Const(1)],
             shared: Vec::new(),
+            ordered: false,
         },
         nat_params: Vec::new(),
         nat_max: Default::default(),

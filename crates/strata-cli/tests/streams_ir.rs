@@ -51,6 +51,7 @@ fn kernel(name: &str, two: bool, v: i32) -> Function {
             grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
             block: [IExpr::Const(N), IExpr::Const(1), IExpr::Const(1)],
             shared: Vec::new(),
+            ordered: false,
         },
         nat_params: Vec::new(),
         nat_max: Default::default(),

@@ -417,7 +417,12 @@ impl Lx {
                 // The shape is the launch's (the warp collectives' exchange buffers are sized by it).
                 let dims = |f: fn(ir::DimName) -> IExpr| [ir::DimName::X, ir::DimName::Y, ir::DimName::Z].map(f);
                 body = vec![Stmt::Threads { set: Vec::new(), body }];
-                FnKind::Kernel { grid: dims(IExpr::GridDim), block: dims(IExpr::BlockDim), shared: fs.shared }
+                FnKind::Kernel {
+                    grid: dims(IExpr::GridDim),
+                    block: dims(IExpr::BlockDim),
+                    shared: fs.shared,
+                    ordered: false,
+                }
             }
             Role::Device => FnKind::Device,
             Role::Host | Role::Main => FnKind::Host,

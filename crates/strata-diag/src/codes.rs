@@ -152,6 +152,7 @@ registry! {
     RUN_KILLED = "E0911", Run, "program killed by a signal";
     RUN_PROGRAM_INPUT = "E0912", Run, "program argument or file error";
     RUN_OVERFLOW = "E0913", Run, "integer overflow";
+    RUN_DEADLOCK = "E0914", Run, "deadlock: a wait that nothing can end";
     // --- the environment: tools and drivers missing from the machine (exit status 2) ---
     NO_C_COMPILER = "E1001", Environment, "no C compiler found";
     NVCC_MISSING = "E1002", Environment, "nvcc not found";

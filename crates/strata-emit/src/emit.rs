@@ -151,6 +151,9 @@ pub(crate) struct Emitter<'p> {
     /// Emit Strata's integer arithmetic checked for overflow ([`Expr::Checked`]); off only with
     /// `STRATA_ARITH_CHECKS=0` in the environment (to measure what the checks cost).
     arith_checks: bool,
+    /// Emitting a CUDA kernel of an ordered grid: its block coordinates are `obid_`, the block
+    /// number it took when it started, not `blockIdx` ([`Emitter::cuda_kernel_body`]).
+    ordered_cuda: bool,
 }
 
 /// The C names of one function's locals (by id) and size parameters (by Strata name).
@@ -400,6 +403,7 @@ impl<'p> Emitter<'p> {
             helpers: RefCell::new(Vec::new()),
             checked: RefCell::new(Vec::new()),
             arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
+            ordered_cuda: false,
         }
     }
 
@@ -583,6 +587,12 @@ impl<'p> Emitter<'p> {
         }
         let mut cx = self.cx(i, f);
         let linkage = if self.cuda { "" } else { "static " };
+        self.ordered_cuda = self.cuda && matches!(f.kind, FnKind::Kernel { ordered: true, .. });
+        if self.ordered_cuda {
+            // The counter an ordered grid's blocks take their numbers from (every launch takes
+            // exactly one number per block, so the number modulo the grid's size is the block).
+            writeln!(self.out, "__device__ unsigned long long strata_ticket_{} = 0;", self.fn_names[i]).ok();
+        }
         writeln!(self.out, "{linkage}{sig} {{").ok();
         if kernel && self.cuda {
             self.cuda_kernel_body(&mut cx, i, f)?;
@@ -1185,6 +1195,7 @@ mod tests {
                 grid: [grid, IExpr::Const(1), IExpr::Const(1)],
                 block: [IExpr::Const(256), IExpr::Const(1), IExpr::Const(1)],
                 shared: Vec::new(),
+                ordered: false,
             },
             nat_params: nats,
             nat_max: Default::default(),
@@ -1294,6 +1305,7 @@ mod tests {
                 grid: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
                 block: [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)],
                 shared: Vec::new(),
+                ordered: false,
             },
             nat_params: Vec::new(),
             nat_max: Default::default(),

@@ -137,7 +137,7 @@ impl Kernel {
         cuda: bool,
     ) -> Result<Kernel, E> {
         let f = &program.functions[k.func];
-        let FnKind::Kernel { grid, block, shared } = &f.kind else {
+        let FnKind::Kernel { grid, block, shared, .. } = &f.kind else {
             return Err(Box::new(Diagnostic::error(
                 strata_diag::codes::UNSUPPORTED,
                 "internal error: a library kernel that is not a kernel",
@@ -197,6 +197,13 @@ impl Kernel {
             count(block, "thread", "threads"),
             if cuda { " on `stream`, without waiting for it" } else { "; returns when it is done" }
         ));
+        if cuda && matches!(f.kind, FnKind::Kernel { ordered: true, .. }) {
+            doc.push(
+                "Its grid is ordered (blocks start in index order, numbered from one counter of the \
+                 kernel): a launch must end before the next launch of this kernel starts."
+                    .to_string(),
+            );
+        }
         for (strata, c) in &sizes {
             doc.push(format!("`{c}`: the size parameter `{strata}`."));
         }

@@ -317,7 +317,7 @@ mod tests {
         use strata_ir::ir::Ty;
         let kernel = |grid: [IExpr; 3], block: [IExpr; 3]| Function {
             name: "k".into(),
-            kind: FnKind::Kernel { grid, block, shared: Vec::new() },
+            kind: FnKind::Kernel { grid, block, shared: Vec::new(), ordered: false },
             nat_params: vec!["n".into()],
             nat_max: Default::default(),
             params: Vec::new(),

@@ -963,6 +963,10 @@ pub enum FnKind {
         grid: [IExpr; 3],
         block: [IExpr; 3],
         shared: Vec<(LocalId, ScalarTy, IExpr)>,
+        /// Blocks start in the order of their linear index (`gpu.ordered_grid`): every device
+        /// hands out block numbers from a counter as blocks start, so a block may wait for a
+        /// lower one.
+        ordered: bool,
     },
     /// Called by one GPU thread.
     Device,

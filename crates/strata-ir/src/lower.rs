@@ -290,7 +290,8 @@ impl<'a> Lowering<'a> {
                 what: What::Grid,
             });
             fl.bind(&sig.exec_name, Binding::Exec(0));
-            kind = FnKind::Kernel { grid, block, shared: Vec::new() };
+            let ordered = f.exec.as_ref().is_some_and(|e| e.ty.ordered);
+            kind = FnKind::Kernel { grid, block, shared: Vec::new(), ordered };
         } else if let Root::Block { threads } = &sig.root {
             let dims = threads.iter().map(|(d, n)| (*d, IExpr::ThreadIdx(*d), fl.nat(n))).collect();
             fl.binders.push(ExecB {

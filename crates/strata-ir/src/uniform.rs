@@ -186,7 +186,7 @@ mod tests {
         let one = || [IExpr::Const(1), IExpr::Const(1), IExpr::Const(1)];
         Function {
             name: "k".into(),
-            kind: FnKind::Kernel { grid: one(), block: one(), shared: Vec::new() },
+            kind: FnKind::Kernel { grid: one(), block: one(), shared: Vec::new(), ordered: false },
             nat_params: Vec::new(),
             nat_max: Default::default(),
             params: vec![P],

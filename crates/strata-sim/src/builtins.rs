@@ -51,7 +51,8 @@ impl Machine<'_, '_> {
         let arg = |i: usize| vs.get(i).cloned().unwrap_or(Value::Unit);
         // An argument index, axis or dimension (a `u64` or size; never negative).
         let index = |i: usize| vs.get(i).and_then(Value::as_u64).unwrap_or(u64::MAX);
-        Ok(match b {
+        let version = self.mem_version;
+        let v = match b {
             Builtin::Rand => Value::I32(self.rand.get_or_insert_with(|| crand::CRand::new(1)).next()),
             Builtin::SeedRand => {
                 self.rand = Some(crand::CRand::new(arg(0).as_u64().unwrap_or(1) as u32));
@@ -225,6 +226,7 @@ impl Machine<'_, '_> {
                 let (buf, off) = self.pointer(&arg(0), span)?;
                 let mut state = arg(1).as_u64().unwrap_or(0);
                 self.buffers[buf].data.fill_random(off as usize, &mut state);
+                self.mem_version += 1;
                 Value::Unit
             }
             Builtin::Print | Builtin::PrintInline if vs.len() > 1 => {
@@ -421,7 +423,22 @@ impl Machine<'_, '_> {
                 }
                 Value::Unit
             }
-        })
+        };
+        // A thread that waits on an atomic comes back to it with nothing changed ([`crate::spin`]).
+        if who.gpu
+            && self.mem_version == version
+            && matches!(
+                b,
+                Builtin::AtomicFetchAdd
+                    | Builtin::AtomicFetchAddAt
+                    | Builtin::AtomicLoad
+                    | Builtin::AtomicRmw(..)
+                    | Builtin::AtomicAt(..)
+            )
+        {
+            self.spin_check(span, f, who)?;
+        }
+        Ok(v)
     }
 
     /// [`Builtin::CopyElems`]: `n` elements from `src` to `dst`, with the checks (and the errors,

@@ -23,6 +23,7 @@ mod npy;
 mod places;
 mod race;
 mod scalar;
+mod spin;
 mod stream_exec;
 mod streams;
 mod value;
@@ -185,6 +186,8 @@ struct Frame {
     func: usize,
     locals: Vec<Value>,
     nats: HashMap<String, u64>,
+    /// This activation's number, unique in the run ([`spin`]).
+    act: u64,
 }
 
 type Fail = Box<Diagnostic>;
@@ -354,9 +357,12 @@ fn run_recording(
         stderr: err,
         rand: None,
         exited: None,
+        mem_version: 0,
+        activations: 0,
+        spins: Default::default(),
     };
     let mut frame =
-        Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new() };
+        Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new(), act: 0 };
     let mut r = m.seq(&program.functions[entry].body, &mut frame, HOST);
     if r.is_ok() {
         // Work still in flight when `main` ends runs (and is checked) too.
@@ -409,6 +415,12 @@ struct Machine<'p, 'o> {
     /// The status of the program's `exit(status)` ([`ir::Builtin::Exit`]), once called: the
     /// error that unwinds the run from there is not one.
     exited: Option<u8>,
+    /// Counts changes of memory (a write, a copy, a buffer made or freed): the spin check's
+    /// witness that nothing changed ([`spin`]).
+    mem_version: u64,
+    /// Function activations begun (each [`Frame`]'s `act`).
+    activations: u64,
+    spins: spin::Spins,
 }
 
 /// Calls that may be in progress at once: deeper recursion stops the program (E0907) rather than
@@ -537,6 +549,7 @@ impl Machine<'_, '_> {
                             Self::flatten(x, ir::leaf(t), &mut data).map_err(|e| oom(e, *span, "an array"))?;
                         }
                         self.buffers[*buf].data = data;
+                        self.mem_version += 1;
                     }
                 }
                 if let Value::Owned { buf } = v {
@@ -650,6 +663,7 @@ impl Machine<'_, '_> {
                         self.stream_free(*buf, *span)?;
                         self.buffers[*buf].freed = true;
                         self.buffers[*buf].data = Arr::new();
+                        self.mem_version += 1;
                     }
                     Some(Value::Ref { buf, .. }) => {
                         let msg =
@@ -750,7 +764,7 @@ impl Machine<'_, '_> {
         let t0 = std::time::Instant::now();
         let LaunchWork { g, b, kn, arg_values } = work;
         let func = &self.program.functions[kernel];
-        let FnKind::Kernel { shared, .. } = &func.kind else {
+        let FnKind::Kernel { shared, ordered, .. } = &func.kind else {
             return Err(fail(codes::UNSUPPORTED, format!("`{}` is not a kernel", func.name), span, "launched here"));
         };
         self.stats.launches += 1;
@@ -776,9 +790,11 @@ impl Machine<'_, '_> {
         });
         self.races.begin(b[0].saturating_mul(b[1]).saturating_mul(b[2]));
         let blocks = g[0].saturating_mul(g[1]).saturating_mul(g[2]);
-        // Blocks run in order, or in a random order that is made (and charged) first.
+        // Blocks run in order, or in a random order that is made (and charged) first; the blocks
+        // of an ordered grid start in the order of their index under every schedule, and on
+        // `sim` a block ends before the next starts.
         let mut random_order = Vec::new();
-        let _order_charge = if self.opts.random_seed.is_some() {
+        let _order_charge = if self.opts.random_seed.is_some() && !ordered {
             mem::reserve(&mut random_order, blocks)
                 .map_err(|e| oom(e, span, &format!("the random order of the launch's {blocks} blocks")))?;
             random_order.extend(0..blocks);
@@ -790,7 +806,9 @@ impl Machine<'_, '_> {
         for k in 0..blocks {
             let lin = random_order.get(k as usize).copied().unwrap_or(k);
             let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
-            let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone() };
+            self.activations += 1;
+            let act = self.activations;
+            let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone(), act };
             for (p, v) in func.params.iter().zip(&arg_values) {
                 frame.locals[*p] = v.try_clone().map_err(|e| oom(e, span, "an argument of the kernel"))?;
             }
@@ -823,6 +841,7 @@ impl Machine<'_, '_> {
             for id in shared_bufs {
                 self.buffers[id].freed = true;
                 self.buffers[id].data = Arr::new();
+                self.mem_version += 1;
                 self.races.forget(id);
             }
         }
@@ -1291,8 +1310,13 @@ impl Machine<'_, '_> {
             Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, f, who)?,
             Expr::Call { func, nats, args, span } => {
                 let callee = &self.program.functions[*func];
-                let mut frame =
-                    Frame { func: *func, locals: vec![Value::Uninit; callee.locals.len()], nats: HashMap::new() };
+                self.activations += 1;
+                let mut frame = Frame {
+                    func: *func,
+                    locals: vec![Value::Uninit; callee.locals.len()],
+                    nats: HashMap::new(),
+                    act: self.activations,
+                };
                 for (name, e) in callee.nat_params.iter().zip(nats) {
                     let v = self.iexpr(e, f, who)?;
                     frame.nats.insert(name.clone(), v);

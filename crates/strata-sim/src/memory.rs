@@ -198,6 +198,11 @@ impl Machine<'_, '_> {
                 self.log(buf, off, who, span, true)?;
             }
         }
+        // An atomic that leaves the element as it was (a load, a failed compare-and-swap) changes
+        // nothing a spinning thread could wait for ([`crate::spin`]).
+        if !atomic || self.buffers[buf].data.get(off as usize) != v {
+            self.mem_version += 1;
+        }
         self.buffers[buf].data.set(off as usize, v).map_err(|e| oom(e, span, &format!("`{}`", self.buffers[buf].name)))
     }
 

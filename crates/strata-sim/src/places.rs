@@ -53,6 +53,7 @@ impl Machine<'_, '_> {
 
     pub(crate) fn alloc(&mut self, data: Arr, space: Space, name: String) -> usize {
         self.buffers.push(Buffer { data, space, name, named: false, freed: false, stride: 1 });
+        self.mem_version += 1;
         self.buffers.len() - 1
     }
 

@@ -162,6 +162,7 @@ impl Machine<'_, '_> {
 
     /// Copies `n` elements between buffers (or within one).
     pub(crate) fn copy_range(&mut self, src: usize, so: usize, dst: usize, doff: usize, n: usize) -> Result<(), Oom> {
+        self.mem_version += 1;
         if src == dst {
             let part = self.buffers[src].data.slice(so, so + n)?;
             self.buffers[dst].data.copy_from(doff, &part, 0, n)

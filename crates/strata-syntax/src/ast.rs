@@ -264,6 +264,9 @@ pub struct ExecTy {
     /// `cpu.thread`); the formatter keeps the spelling. Always true for the kinds that have only
     /// a capitalised name (`BlockGrp`, `ThreadGrp`, `WarpGrp`, `Any`).
     pub capitalised: bool,
+    /// `gpu.ordered_grid` (`gpu.OrderedGrid`): a grid whose blocks start in the order of their
+    /// index, so that a block may wait for a lower one (docs/language.md, "Ordered grids").
+    pub ordered: bool,
     pub span: Span,
 }
 

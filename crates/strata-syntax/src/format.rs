@@ -1130,6 +1130,9 @@ fn exec_ty(t: &ExecTy) -> String {
     // The two spellings of the paper and of the prototype, kept as written.
     let (cap, lower) = match &t.kind {
         ExecTyKind::CpuThread => ("cpu.Thread", "cpu.thread"),
+        ExecTyKind::Grid(a, b) if t.ordered => {
+            return format!("{}<{}, {}>", pick(t, "gpu.OrderedGrid", "gpu.ordered_grid"), dim(a), dim(b))
+        }
         ExecTyKind::Grid(a, b) => return format!("{}<{}, {}>", pick(t, "gpu.Grid", "gpu.grid"), dim(a), dim(b)),
         ExecTyKind::BlockGrp(a, b) => return format!("gpu.BlockGrp<{}, {}>", dim(a), dim(b)),
         ExecTyKind::Block(d) => return format!("{}<{}>", pick(t, "gpu.Block", "gpu.block"), dim(d)),

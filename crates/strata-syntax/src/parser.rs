@@ -677,7 +677,7 @@ impl<'a> Parser<'a> {
         let lo = self.tok().span;
         if self.at_word("Any") {
             self.bump();
-            return Ok(ExecTy { kind: ExecTyKind::Any, capitalised: true, span: self.span_from(lo) });
+            return Ok(ExecTy { kind: ExecTyKind::Any, capitalised: true, ordered: false, span: self.span_from(lo) });
         }
         let ns = self.expect(Tok::Ident)?;
         let ns_text = self.text_of(ns);
@@ -689,7 +689,7 @@ impl<'a> Parser<'a> {
         let capitalised = self.text_of(t).starts_with(|c: char| c.is_ascii_uppercase());
         let kind = match (ns_text, self.text_of(t)) {
             ("cpu", "thread" | "Thread") => ExecTyKind::CpuThread,
-            ("gpu", "grid" | "Grid") => {
+            ("gpu", "grid" | "Grid" | "ordered_grid" | "OrderedGrid") => {
                 let (a, b) = self.two_dims()?;
                 ExecTyKind::Grid(a, b)
             }
@@ -709,7 +709,8 @@ impl<'a> Parser<'a> {
             ("gpu", "Thread" | "thread") => ExecTyKind::Thread,
             _ => return Err(self.unknown_exec_ty(t, lo)),
         };
-        Ok(ExecTy { kind, capitalised, span: self.span_from(lo) })
+        let ordered = matches!(self.text_of(t), "ordered_grid" | "OrderedGrid");
+        Ok(ExecTy { kind, capitalised, ordered, span: self.span_from(lo) })
     }
 
     fn unknown_exec_ty(&mut self, t: Token, lo: Span) -> Fail {

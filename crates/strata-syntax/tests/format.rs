@@ -251,7 +251,7 @@ fn exec_ty() -> BoxedStrategy<ExecTy> {
                     | ExecTyKind::Warp
                     | ExecTyKind::Thread
             );
-            ExecTy { kind, capitalised: capitalised || !two_spellings, span: D }
+            ExecTy { kind, capitalised: capitalised || !two_spellings, ordered: false, span: D }
         })
         .boxed()
 }

@@ -172,6 +172,15 @@ impl FnCx<'_> {
             if streams::ASYNC_COPIES.contains(&name) && sig.builtin { args.len().checked_sub(1) } else { None };
         let mut stream_keys = None;
         if let Some(id) = launch.and_then(|l| l.stream.as_ref()) {
+            if sig.ordered {
+                // Its blocks take their numbers from one counter per kernel in the emitted CUDA,
+                // which two launches in flight at once would share.
+                self.stream_misuse(
+                    id.span,
+                    &format!("`{path}` runs on a `gpu.ordered_grid` and is launched on the default stream only"),
+                    "launched on a stream",
+                );
+            }
             match self.lookup(&id.name) {
                 None => self.unknown_name(
                     id.span,

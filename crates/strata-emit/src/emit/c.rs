@@ -97,9 +97,13 @@ impl Emitter<'_> {
         // One OpenMP team member runs whole blocks one after another, so the block's scratch
         // (shared memory, per-thread values, `done_` flags) is allocated once per member, not
         // once per block. Blocks of a kernel do equal work: a static schedule suffices.
-        let FnKind::Kernel { grid, block, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
+        let FnKind::Kernel { grid, block, ordered, .. } = &f.kind else { return Err(not_a_kernel(f.span)) };
         cx.returns = f.body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_))));
         let at = self.at(f.span);
+        if *ordered {
+            // The blocks of an ordered grid take their numbers from this counter as they start.
+            writeln!(self.out, "    uint64_t next_block_ = 0;").ok();
+        }
         writeln!(self.out, "    #pragma omp parallel\n    {{").ok();
         // Launch shapes the type fixes as constants shadow the parameters, so the C compiler
         // folds the coordinate arithmetic (`tid_ % 256` is a mask, `tid_ / 1` disappears).
@@ -153,10 +157,25 @@ impl Emitter<'_> {
         // number into coordinates once per chunk of blocks, not once per block, which matters
         // where the grid's extent is a run-time size (a 64-bit division per block, where a
         // constant extent makes it a mask).
-        writeln!(self.out, "        #pragma omp for collapse(3) schedule(static)").ok();
-        writeln!(self.out, "        for (uint64_t bz_ = 0; bz_ < GZ_; bz_++)").ok();
-        writeln!(self.out, "        for (uint64_t by_ = 0; by_ < GY_; by_++)").ok();
-        writeln!(self.out, "        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {{").ok();
+        if *ordered {
+            // An ordered grid: each OpenMP thread takes the next block number when it starts a
+            // block, so a block starts only after every lower one started, and one that waits
+            // for a lower block waits for a block that is running or done (on any number of
+            // OpenMP threads, one included).
+            writeln!(self.out, "        for (;;) {{").ok();
+            writeln!(
+                self.out,
+                "            uint64_t lin_ = __atomic_fetch_add(&next_block_, 1, __ATOMIC_RELAXED);\n            \
+                 if (lin_ >= GX_ * GY_ * GZ_) break;\n            \
+                 uint64_t bx_ = lin_ % GX_, by_ = lin_ / GX_ % GY_, bz_ = lin_ / GX_ / GY_;"
+            )
+            .ok();
+        } else {
+            writeln!(self.out, "        #pragma omp for collapse(3) schedule(static)").ok();
+            writeln!(self.out, "        for (uint64_t bz_ = 0; bz_ < GZ_; bz_++)").ok();
+            writeln!(self.out, "        for (uint64_t by_ = 0; by_ < GY_; by_++)").ok();
+            writeln!(self.out, "        for (uint64_t bx_ = 0; bx_ < GX_; bx_++) {{").ok();
+        }
         writeln!(self.out, "            (void)bx_; (void)by_; (void)bz_;").ok();
         if cx.returns {
             // `nreturned_` counts the threads marked in `done_`: once it is the whole block, the

@@ -109,6 +109,25 @@ impl Emitter<'_> {
             }
             writeln!(self.out, "    (void)smem_off_;").ok();
         }
+        if self.ordered_cuda {
+            // An ordered grid: the block's first thread takes the next number when the block
+            // starts, so a block's number is only taken after every lower one was (docs/language.md,
+            // "Ordered grids"); GPUs start blocks in about that order, and a block that waits for
+            // a lower one waits for a block that is resident or done.
+            let name = &self.fn_names[i];
+            writeln!(
+                self.out,
+                "    __shared__ unsigned long long ticket_s_;\n    \
+                 if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) \
+                 ticket_s_ = atomicAdd(&strata_ticket_{name}, 1ULL);\n    \
+                 __syncthreads();\n    \
+                 const unsigned long long olin_ = ticket_s_ % ((unsigned long long)gridDim.x * gridDim.y * gridDim.z);\n    \
+                 const uint3 obid_ = make_uint3((unsigned)(olin_ % gridDim.x), (unsigned)(olin_ / gridDim.x % gridDim.y), \
+                 (unsigned)(olin_ / gridDim.x / gridDim.y));\n    \
+                 (void)obid_;"
+            )
+            .ok();
+        }
         cx.in_threads = true;
         self.stmts(cx, &f.body, 1)
     }

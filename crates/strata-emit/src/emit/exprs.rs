@@ -9,6 +9,7 @@ impl<'p> Emitter<'p> {
     pub(super) fn coordinate(&self, e: &IExpr) -> Option<String> {
         let lower = |d: &DimName| d.letter().to_ascii_lowercase();
         Some(match e {
+            IExpr::BlockIdx(x) if self.ordered_cuda => format!("obid_.{}", lower(x)),
             IExpr::BlockIdx(x) if self.cuda => format!("blockIdx.{}", lower(x)),
             IExpr::ThreadIdx(x) if self.cuda => format!("threadIdx.{}", lower(x)),
             IExpr::BlockDim(x) if self.cuda => format!("blockDim.{}", lower(x)),
