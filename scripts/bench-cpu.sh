@@ -35,6 +35,7 @@ KERNELS=(
   "transpose|transpose|N=2048 REPS=10|N=256 REPS=3|2 * N * N * 8"
   "reduce|reduce|LOG_N=26 REPS=5|LOG_N=16 REPS=3|(1 << LOG_N) * 4 + (1 << (LOG_N - 8)) * 4"
   "scan|scan|LOG_N=24 REPS=10|LOG_N=16 REPS=3|2 * (1 << LOG_N) * 4"
+  "scan_lookback|scan|LOG_N=24 REPS=10|LOG_N=16 REPS=3|2 * (1 << LOG_N) * 4"
   "histogram|histogram|NB=4096 REPS=10|NB=16 REPS=3|NB * 256 * 64 * 4 + NB * 256 * 4"
   "matmul|matmul|N=1024 NB=16 REPS=2|N=128 NB=4 REPS=3|3 * N * N * 4"
   "matmul_ikj|matmul|N=1024 NB=16 REPS=5|N=128 NB=4 REPS=3|3 * N * N * 4"

@@ -1960,7 +1960,17 @@ fn generate(seed: u64) -> Program {
     if shared {
         write!(params, ", {forall} s: &uniq gpu.shared {}", ty(&tdims)).unwrap();
     }
-    g.line(&format!("fn k({params}) -[grid: gpu.grid<{}, {}>]-> () {{", xy(&gdims), xy(&tdims)));
+    // Sometimes an ordered grid (issue 23), whose blocks start in index order; in the plain
+    // block-level form with one dimension, its blocks then also wait for each other in a chain
+    // (each block's first thread waits until the previous block stored its link).
+    let ordered = g.rng.chance(15);
+    let wait_chain = ordered && top >= 5 && gdims.len() == 1 && tdims.len() == 1;
+    if wait_chain {
+        g.mark("ordered grid: blocks wait for the previous block");
+        write!(params, ", w: &shrd gpu.global [AtomicU32; {}]", gdims[0]).unwrap();
+    }
+    let grid_ty = if ordered { "gpu.ordered_grid" } else { "gpu.grid" };
+    g.line(&format!("fn k({params}) -[grid: {grid_ty}<{}, {}>]-> () {{", xy(&gdims), xy(&tdims)));
     g.indent += 1;
     let global = |w| Arr {
         text: if w { "b".into() } else { "a".into() },
@@ -2075,6 +2085,26 @@ fn generate(seed: u64) -> Program {
             }
             g.line(&format!("sched({}) {block} in grid.blocks {{", sched_of(&gdims)));
             g.indent += 1;
+            if wait_chain {
+                for line in [
+                    "split(X) BLK.threads at 1 {".to_string(),
+                    "    first => {".to_string(),
+                    "        sched(X) waiter in first {".to_string(),
+                    "            let mut before = 0u32;".to_string(),
+                    "            if BLK.idx > 0u32 {".to_string(),
+                    "                while before == 0u32 {".to_string(),
+                    "                    before = atomic_load_at_u32(w, BLK.idx - 1u32);".to_string(),
+                    "                }".to_string(),
+                    "            }".to_string(),
+                    "            atomic_store_at_u32(w, BLK.idx, before + 1u32);".to_string(),
+                    "        }".to_string(),
+                    "    },".to_string(),
+                    "    rest => {},".to_string(),
+                    "}".to_string(),
+                ] {
+                    g.line(&line.replace("BLK", &block));
+                }
+            }
             // Block-level references to the block's parts, used beside (or instead of) them.
             g.block_refs(&mut arrays, &tdims);
             let b = BlockCx { block: block.clone(), sched: sched_of(&tdims), tdims: tdims.clone(), arrays };
@@ -2119,7 +2149,12 @@ fn generate(seed: u64) -> Program {
     fill(&mut g, "hb", 13, 5, 50);
     g.line("let da = GpuGlobal::alloc_copy(&shrd ha);");
     g.line("let mut db = GpuGlobal::alloc_copy(&shrd hb);");
-    let atomic_args = if g.atomics.is_some() { ", &shrd dc, &shrd dcf" } else { "" };
+    let mut atomic_args = if g.atomics.is_some() { ", &shrd dc, &shrd dcf" } else { "" }.to_string();
+    if wait_chain {
+        atomic_args.push_str(", &shrd dw");
+        g.line(&format!("let hw = CpuHeap::new([0u32; {}]);", gdims[0]));
+        g.line("let dw = GpuGlobal::alloc_atomic_u32(&shrd hw);");
+    }
     if g.atomics.is_some() {
         g.line("let hc = CpuHeap::new([0i32, 1000, -1000, -1]);");
         g.line("let dc = GpuGlobal::alloc_atomic_i32(&shrd hc);");
@@ -2127,7 +2162,8 @@ fn generate(seed: u64) -> Program {
         g.line("let dcf = GpuGlobal::alloc_atomic_f64(&shrd hcf);");
     }
     let launch = format!("k::<<<{}, {}>>>(&shrd da, &uniq db{atomic_args});", xy(&gdims), xy(&tdims));
-    if !run_time && g.rng.chance(25) {
+    // A kernel on an ordered grid is launched on the default stream only (E0509).
+    if !run_time && g.rng.chance(25) && !ordered {
         // Streams (issue 14): a random sequence of launches, asynchronous copies and host uses
         // on two streams, with random synchronisations. The checker must reject every sequence
         // in which two of them may race; `sim` runs the stream work in a schedule-chosen order
@@ -2170,6 +2206,12 @@ fn generate(seed: u64) -> Program {
         g.line("let mut rcf = CpuHeap::new([0.0f64; 4]);");
         g.line("copy_atomic_to_host_f64(&shrd dcf, &uniq rcf);");
         g.line("println(rcf);");
+    }
+    if wait_chain {
+        // Each block stored one more than the block before it: 1, 2, … in every schedule.
+        g.line(&format!("let mut rw = CpuHeap::new([0u32; {}]);", gdims[0]));
+        g.line("copy_atomic_to_host_u32(&shrd dw, &uniq rw);");
+        g.line("println(rw);");
     }
     g.indent -= 1;
     g.line("}");

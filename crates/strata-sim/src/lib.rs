@@ -361,8 +361,12 @@ fn run_recording(
         activations: 0,
         spins: Default::default(),
     };
-    let mut frame =
-        Frame { func: entry, locals: vec![Value::Uninit; program.functions[entry].locals.len()], nats: HashMap::new(), act: 0 };
+    let mut frame = Frame {
+        func: entry,
+        locals: vec![Value::Uninit; program.functions[entry].locals.len()],
+        nats: HashMap::new(),
+        act: 0,
+    };
     let mut r = m.seq(&program.functions[entry].body, &mut frame, HOST);
     if r.is_ok() {
         // Work still in flight when `main` ends runs (and is checked) too.
@@ -808,7 +812,8 @@ impl Machine<'_, '_> {
             let bidx = [lin % g[0], (lin / g[0]) % g[1], lin / (g[0] * g[1])];
             self.activations += 1;
             let act = self.activations;
-            let mut frame = Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone(), act };
+            let mut frame =
+                Frame { func: kernel, locals: vec![Value::Uninit; func.locals.len()], nats: kn.clone(), act };
             for (p, v) in func.params.iter().zip(&arg_values) {
                 frame.locals[*p] = v.try_clone().map_err(|e| oom(e, span, "an argument of the kernel"))?;
             }

@@ -55,20 +55,22 @@ impl Machine<'_, '_> {
 }
 
 fn deadlock(span: Span, who: Who) -> Fail {
-    Box::new(fail(
-        codes::RUN_DEADLOCK,
-        format!(
-            "thread {} of block {} waits for a value that no thread can change: a deadlock",
-            coords(who.thread),
-            coords(who.block)
-        ),
-        span,
-        "it comes back here with nothing changed",
-    )
-    .with_note(
-        "a block may wait only for blocks that started before it (a lower index in a kernel on a \
+    Box::new(
+        fail(
+            codes::RUN_DEADLOCK,
+            format!(
+                "thread {} of block {} waits for a value that no thread can change: a deadlock",
+                coords(who.thread),
+                coords(who.block)
+            ),
+            span,
+            "it comes back here with nothing changed",
+        )
+        .with_note(
+            "a block may wait only for blocks that started before it (a lower index in a kernel on a \
          `gpu.ordered_grid`), never for itself, its own threads or a later block",
-    ))
+        ),
+    )
 }
 
 fn hash_locals(locals: &[Value]) -> u64 {
