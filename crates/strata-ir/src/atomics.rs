@@ -23,6 +23,8 @@ pub fn atomic_builtin(name: &str) -> Option<Builtin> {
     let op = match op {
         "load" => AtomicAtOp::Load,
         "store" => AtomicAtOp::Store,
+        "load_acquire" => AtomicAtOp::LoadAcquire,
+        "store_release" => AtomicAtOp::StoreRelease,
         "exchange" => AtomicAtOp::Rmw(AtomicOp::Exch),
         "compare_exchange" => AtomicAtOp::Rmw(AtomicOp::Cas),
         "fetch_add" => AtomicAtOp::Rmw(AtomicOp::Add),

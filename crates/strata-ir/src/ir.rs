@@ -413,16 +413,25 @@ pub fn npy_dims(args: &[Expr], skip: usize) -> Vec<IExpr> {
 pub enum AtomicAtOp {
     Load,
     Store,
+    /// A load with acquire ordering (`atomic_load_acquire_at_<t>`).
+    LoadAcquire,
+    /// A store with release ordering (`atomic_store_release_at_<t>`).
+    StoreRelease,
     Rmw(AtomicOp),
 }
 
 impl AtomicAtOp {
     /// How many values the operation takes after the index.
+    /// Whether the operation stores without giving a value back.
+    pub fn is_store(self) -> bool {
+        matches!(self, AtomicAtOp::Store | AtomicAtOp::StoreRelease)
+    }
+
     pub fn values(self) -> usize {
         match self {
-            AtomicAtOp::Load => 0,
+            AtomicAtOp::Load | AtomicAtOp::LoadAcquire => 0,
             AtomicAtOp::Rmw(AtomicOp::Cas) => 2,
-            AtomicAtOp::Store | AtomicAtOp::Rmw(_) => 1,
+            AtomicAtOp::Store | AtomicAtOp::StoreRelease | AtomicAtOp::Rmw(_) => 1,
         }
     }
 }

@@ -45,7 +45,11 @@ impl Machine<'_, '_> {
             return Err(out_of_bounds(i, len, span));
         }
         let off = off.saturating_add(i);
-        if op == AtomicAtOp::Store {
+        if op == AtomicAtOp::StoreRelease {
+            // A release store is a fence followed by the store: the race check's release point.
+            self.fence(who);
+        }
+        if op.is_store() {
             // A store does not read what it overwrites (which may never have been written).
             self.write_raw(buf, off, arg(2).cast(t), who, span, true)?;
             return Ok(Value::Unit);

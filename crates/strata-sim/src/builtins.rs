@@ -79,11 +79,7 @@ impl Machine<'_, '_> {
                 Value::Unit
             }
             Builtin::Fence => {
-                if who.gpu {
-                    if let Some(l) = self.launch.as_mut() {
-                        *l.fences.entry(who.thread_lin).or_insert(0) += 1;
-                    }
-                }
+                self.fence(who);
                 Value::Unit
             }
             Builtin::NullPtr => Value::Null,
@@ -523,5 +519,17 @@ impl Machine<'_, '_> {
     /// Runs `f` on the program's arguments; its error becomes E0912 (or E0903) at `span`.
     pub(crate) fn npy<T>(&self, span: Span, f: impl FnOnce(&[std::ffi::OsString]) -> Result<T, npy::NpyError>) -> R<T> {
         f(&self.opts.args).map_err(|e| npy_fail(e, span))
+    }
+}
+
+impl Machine<'_, '_> {
+    /// A device-wide fence of GPU thread `who`: its accesses before are released by its next
+    /// atomic operation (`race.rs`).
+    pub(crate) fn fence(&mut self, who: Who) {
+        if who.gpu {
+            if let Some(l) = self.launch.as_mut() {
+                *l.fences.entry(who.thread_lin).or_insert(0) += 1;
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! (64-bit forms through `unsigned long long`), and a compare-and-swap loop on the element's bits
 //! where CUDA has no such function (float min/max, 64-bit float exchange). In C they use GCC's
 //! `__atomic` builtins, and the compare-and-swap loop of `AtomicRmw` for min/max and float
-//! arithmetic. Every operation is relaxed.
+//! arithmetic. Every operation is relaxed except `load_acquire` and `store_release`.
 
 use super::*;
 
@@ -51,6 +51,8 @@ impl Emitter<'_> {
         let body = match op {
             AtomicAtOp::Load => format!("{ct} r;\n    __atomic_load(p, &r, __ATOMIC_RELAXED);\n    return r;"),
             AtomicAtOp::Store => "__atomic_store(p, &v, __ATOMIC_RELAXED);".to_string(),
+            AtomicAtOp::LoadAcquire => format!("{ct} r;\n    __atomic_load(p, &r, __ATOMIC_ACQUIRE);\n    return r;"),
+            AtomicAtOp::StoreRelease => "__atomic_store(p, &v, __ATOMIC_RELEASE);".to_string(),
             AtomicAtOp::Rmw(AtomicOp::Exch) => {
                 format!("{ct} r;\n    __atomic_exchange(p, &v, &r, __ATOMIC_RELAXED);\n    return r;")
             }
@@ -68,8 +70,8 @@ impl Emitter<'_> {
             AtomicAtOp::Rmw(o) => return self.atomic_helper(o, t, span),
         };
         let (ret, params) = match op {
-            AtomicAtOp::Load => (ct, format!("{ct} *p")),
-            AtomicAtOp::Store => ("void", format!("{ct} *p, {ct} v")),
+            AtomicAtOp::Load | AtomicAtOp::LoadAcquire => (ct, format!("{ct} *p")),
+            AtomicAtOp::Store | AtomicAtOp::StoreRelease => ("void", format!("{ct} *p, {ct} v")),
             AtomicAtOp::Rmw(AtomicOp::Cas) => (ct, format!("{ct} *p, {ct} v, {ct} w")),
             AtomicAtOp::Rmw(_) => (ct, format!("{ct} *p, {ct} v")),
         };
@@ -97,6 +99,10 @@ impl Emitter<'_> {
             // PTX treats `volatile` accesses of an aligned word as relaxed atomic ones.
             AtomicAtOp::Load => format!("return *(volatile {ct} *)p;"),
             AtomicAtOp::Store => format!("*(volatile {ct} *)p = v;"),
+            // A fence after the load (before the store) orders it as acquire (release) at device
+            // scope, as `cuda::atomic_ref`'s orderings do; `__threadfence()` is a stronger fence.
+            AtomicAtOp::LoadAcquire => format!("{ct} r = *(volatile {ct} *)p;\n    __threadfence();\n    return r;"),
+            AtomicAtOp::StoreRelease => format!("__threadfence();\n    *(volatile {ct} *)p = v;"),
             AtomicAtOp::Rmw(AtomicOp::Add) => call("atomicAdd", "v"),
             // `atomicSub` only exists for 32-bit integers; `o - v` is `o + (-v)` (wrapping).
             AtomicAtOp::Rmw(AtomicOp::Sub) if wide || float => {
@@ -134,8 +140,8 @@ impl Emitter<'_> {
             }
         };
         let (ret, params) = match op {
-            AtomicAtOp::Load => (ct, format!("{ct} *p")),
-            AtomicAtOp::Store => ("void", format!("{ct} *p, {ct} v")),
+            AtomicAtOp::Load | AtomicAtOp::LoadAcquire => (ct, format!("{ct} *p")),
+            AtomicAtOp::Store | AtomicAtOp::StoreRelease => ("void", format!("{ct} *p, {ct} v")),
             AtomicAtOp::Rmw(AtomicOp::Cas) => (ct, format!("{ct} *p, {ct} v, {ct} w")),
             AtomicAtOp::Rmw(_) => (ct, format!("{ct} *p, {ct} v")),
         };
@@ -149,6 +155,8 @@ fn op_name(op: AtomicAtOp) -> &'static str {
     match op {
         AtomicAtOp::Load => "load",
         AtomicAtOp::Store => "store",
+        AtomicAtOp::LoadAcquire => "load_acquire",
+        AtomicAtOp::StoreRelease => "store_release",
         AtomicAtOp::Rmw(AtomicOp::Exch) => "exchange",
         AtomicAtOp::Rmw(AtomicOp::Cas) => "compare_exchange",
         AtomicAtOp::Rmw(AtomicOp::Add) => "fetch_add",

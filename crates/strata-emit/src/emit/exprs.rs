@@ -303,7 +303,7 @@ impl<'p> Emitter<'p> {
             Expr::Builtin(Builtin::Sqrt(t) | Builtin::Shuffle(_, t), _, _) => Ty::Scalar(*t),
             Expr::Builtin(Builtin::Ballot, _, _) => Ty::Scalar(ScalarTy::U32),
             Expr::Builtin(Builtin::AtomicRmw(_, t) | Builtin::Math(_, t) | Builtin::Powi(t), _, _) => Ty::Scalar(*t),
-            Expr::Builtin(Builtin::AtomicAt(op, t), _, _) if *op != AtomicAtOp::Store => Ty::Scalar(*t),
+            Expr::Builtin(Builtin::AtomicAt(op, t), _, _) if !op.is_store() => Ty::Scalar(*t),
             Expr::Builtin(Builtin::ArgCount | Builtin::ArgU64 | Builtin::NpyLen | Builtin::NpyDim, _, _) => {
                 Ty::Scalar(ScalarTy::U64)
             }
