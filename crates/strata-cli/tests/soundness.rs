@@ -2086,6 +2086,12 @@ fn generate(seed: u64) -> Program {
             g.line(&format!("sched({}) {block} in grid.blocks {{", sched_of(&gdims)));
             g.indent += 1;
             if wait_chain {
+                // Relaxed or acquire/release: both are correct here (the data is the atomic).
+                let (load, store) = if g.rng.chance(50) {
+                    ("atomic_load_acquire_at_u32", "atomic_store_release_at_u32")
+                } else {
+                    ("atomic_load_at_u32", "atomic_store_at_u32")
+                };
                 for line in [
                     "split(X) BLK.threads at 1 {".to_string(),
                     "    first => {".to_string(),
@@ -2093,16 +2099,16 @@ fn generate(seed: u64) -> Program {
                     "            let mut before = 0u32;".to_string(),
                     "            if BLK.idx > 0u32 {".to_string(),
                     "                while before == 0u32 {".to_string(),
-                    "                    before = atomic_load_at_u32(w, BLK.idx - 1u32);".to_string(),
+                    "                    before = LOAD(w, BLK.idx - 1u32);".to_string(),
                     "                }".to_string(),
                     "            }".to_string(),
-                    "            atomic_store_at_u32(w, BLK.idx, before + 1u32);".to_string(),
+                    "            STORE(w, BLK.idx, before + 1u32);".to_string(),
                     "        }".to_string(),
                     "    },".to_string(),
                     "    rest => {},".to_string(),
                     "}".to_string(),
                 ] {
-                    g.line(&line.replace("BLK", &block));
+                    g.line(&line.replace("BLK", &block).replace("LOAD", load).replace("STORE", store));
                 }
             }
             // Block-level references to the block's parts, used beside (or instead of) them.

@@ -67,6 +67,15 @@ mod tests {
             Some(Builtin::AtomicAt(AtomicAtOp::Rmw(AtomicOp::Cas), ScalarTy::U64))
         );
         assert_eq!(atomic_builtin("atomic_load_at_i64"), Some(Builtin::AtomicAt(AtomicAtOp::Load, ScalarTy::I64)));
+        assert_eq!(
+            atomic_builtin("atomic_load_acquire_at_u32"),
+            Some(Builtin::AtomicAt(AtomicAtOp::LoadAcquire, ScalarTy::U32))
+        );
+        assert_eq!(
+            atomic_builtin("atomic_store_release_at_f64"),
+            Some(Builtin::AtomicAt(AtomicAtOp::StoreRelease, ScalarTy::F64))
+        );
+        assert_eq!(atomic_builtin("atomic_load_release_at_u32"), None);
         assert_eq!(atomic_builtin("gpu_global_alloc_atomic_f64"), Some(Builtin::GlobalAllocCopy));
         assert_eq!(atomic_builtin("copy_atomic_to_host_u32"), Some(Builtin::CopyToHost));
         assert_eq!(atomic_builtin("thread_fence"), Some(Builtin::Fence));
