@@ -660,6 +660,13 @@ impl FnCx<'_> {
             ));
         } else if matches!(got.root, Root::Grid { .. } | Root::Block { .. } | Root::Warp) {
             problem = Some(format!("`{fname}` is executed by `{}`, not by a single thread", got.root));
+        } else if !passed_on && got.builtin && WARP_COLLECTIVES.contains(&fname.as_str()) {
+            // A call through the parameter is checked by its type only, which cannot say that
+            // every lane of the warp must make it together (E0405 at a direct call).
+            problem = Some(format!(
+                "`{fname}` is a warp collective: every lane of a warp must call it together, which is \
+                 checked only where it is called by name"
+            ));
         } else {
             let root_ok = match (&want.root, &got.root) {
                 (_, Root::Any) => true,
@@ -687,7 +694,6 @@ impl FnCx<'_> {
             );
             return None;
         }
-        let _ = passed_on;
         Some(fname)
     }
 
