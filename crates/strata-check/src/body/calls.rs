@@ -511,9 +511,20 @@ impl FnCx<'_> {
         if WARP_COLLECTIVES.contains(&name) {
             self.check_collective(&path, span);
         }
-        // In GPU code the access environment compares the arguments' borrows (E0501).
+        // In GPU code the access environment compares the arguments' borrows (E0501), except
+        // those of memory a variable holds itself (a thread's own array), which it never
+        // records: two `&uniq` borrows of one such element are compared here, as on the host.
         if !self.on_gpu() {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
+        } else {
+            let own = |l: &&Alias| match &self.vars[l.place.root].ty {
+                Ty::Ref { mem, .. } => *mem == Mem::GpuLocal,
+                Ty::At(..) | Ty::ViewArray(..) => false,
+                _ => true,
+            };
+            let private: Vec<Vec<Alias>> =
+                arg_loans.iter().map(|ls| ls.iter().filter(own).cloned().collect()).collect();
+            self.check_argument_aliasing(args, &params, &private, &subst);
         }
         if exec_ok {
             // References passed to work on a stream are ordered after that stream's work.
