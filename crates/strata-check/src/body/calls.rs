@@ -520,9 +520,20 @@ impl FnCx<'_> {
         if WARP_COLLECTIVES.contains(&name) {
             self.check_collective(&path, span);
         }
-        // In GPU code the access environment compares the arguments' borrows (E0501).
+        // In GPU code the access environment compares the arguments' borrows (E0501), except
+        // those of memory a variable holds itself (a thread's own array), which it never
+        // records: two `&uniq` borrows of one such element are compared here, as on the host.
         if !self.on_gpu() {
             self.check_argument_aliasing(args, &params, &arg_loans, &subst);
+        } else {
+            let own = |l: &&Alias| match &self.vars[l.place.root].ty {
+                Ty::Ref { mem, .. } => *mem == Mem::GpuLocal,
+                Ty::At(..) | Ty::ViewArray(..) => false,
+                _ => true,
+            };
+            let private: Vec<Vec<Alias>> =
+                arg_loans.iter().map(|ls| ls.iter().filter(own).cloned().collect()).collect();
+            self.check_argument_aliasing(args, &params, &private, &subst);
         }
         if exec_ok {
             // References passed to work on a stream are ordered after that stream's work.
@@ -669,6 +680,13 @@ impl FnCx<'_> {
             ));
         } else if matches!(got.root, Root::Grid { .. } | Root::Block { .. } | Root::Warp) {
             problem = Some(format!("`{fname}` is executed by `{}`, not by a single thread", got.root));
+        } else if !passed_on && got.builtin && WARP_COLLECTIVES.contains(&fname.as_str()) {
+            // A call through the parameter is checked by its type only, which cannot say that
+            // every lane of the warp must make it together (E0405 at a direct call).
+            problem = Some(format!(
+                "`{fname}` is a warp collective: every lane of a warp must call it together, which is \
+                 checked only where it is called by name"
+            ));
         } else {
             let root_ok = match (&want.root, &got.root) {
                 (_, Root::Any) => true,
@@ -696,7 +714,6 @@ impl FnCx<'_> {
             );
             return None;
         }
-        let _ = passed_on;
         Some(fname)
     }
 

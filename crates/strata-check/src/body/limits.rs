@@ -115,7 +115,24 @@ impl<'p> FnCx<'p> {
     /// device, and its index arithmetic would wrap. Symbolic sizes are left to the allocation.
     pub(super) fn require_addressable(&mut self, array: &Ty, at: Span) {
         const LIMIT: u64 = 1 << 63;
+        // CUDA's local memory per thread (ptxas refuses a larger frame); the cpu device keeps
+        // such an array on an OpenMP thread's stack, which a much larger one overflows.
+        const LOCAL_LIMIT: u64 = 512 * 1024;
         let Some(bytes) = byte_size(array).as_ref().and_then(concrete) else { return };
+        let gpu = !matches!(self.level(), Level::Cpu | Level::Any);
+        if gpu && (LOCAL_LIMIT..LIMIT).contains(&bytes) {
+            self.report(
+                Diagnostic::error(
+                    codes::SIZE_NOT_PROVEN,
+                    format!("this array would take {bytes} bytes of a GPU thread's local memory, which holds less than 512 KiB"),
+                    at,
+                    format!("{bytes} bytes"),
+                )
+                .with_note("every GPU thread holds its own copy of a local array, and CUDA gives a thread 512 KiB of local memory in all")
+                .with_note("help: keep large data in `gpu.global` memory (a kernel parameter) or share it in `gpu.shared` memory"),
+            );
+            return;
+        }
         if bytes < LIMIT {
             return;
         }

@@ -35,7 +35,7 @@ impl FnCx<'_> {
     /// Whether every place of `infos` is part of a plain `let` array of the executing thread (a
     /// thread's or lane's local in GPU code, a local of host code) or of host heap memory the
     /// host code owns (`CpuHeap`, dereferenced once), reached without a reference, a selection or
-    /// a view: no other thread can reach it, so a write at a run-time index cannot race and only
+    /// a view (a tuple holding an array too: `p.0[j]`): no other thread can reach it, so a write at a run-time index cannot race and only
     /// its bound is in question, which is checked when it runs as a read's is (CUDA's
     /// `int cnt[4]; cnt[key]++`). Shared memory and a block's or warp's variables are not.
     pub(super) fn own_private_array(&self, infos: &[PlaceInfo]) -> bool {
@@ -43,7 +43,7 @@ impl FnCx<'_> {
             let Some(var) = self.vars.get(info.place.root) else { return false };
             let steps = &info.place.steps;
             let (plain, rest) = match (&var.ty, var.level, info.mem.as_ref()) {
-                (Ty::Array(..), Level::Thread | Level::Cpu, None) => (true, &steps[..]),
+                (Ty::Array(..) | Ty::Tuple(..), Level::Thread | Level::Cpu, None) => (true, &steps[..]),
                 (Ty::At(_, Mem::CpuMem), Level::Cpu, Some(Mem::CpuMem)) => {
                     (steps.first() == Some(&PStep::Deref), steps.get(1..).unwrap_or(&[]))
                 }

@@ -615,9 +615,16 @@ impl Emitter<'_> {
     /// [`Uniformity`] proves them the same in every thread.
     fn decided_for_block(&self, cx: &Cx, s: &Stmt) -> bool {
         match s {
-            Stmt::For { counter, lo, hi, .. } => {
-                !(iexpr_varies(cx, lo, *counter) || iexpr_varies(cx, hi, *counter))
-                    || (cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi))
+            Stmt::For { counter, lo, hi, exit, span, .. } => {
+                // A `break` flag set per warp (a warp-uniform `break`) is not the block's: such a
+                // loop runs one warp at a time.
+                let flag_ok = exit.is_none_or(|f| {
+                    let flag = Expr::Load(Place::local(f, *span));
+                    self.uniform_expr(cx, &flag) || cx.uniform.expr(&flag)
+                });
+                flag_ok
+                    && (!(iexpr_varies(cx, lo, *counter) || iexpr_varies(cx, hi, *counter))
+                        || (cx.uniform.iexpr(lo) && cx.uniform.iexpr(hi)))
             }
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => self.uniform_expr(cx, cond) || cx.uniform.expr(cond),
             _ => true,
