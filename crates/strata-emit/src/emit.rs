@@ -208,6 +208,9 @@ struct Cx<'f> {
     /// A run-time check was emitted in a kernel with interchanged loops (it is emitted again
     /// without them, so that the first failure is the one `sim` reports).
     lane_checks: bool,
+    /// Within the outermost interchanged loop of a region tiled by rows of threads: the C name
+    /// of the first row of the tile (thread loops cover [`LANE_TILE`] rows from it).
+    lane_tile: Option<String>,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -444,6 +447,7 @@ impl<'p> Emitter<'p> {
             kept: HashMap::new(),
             simd: false,
             lane_checks: false,
+            lane_tile: None,
         }
     }
 

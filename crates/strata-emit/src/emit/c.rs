@@ -20,9 +20,10 @@ impl Emitter<'_> {
     /// around thread loops (threads as SIMD lanes), unless the kernel then has run-time checks
     /// (whose first failure must be the one `sim` reports), where it is emitted again without.
     pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
-        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change).
-        let off = std::env::var_os("STRATA_LANES").is_some_and(|v| v == "0");
-        let choice = if off { lanes::Lanes::default() } else { lanes::choose(f) };
+        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change);
+        // `STRATA_LANES=all`: every legal loop is interchanged (to test the interchange).
+        let mode = std::env::var("STRATA_LANES").unwrap_or_default();
+        let choice = if mode == "0" { lanes::Lanes::default() } else { lanes::choose(f, mode == "all") };
         if choice.interchanged.is_empty() || cx.predeclared {
             cx.kept = choice.kept;
             return self.cpu_kernel_once(cx, f);
@@ -261,7 +262,24 @@ impl Emitter<'_> {
             segment.clear();
             let pad = "    ".repeat(ind);
             if let Stmt::For { counter, .. } = s {
-                if let Some(why) = cx.lanes.get(counter) {
+                if let (Some(why), None) = (cx.lanes.get(counter), &cx.lane_tile) {
+                    if let (Some(rows), None) = (lane_tile_rows(&cx.f.kind), &cx.warp) {
+                        // Unroll-and-jam of the rows of threads: the values each thread carries
+                        // across the loop's iterations (a running sum) for LANE_TILE rows of
+                        // lanes stay in registers, where the whole block's would not.
+                        let t = format!("tile{}_", self.labels);
+                        self.labels += 1;
+                        writeln!(self.out, "{pad}/* {why}; tiled by {LANE_TILE} of the {rows} rows of threads */").ok();
+                        writeln!(self.out, "{pad}for (uint64_t {t} = 0; {t} < BY_; {t} += {LANE_TILE}) {{").ok();
+                        cx.lane_tile = Some(t);
+                        let r = self.region(cx, set, std::slice::from_ref(s), ind + 1);
+                        cx.lane_tile = None;
+                        r?;
+                        writeln!(self.out, "{pad}}}").ok();
+                        continue;
+                    }
+                }
+                if let Some(why) = cx.lanes.get(counter).filter(|_| cx.lane_tile.is_none()) {
                     writeln!(self.out, "{pad}/* {why} */").ok();
                 }
             }
@@ -409,6 +427,9 @@ impl Emitter<'_> {
         ];
         let mut bounds: Vec<(String, String)> =
             dims.iter().map(|d| ("UINT64_C(0)".to_string(), d.2.to_string())).collect();
+        if let Some(t) = &cx.lane_tile {
+            bounds[1] = (t.clone(), format!("{t} + {LANE_TILE}"));
+        }
         let mut tests = Vec::new();
         for (on, lo, hi) in set {
             let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
@@ -723,6 +744,20 @@ fn only_warp_barriers(s: &Stmt) -> bool {
 
 /// The number of threads of a block whose shape the kernel's type fixes, where it is at most
 /// 1024 (a per-thread scalar array on the stack then takes at most 8 KiB).
+/// Rows of threads per tile of an interchanged loop (see `region`): 4 rows of up to 32 lanes of
+/// f32 are the 8 to 16 vector registers of AVX2.
+const LANE_TILE: u64 = 4;
+
+/// The rows of threads (`BY_`) of a kernel whose interchanged loops are tiled by [`LANE_TILE`]
+/// rows: fixed rows of at most 32 threads, more than one tile of them.
+fn lane_tile_rows(kind: &FnKind) -> Option<u64> {
+    let FnKind::Kernel { block, .. } = kind else { return None };
+    match (&block[0], &block[1]) {
+        (IExpr::Const(x), IExpr::Const(y)) if *x <= 32 && *y > LANE_TILE && *y % LANE_TILE == 0 => Some(*y),
+        _ => None,
+    }
+}
+
 fn block_threads(block: &[IExpr; 3]) -> Option<u64> {
     let mut n: u64 = 1;
     for d in block {

@@ -40,7 +40,9 @@ pub(super) struct Lanes {
 }
 
 /// The loops of kernel `f` to interchange with its thread loops (see the module comment).
-pub(super) fn choose(f: &Function) -> Lanes {
+/// With `force` (`STRATA_LANES=all`, for tests) every legal loop is interchanged, whatever the
+/// cost model says.
+pub(super) fn choose(f: &Function, force: bool) -> Lanes {
     let mut out = Lanes::default();
     let FnKind::Kernel { block, .. } = &f.kind else { return out };
     // The lanes are the `tx` loop: a fixed extent below 4 gives no vector to fill.
@@ -54,27 +56,27 @@ pub(super) fn choose(f: &Function) -> Lanes {
     {
         return out;
     }
-    regions(f, &f.body, &mut out);
+    regions(f, &f.body, force, &mut out);
     out
 }
 
-fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
+fn regions(f: &Function, body: &[Stmt], force: bool, out: &mut Lanes) {
     for s in body {
         match s {
             Stmt::Threads { body, .. } => {
                 // Nested selections (`sched(Y) … sched(X)`) are one region of their innermost set.
                 if let [inner @ Stmt::Threads { .. }] = body.as_slice() {
-                    regions(f, std::slice::from_ref(inner), out);
+                    regions(f, std::slice::from_ref(inner), force, out);
                 } else if body.iter().all(|s| safe_stmt(s) && !stmt_any(s, &|x| matches!(x, Stmt::Threads { .. }))) {
                     for s in body {
-                        chain(f, s, &[], out);
+                        chain(f, s, &[], force, out);
                     }
                 }
             }
-            Stmt::For { body, .. } | Stmt::While { body, .. } => regions(f, body, out),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => regions(f, body, force, out),
             Stmt::If { then, els, .. } => {
-                regions(f, then, out);
-                regions(f, els, out);
+                regions(f, then, force, out);
+                regions(f, els, force, out);
             }
             _ => {}
         }
@@ -83,7 +85,7 @@ fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
 
 /// Follows the uniform `for` loops from the top of a region down to the innermost ones and
 /// decides each innermost loop (with the loops around it, `outer`).
-fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
+fn chain(f: &Function, s: &Stmt, outer: &[LocalId], force: bool, out: &mut Lanes) {
     // A loop that `break` leaves stops per thread: it stays inside the thread loop.
     let Stmt::For { counter, lo, hi, body, exit: None, .. } = s else { return };
     let inside: Vec<LocalId> = outer.iter().copied().chain([*counter]).collect();
@@ -93,7 +95,7 @@ fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
     let loops: Vec<&Stmt> = body.iter().filter(|x| matches!(x, Stmt::For { .. })).collect();
     if !loops.is_empty() {
         for l in loops {
-            chain(f, l, &inside, out);
+            chain(f, l, &inside, force, out);
         }
         return;
     }
@@ -118,7 +120,12 @@ fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
         _ => None,
     };
     let bytes = trip.map(|t| t.saturating_mul(64).saturating_mul(along_loop as u64));
-    if let Some(b) = bytes.filter(|b| *b < L1_BYTES) {
+    if force {
+        let why = format!("threads as SIMD lanes: `for {name}` runs at block level (forced: STRATA_LANES=all)");
+        for l in &inside {
+            out.interchanged.insert(*l, why.clone());
+        }
+    } else if let Some(b) = bytes.filter(|b| *b < L1_BYTES) {
         let why = format!(
             "thread loop outside `for {name}`: its {along_loop} strided accesses touch {} KiB, \
              which stay in L1 for the next threads",
