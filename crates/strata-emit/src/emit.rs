@@ -10,6 +10,7 @@ mod c;
 mod checked;
 mod cuda;
 mod exprs;
+mod deferred;
 mod lanes;
 mod print;
 mod streams;
@@ -27,6 +28,8 @@ use strata_ir::ir::{
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
+/// Runtime helpers of the C dialect only (the emitted CUDA does not change with them).
+const RUNTIME_CPU: &str = include_str!("runtime_cpu.h");
 
 type E = Box<Diagnostic>;
 
@@ -148,6 +151,8 @@ pub(crate) struct Emitter<'p> {
     helpers: RefCell<Vec<(String, String)>>,
     /// The run-time indices of the places being emitted, innermost last ([`checked`]).
     checked: RefCell<Vec<checked::CheckedIndex>>,
+    /// The overflow check deferred to the end of the thread loop being emitted ([`deferred`]).
+    deferred: RefCell<Option<deferred::Deferred>>,
     /// Emit Strata's integer arithmetic checked for overflow ([`Expr::Checked`]); off only with
     /// `STRATA_ARITH_CHECKS=0` in the environment (to measure what the checks cost).
     arith_checks: bool,
@@ -402,6 +407,7 @@ impl<'p> Emitter<'p> {
             const_params: const_params(p),
             helpers: RefCell::new(Vec::new()),
             checked: RefCell::new(Vec::new()),
+            deferred: RefCell::new(None),
             arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
         }
     }
@@ -459,6 +465,9 @@ impl<'p> Emitter<'p> {
             self.out.push_str("#define STRATA_CUDA 1\n#include <cuda_runtime.h>\n");
         }
         self.out.push_str(RUNTIME);
+        if !self.cuda {
+            self.out.push_str(RUNTIME_CPU);
+        }
         self.out.push('\n');
         // Tuples are C structs, declared before everything that uses them.
         let mut tuples = Vec::new();

@@ -387,20 +387,61 @@ impl Emitter<'_> {
         for why in kept {
             writeln!(self.out, "{}/* {why} */", "    ".repeat(ind)).ok();
         }
-        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
-        let label = self.open_thread_loop(cx, set, &used, ind)?;
-        let saved = cx.next_thread.replace(label.clone());
-        for s in body {
-            self.stmt(cx, s, ind + 1)?;
+        // An overflow check tested once after the loop, so that the loop vectorises
+        // ([`deferred`]); not in SIMD loops (the flag would need a reduction clause).
+        let defer = if self.arith_checks && !cx.simd { deferred::deferrable(cx.f, body) } else { None };
+        let (start, labels) = (self.out.len(), self.labels);
+        if let Some(span) = defer {
+            let flag = format!("overflow{}_", self.labels);
+            self.labels += 1;
+            *self.deferred.borrow_mut() = Some(deferred::Deferred { span, flag, used: None });
         }
-        cx.next_thread = saved;
-        self.close_thread_loop(cx, &label, ind);
+        let r = self.thread_loop_body(cx, set, body, &used, ind);
+        let d = self.deferred.borrow_mut().take();
+        r?;
+        if let Some(deferred::Deferred { flag, used: Some((at, message)), .. }) = d {
+            if self.out[start..].contains("STRATA_AT(") {
+                // Another run-time check in the loop could fail first: checked in place.
+                self.out.truncate(start);
+                self.labels = labels;
+                self.thread_loop_body(cx, set, body, &used, ind)?;
+            } else {
+                let pad = "    ".repeat(ind);
+                self.out.insert_str(start, &format!("{pad}unsigned {flag} = 0; /* overflow checked after the thread loop */\n"));
+                writeln!(self.out, "{pad}if (STRATA_UNLIKELY({flag})) strata_overflow({at}, \"{message}\");").ok();
+            }
+        }
         // Once every thread of the block has returned, the block has left the kernel: its later
         // code (block-level statements, loops around barriers) runs for nobody, as on `sim`.
         if let (true, Some(end)) = (body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_)))), &cx.block_end)
         {
             writeln!(self.out, "{}if (nreturned_ == nthreads_) goto {end};", "    ".repeat(ind)).ok();
         }
+        Ok(())
+    }
+
+    /// The loop over the threads of `set` running `body` (which uses the locals `used`).
+    fn thread_loop_body(
+        &mut self,
+        cx: &mut Cx,
+        set: &[(IExpr, IExpr, IExpr)],
+        body: &[&Stmt],
+        used: &HashSet<LocalId>,
+        ind: usize,
+    ) -> Result<(), E> {
+        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
+        let label = self.open_thread_loop(cx, set, used, ind)?;
+        let saved = cx.next_thread.replace(label.clone());
+        let mut r = Ok(());
+        for s in body {
+            r = self.stmt(cx, s, ind + 1);
+            if r.is_err() {
+                break;
+            }
+        }
+        cx.next_thread = saved;
+        r?;
+        self.close_thread_loop(cx, &label, ind);
         Ok(())
     }
 
