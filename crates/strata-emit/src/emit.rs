@@ -9,8 +9,8 @@ mod builtins;
 mod c;
 mod checked;
 mod cuda;
-mod exprs;
 mod deferred;
+mod exprs;
 mod lanes;
 mod print;
 mod streams;
@@ -156,6 +156,9 @@ pub(crate) struct Emitter<'p> {
     /// Emit Strata's integer arithmetic checked for overflow ([`Expr::Checked`]); off only with
     /// `STRATA_ARITH_CHECKS=0` in the environment (to measure what the checks cost).
     arith_checks: bool,
+    /// Overflow checks of thread loops may be deferred to the loop's end ([`deferred`]);
+    /// `STRATA_DEFER_CHECKS=0` keeps every check in place (to measure what deferring changes).
+    defer_checks: bool,
 }
 
 /// The C names of one function's locals (by id) and size parameters (by Strata name).
@@ -409,6 +412,7 @@ impl<'p> Emitter<'p> {
             checked: RefCell::new(Vec::new()),
             deferred: RefCell::new(None),
             arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
+            defer_checks: std::env::var_os("STRATA_DEFER_CHECKS").is_none_or(|v| v != "0"),
         }
     }
 

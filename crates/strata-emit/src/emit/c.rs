@@ -389,7 +389,8 @@ impl Emitter<'_> {
         }
         // An overflow check tested once after the loop, so that the loop vectorises
         // ([`deferred`]); not in SIMD loops (the flag would need a reduction clause).
-        let defer = if self.arith_checks && !cx.simd { deferred::deferrable(cx.f, body) } else { None };
+        let defer =
+            if self.arith_checks && self.defer_checks && !cx.simd { deferred::deferrable(cx.f, body) } else { None };
         let (start, labels) = (self.out.len(), self.labels);
         if let Some(span) = defer {
             let flag = format!("overflow{}_", self.labels);
@@ -407,7 +408,10 @@ impl Emitter<'_> {
                 self.thread_loop_body(cx, set, body, &used, ind)?;
             } else {
                 let pad = "    ".repeat(ind);
-                self.out.insert_str(start, &format!("{pad}unsigned {flag} = 0; /* overflow checked after the thread loop */\n"));
+                self.out.insert_str(
+                    start,
+                    &format!("{pad}unsigned {flag} = 0; /* overflow checked after the thread loop */\n"),
+                );
                 writeln!(self.out, "{pad}if (STRATA_UNLIKELY({flag})) strata_overflow({at}, \"{message}\");").ok();
             }
         }
