@@ -263,7 +263,9 @@ impl Emitter<'_> {
             let pad = "    ".repeat(ind);
             if let Stmt::For { counter, .. } = s {
                 if let (Some(why), None) = (cx.lanes.get(counter), &cx.lane_tile) {
-                    if let (Some(rows), None) = (lane_tile_rows(&cx.f.kind), &cx.warp) {
+                    // `STRATA_LANE_TILE=0`: no tiles (to measure what they change).
+                    let tile = std::env::var_os("STRATA_LANE_TILE").is_none_or(|v| v != "0");
+                    if let (Some(rows), None, true) = (lane_tile_rows(&cx.f.kind), &cx.warp, tile) {
                         // Unroll-and-jam of the rows of threads: the values each thread carries
                         // across the loop's iterations (a running sum) for LANE_TILE rows of
                         // lanes stay in registers, where the whole block's would not.

@@ -8,7 +8,9 @@
 //! **Safe** means that no effect of the threads after the first overflowing one can be seen
 //! before the report, and that no other error can come first. A thread loop qualifies when its
 //! body is straight-line code (scalar `let`s and stores, no control flow, calls, builtins,
-//! prints or atomics) with exactly one checked operation, and its emitted C has no other run-time
+//! prints or atomics) with exactly one checked operation, whose memory accesses are contiguous
+//! or the same along `tx` (where they are strided, as in the scan's tree, the loop would not
+//! vectorise well and the deferred form measured slower), and its emitted C has no other run-time
 //! check (no `STRATA_AT`: no checked index, division, shift or conversion): a wrapped value
 //! then only reaches memory and locals, which nothing reads before the report ends the program
 //! (every thread's check is the same operator, so the message and position are those `sim`
@@ -44,12 +46,12 @@ pub(super) fn deferrable(f: &Function, body: &[&Stmt]) -> Option<Span> {
                 ok &= matches!(**inner, Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, ..));
                 checked.push(*span);
             }
-            Expr::Load(p) | Expr::Ref(p) => ok &= p.checks.is_empty(),
+            Expr::Load(p) | Expr::Ref(p) => ok &= p.checks.is_empty() && !lanes::strided(p, &lanes::Var::Tx),
             Expr::Lit(_) | Expr::Nat(_) | Expr::Unary(..) | Expr::Binary(..) | Expr::Cast(..) => {}
             _ => ok = false,
         });
         if let Stmt::Store { place, .. } = s {
-            ok &= place.checks.is_empty();
+            ok &= place.checks.is_empty() && !lanes::strided(place, &lanes::Var::Tx);
         }
     }
     match checked.as_slice() {

@@ -23,7 +23,9 @@
 //! one thread's run of the loop (trip count × 64 bytes each; unknown trip counts count as many)
 //! do not fit in a 32 KiB L1, where the next threads would find them. Ties keep the thread loop
 //! outside: the per-thread arrays then cost memory traffic for nothing. `strata emit --target c` says which was chosen
-//! in a comment at each such loop.
+//! in a comment at each such loop. `STRATA_LANES=all` skips the cost model (every legal loop is
+//! interchanged: for tests). The emitter tiles the outermost interchanged loop by rows of
+//! threads where the block's shape allows (`c.rs`, `lane_tile_rows`).
 
 use super::*;
 
@@ -200,14 +202,14 @@ fn accesses(s: &Stmt, f: &mut dyn FnMut(&Place)) {
     });
 }
 
-enum Var {
+pub(super) enum Var {
     Counter(LocalId),
     Tx,
 }
 
 /// Whether consecutive values of `v` make `p` jump (see the module comment); unknown offsets
 /// (run-time values, products of sizes) count as strided.
-fn strided(p: &Place, v: &Var) -> bool {
+pub(super) fn strided(p: &Place, v: &Var) -> bool {
     let steps: Vec<Option<i128>> =
         p.path.iter().filter_map(|s| if let PathStep::Elem(i) = s { Some(coef(i, v)) } else { None }).collect();
     let moving: Vec<&Option<i128>> = steps.iter().filter(|c| **c != Some(0)).collect();
