@@ -105,8 +105,8 @@ fn strata_lanes_0_turns_lanes_off_and_the_output_is_the_same() {
 
 #[test]
 fn the_papers_matmul_is_tiled_by_rows_of_threads() {
-    // 16 x 16 threads: the k loop runs once per tile of 4 rows, so the 4 rows' running sums
-    // stay in registers across k.
+    // 16 x 16 threads: the k loop runs once per tile of 4 rows, so each k step works on the 4
+    // rows' running sums only.
     let k = kernel_c("bench/matmul_element.strata", "matmul", false);
     assert!(k.contains("tiled by 4 of the 16 rows of threads"), "{k}");
     let tile = k.find("for (uint64_t tile").expect(&k);

@@ -267,8 +267,9 @@ impl Emitter<'_> {
                     let tile = std::env::var_os("STRATA_LANE_TILE").is_none_or(|v| v != "0");
                     if let (Some(rows), None, true) = (lane_tile_rows(&cx.f.kind), &cx.warp, tile) {
                         // Unroll-and-jam of the rows of threads: the values each thread carries
-                        // across the loop's iterations (a running sum) for LANE_TILE rows of
-                        // lanes stay in registers, where the whole block's would not.
+                        // across the loop's iterations (a running sum) are reused for LANE_TILE
+                        // rows at a time, and what the rows share (B's row) once per tile step,
+                        // where a pass over the whole block's values per iteration would not.
                         let t = format!("tile{}_", self.labels);
                         self.labels += 1;
                         writeln!(self.out, "{pad}/* {why}; tiled by {LANE_TILE} of the {rows} rows of threads */").ok();
@@ -789,10 +790,8 @@ fn only_warp_barriers(s: &Stmt) -> bool {
     contains_sync(s) && !stmt_any(s, &|x| matches!(x, Stmt::Sync { warp: false, .. }))
 }
 
-/// The number of threads of a block whose shape the kernel's type fixes, where it is at most
-/// 1024 (a per-thread scalar array on the stack then takes at most 8 KiB).
 /// Rows of threads per tile of an interchanged loop (see `region`): 4 rows of up to 32 lanes of
-/// f32 are the 8 to 16 vector registers of AVX2.
+/// f32 are 8 to 16 AVX2 vectors.
 const LANE_TILE: u64 = 4;
 
 /// The rows of threads (`BY_`) of a kernel whose interchanged loops are tiled by [`LANE_TILE`]
@@ -805,6 +804,8 @@ fn lane_tile_rows(kind: &FnKind) -> Option<u64> {
     }
 }
 
+/// The number of threads of a block whose shape the kernel's type fixes, where it is at most
+/// 1024 (a per-thread scalar array on the stack then takes at most 8 KiB).
 fn block_threads(block: &[IExpr; 3]) -> Option<u64> {
     let mut n: u64 = 1;
     for d in block {
