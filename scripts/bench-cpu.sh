@@ -39,6 +39,7 @@ KERNELS=(
   "histogram|histogram|NB=4096 REPS=10|NB=16 REPS=3|NB * 256 * 64 * 4 + NB * 256 * 4"
   "matmul|matmul|N=1024 NB=16 REPS=2|N=128 NB=4 REPS=3|3 * N * N * 4"
   "matmul_ikj|matmul|N=1024 NB=16 REPS=5|N=128 NB=4 REPS=3|3 * N * N * 4"
+  "matmul_element|matmul|N=1024 REPS=2|N=64 REPS=2|3 * N * N * 4"
 )
 
 median() {
@@ -88,7 +89,7 @@ for name in "${ORDER[@]}"; do
     printf "| %s | %.2f | %.2f | %.2f | %.1f MB | %.3g | %.3g | %.2g%% |\n", n, s * 1e3, c * 1e3, s / c, b / 1e6, b / s / 1e9, b / c / 1e9, 100 * b / s / 1e9 / m
   }'
 done
-for name in matmul matmul_ikj; do
+for name in matmul matmul_ikj matmul_element; do
   [[ -n "${ST[$name]:-}" ]] || continue
   awk -v n="$name" -v s="${ST[$name]}" -v c="${CT[$name]}" -v b="${BY[$name]}" 'BEGIN {
     f = 2 * (b / 12) ^ 1.5   # 2 N^3 flops, N^2 = bytes / 12

@@ -98,6 +98,49 @@ fn calls(code: &str, f: &str) -> usize {
     code.lines().filter(|l| l.contains(&format!("{f}(")) && l.contains("STRATA_AT(")).count()
 }
 
+/// The lines of emitted C that call the deferred helper `f` (`strata_dadd_u32(…, &overflowN_)`).
+fn deferred_calls(code: &str, f: &str) -> usize {
+    code.lines().filter(|l| l.contains(&format!("{f}(")) && l.contains("&overflow")).count()
+}
+
+#[test]
+fn straight_line_thread_loops_test_one_overflow_flag_after_the_loop() {
+    // The block reduction's `pair[0] + pair[1]` (bench and corpus): deferred, the flag tested
+    // once after the thread loop with the operator's position and message.
+    for file in ["bench/reduce.strata", "tests/corpus/run/overflow_deferred_block_reduction.strata"] {
+        let c = emit("c", file, &[]);
+        assert_eq!(deferred_calls(&c, "strata_dadd_u32"), 1, "{file}: {c}");
+        // (the host's own checked sums stay as they are)
+        let host = calls(&c, "strata_add_u32");
+        let test = c.lines().find(|l| l.contains("if (STRATA_UNLIKELY(overflow")).expect(file);
+        assert!(
+            test.contains("strata_overflow(STRATA_AT(") && test.contains("\"attempt to add with overflow\""),
+            "{test}"
+        );
+        // STRATA_DEFER_CHECKS=0 keeps the check in place.
+        let c = emit("c", file, &[("STRATA_DEFER_CHECKS", "0")]);
+        assert_eq!(deferred_calls(&c, "strata_dadd_u32"), 0, "{file}: {c}");
+        assert_eq!(calls(&c, "strata_add_u32"), host + 1, "{file}: {c}");
+        // CUDA is not changed: no deferred helpers in its runtime either.
+        assert!(!emit("cuda", file, &[]).contains("strata_dadd_u32"), "{file}");
+    }
+    // A branch on the sum keeps the check where it is.
+    let c = emit("c", "tests/corpus/run/overflow_not_deferred_under_a_branch.strata", &[]);
+    assert_eq!(calls(&c, "strata_add_i32"), 1, "{c}");
+    assert_eq!(deferred_calls(&c, "strata_dadd_i32"), 0, "{c}");
+}
+
+#[test]
+fn deferred_and_immediate_checks_report_the_same_error() {
+    for file in overflow_programs() {
+        let on = strata(&["run", "--device", "cpu", "--format", "short", &file], &[]);
+        let off = strata(&["run", "--device", "cpu", "--format", "short", &file], &[("STRATA_DEFER_CHECKS", "0")]);
+        assert_eq!(on.status.code(), off.status.code(), "{file}");
+        assert_eq!(errors(&on), errors(&off), "{file}");
+        assert_eq!(on.stdout, off.stdout, "{file}");
+    }
+}
+
 #[test]
 fn checks_are_left_out_only_on_request_and_where_ranges_rule_out_overflow() {
     let issue = "tests/corpus/run/overflow_mul_for_counter_i32.strata";

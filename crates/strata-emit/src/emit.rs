@@ -9,6 +9,7 @@ mod builtins;
 mod c;
 mod checked;
 mod cuda;
+mod deferred;
 mod exprs;
 mod lanes;
 mod print;
@@ -27,6 +28,8 @@ use strata_ir::ir::{
 };
 
 pub(crate) const RUNTIME: &str = include_str!("runtime.h");
+/// Runtime helpers of the C dialect only (the emitted CUDA does not change with them).
+const RUNTIME_CPU: &str = include_str!("runtime_cpu.h");
 
 type E = Box<Diagnostic>;
 
@@ -148,12 +151,17 @@ pub(crate) struct Emitter<'p> {
     helpers: RefCell<Vec<(String, String)>>,
     /// The run-time indices of the places being emitted, innermost last ([`checked`]).
     checked: RefCell<Vec<checked::CheckedIndex>>,
+    /// The overflow check deferred to the end of the thread loop being emitted ([`deferred`]).
+    deferred: RefCell<Option<deferred::Deferred>>,
     /// Emit Strata's integer arithmetic checked for overflow ([`Expr::Checked`]); off only with
     /// `STRATA_ARITH_CHECKS=0` in the environment (to measure what the checks cost).
     arith_checks: bool,
     /// Emitting a CUDA kernel of an ordered grid: its block coordinates are `obid_`, the block
     /// number it took when it started, not `blockIdx` ([`Emitter::cuda_kernel_body`]).
     ordered_cuda: bool,
+    /// Overflow checks of thread loops may be deferred to the loop's end ([`deferred`]);
+    /// `STRATA_DEFER_CHECKS=0` keeps every check in place (to measure what deferring changes).
+    defer_checks: bool,
 }
 
 /// The C names of one function's locals (by id) and size parameters (by Strata name).
@@ -211,6 +219,9 @@ struct Cx<'f> {
     /// A run-time check was emitted in a kernel with interchanged loops (it is emitted again
     /// without them, so that the first failure is the one `sim` reports).
     lane_checks: bool,
+    /// Within the outermost interchanged loop of a region tiled by rows of threads: the C name
+    /// of the first row of the tile (thread loops cover [`LANE_TILE`] rows from it).
+    lane_tile: Option<String>,
 }
 
 /// The C names of every function and local of `p` ([`crate::names`]), and of the shared-memory
@@ -402,8 +413,10 @@ impl<'p> Emitter<'p> {
             const_params: const_params(p),
             helpers: RefCell::new(Vec::new()),
             checked: RefCell::new(Vec::new()),
+            deferred: RefCell::new(None),
             arith_checks: std::env::var_os("STRATA_ARITH_CHECKS").is_none_or(|v| v != "0"),
             ordered_cuda: false,
+            defer_checks: std::env::var_os("STRATA_DEFER_CHECKS").is_none_or(|v| v != "0"),
         }
     }
 
@@ -448,6 +461,7 @@ impl<'p> Emitter<'p> {
             kept: HashMap::new(),
             simd: false,
             lane_checks: false,
+            lane_tile: None,
         }
     }
 
@@ -459,6 +473,9 @@ impl<'p> Emitter<'p> {
             self.out.push_str("#define STRATA_CUDA 1\n#include <cuda_runtime.h>\n");
         }
         self.out.push_str(RUNTIME);
+        if !self.cuda {
+            self.out.push_str(RUNTIME_CPU);
+        }
         self.out.push('\n');
         // Tuples are C structs, declared before everything that uses them.
         let mut tuples = Vec::new();

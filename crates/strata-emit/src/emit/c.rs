@@ -20,9 +20,10 @@ impl Emitter<'_> {
     /// around thread loops (threads as SIMD lanes), unless the kernel then has run-time checks
     /// (whose first failure must be the one `sim` reports), where it is emitted again without.
     pub(super) fn cpu_kernel(&mut self, cx: &mut Cx, f: &Function) -> Result<(), E> {
-        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change).
-        let off = std::env::var_os("STRATA_LANES").is_some_and(|v| v == "0");
-        let choice = if off { lanes::Lanes::default() } else { lanes::choose(f) };
+        // `STRATA_LANES=0`: threads stay outside every loop (to measure what the lanes change);
+        // `STRATA_LANES=all`: every legal loop is interchanged (to test the interchange).
+        let mode = std::env::var("STRATA_LANES").unwrap_or_default();
+        let choice = if mode == "0" { lanes::Lanes::default() } else { lanes::choose(f, mode == "all") };
         if choice.interchanged.is_empty() || cx.predeclared {
             cx.kept = choice.kept;
             return self.cpu_kernel_once(cx, f);
@@ -280,7 +281,27 @@ impl Emitter<'_> {
             segment.clear();
             let pad = "    ".repeat(ind);
             if let Stmt::For { counter, .. } = s {
-                if let Some(why) = cx.lanes.get(counter) {
+                if let (Some(why), None) = (cx.lanes.get(counter), &cx.lane_tile) {
+                    // `STRATA_LANE_TILE=0`: no tiles (to measure what they change).
+                    let tile = std::env::var_os("STRATA_LANE_TILE").is_none_or(|v| v != "0");
+                    if let (Some(rows), None, true) = (lane_tile_rows(&cx.f.kind), &cx.warp, tile) {
+                        // Unroll-and-jam of the rows of threads: the values each thread carries
+                        // across the loop's iterations (a running sum) are reused for LANE_TILE
+                        // rows at a time, and what the rows share (B's row) once per tile step,
+                        // where a pass over the whole block's values per iteration would not.
+                        let t = format!("tile{}_", self.labels);
+                        self.labels += 1;
+                        writeln!(self.out, "{pad}/* {why}; tiled by {LANE_TILE} of the {rows} rows of threads */").ok();
+                        writeln!(self.out, "{pad}for (uint64_t {t} = 0; {t} < BY_; {t} += {LANE_TILE}) {{").ok();
+                        cx.lane_tile = Some(t);
+                        let r = self.region(cx, set, std::slice::from_ref(s), ind + 1);
+                        cx.lane_tile = None;
+                        r?;
+                        writeln!(self.out, "{pad}}}").ok();
+                        continue;
+                    }
+                }
+                if let Some(why) = cx.lanes.get(counter).filter(|_| cx.lane_tile.is_none()) {
                     writeln!(self.out, "{pad}/* {why} */").ok();
                 }
             }
@@ -388,20 +409,65 @@ impl Emitter<'_> {
         for why in kept {
             writeln!(self.out, "{}/* {why} */", "    ".repeat(ind)).ok();
         }
-        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
-        let label = self.open_thread_loop(cx, set, &used, ind)?;
-        let saved = cx.next_thread.replace(label.clone());
-        for s in body {
-            self.stmt(cx, s, ind + 1)?;
+        // An overflow check tested once after the loop, so that the loop vectorises
+        // ([`deferred`]); not in SIMD loops (the flag would need a reduction clause).
+        let defer =
+            if self.arith_checks && self.defer_checks && !cx.simd { deferred::deferrable(cx.f, body) } else { None };
+        let (start, labels) = (self.out.len(), self.labels);
+        if let Some(span) = defer {
+            let flag = format!("overflow{}_", self.labels);
+            self.labels += 1;
+            *self.deferred.borrow_mut() = Some(deferred::Deferred { span, flag, used: None });
         }
-        cx.next_thread = saved;
-        self.close_thread_loop(cx, &label, ind);
+        let r = self.thread_loop_body(cx, set, body, &used, ind);
+        let d = self.deferred.borrow_mut().take();
+        r?;
+        if let Some(deferred::Deferred { flag, used: Some((at, message)), .. }) = d {
+            if self.out[start..].contains("STRATA_AT(") {
+                // Another run-time check in the loop could fail first: checked in place.
+                self.out.truncate(start);
+                self.labels = labels;
+                self.thread_loop_body(cx, set, body, &used, ind)?;
+            } else {
+                let pad = "    ".repeat(ind);
+                self.out.insert_str(
+                    start,
+                    &format!("{pad}unsigned {flag} = 0; /* overflow checked after the thread loop */\n"),
+                );
+                writeln!(self.out, "{pad}if (STRATA_UNLIKELY({flag})) strata_overflow({at}, \"{message}\");").ok();
+            }
+        }
         // Once every thread of the block has returned, the block has left the kernel: its later
         // code (block-level statements, loops around barriers) runs for nobody, as on `sim`.
         if let (true, Some(end)) = (body.iter().any(|s| stmt_any(s, &|x| matches!(x, Stmt::Return(_)))), &cx.block_end)
         {
             writeln!(self.out, "{}if (nreturned_ == nthreads_) goto {end};", "    ".repeat(ind)).ok();
         }
+        Ok(())
+    }
+
+    /// The loop over the threads of `set` running `body` (which uses the locals `used`).
+    fn thread_loop_body(
+        &mut self,
+        cx: &mut Cx,
+        set: &[(IExpr, IExpr, IExpr)],
+        body: &[&Stmt],
+        used: &HashSet<LocalId>,
+        ind: usize,
+    ) -> Result<(), E> {
+        // Threads as SIMD lanes inside a region split at interchanged loops (`region`).
+        let label = self.open_thread_loop(cx, set, used, ind)?;
+        let saved = cx.next_thread.replace(label.clone());
+        let mut r = Ok(());
+        for s in body {
+            r = self.stmt(cx, s, ind + 1);
+            if r.is_err() {
+                break;
+            }
+        }
+        cx.next_thread = saved;
+        r?;
+        self.close_thread_loop(cx, &label, ind);
         Ok(())
     }
 
@@ -428,6 +494,9 @@ impl Emitter<'_> {
         ];
         let mut bounds: Vec<(String, String)> =
             dims.iter().map(|d| ("UINT64_C(0)".to_string(), d.2.to_string())).collect();
+        if let Some(t) = &cx.lane_tile {
+            bounds[1] = (t.clone(), format!("{t} + {LANE_TILE}"));
+        }
         let mut tests = Vec::new();
         for (on, lo, hi) in set {
             let (on_c, lo_c, hi_c) = (self.iexpr(cx, on)?, self.iexpr(cx, lo)?, self.iexpr(cx, hi)?);
@@ -745,6 +814,20 @@ fn collect_barrier_control(body: &[Stmt], out: &mut Vec<HashSet<LocalId>>, in_re
 /// Whether every barrier in `s` is a warp barrier (and there is one).
 fn only_warp_barriers(s: &Stmt) -> bool {
     contains_sync(s) && !stmt_any(s, &|x| matches!(x, Stmt::Sync { warp: false, .. }))
+}
+
+/// Rows of threads per tile of an interchanged loop (see `region`): 4 rows of up to 32 lanes of
+/// f32 are 8 to 16 AVX2 vectors.
+const LANE_TILE: u64 = 4;
+
+/// The rows of threads (`BY_`) of a kernel whose interchanged loops are tiled by [`LANE_TILE`]
+/// rows: fixed rows of at most 32 threads, more than one tile of them.
+fn lane_tile_rows(kind: &FnKind) -> Option<u64> {
+    let FnKind::Kernel { block, .. } = kind else { return None };
+    match (&block[0], &block[1]) {
+        (IExpr::Const(x), IExpr::Const(y)) if *x <= 32 && *y > LANE_TILE && *y % LANE_TILE == 0 => Some(*y),
+        _ => None,
+    }
 }
 
 /// The number of threads of a block whose shape the kernel's type fixes, where it is at most

@@ -174,6 +174,19 @@ impl Emitter<'_> {
                     }
                 }
                 let (x, y) = (operand(a, &ta, &tb)?, operand(b, &tb, &ta)?);
+                if let Some(d) = self.deferred.borrow_mut().as_mut().filter(|d| d.span == span && d.used.is_none()) {
+                    // Checked once after the thread loop ([`deferred`]).
+                    let f = match op {
+                        BinOp::Add => Some("add"),
+                        BinOp::Sub => Some("sub"),
+                        BinOp::Mul => Some("mul"),
+                        _ => None,
+                    };
+                    if let Some(f) = f {
+                        d.used = Some((at, message));
+                        return Ok(format!("strata_d{f}_{t}({x}, {y}, &{})", d.flag));
+                    }
+                }
                 let f = match op {
                     BinOp::Add => "add",
                     BinOp::Sub => "sub",

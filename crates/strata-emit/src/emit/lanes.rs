@@ -23,7 +23,9 @@
 //! one thread's run of the loop (trip count × 64 bytes each; unknown trip counts count as many)
 //! do not fit in a 32 KiB L1, where the next threads would find them. Ties keep the thread loop
 //! outside: the per-thread arrays then cost memory traffic for nothing. `strata emit --target c` says which was chosen
-//! in a comment at each such loop.
+//! in a comment at each such loop. `STRATA_LANES=all` skips the cost model (every legal loop is
+//! interchanged: for tests). The emitter tiles the outermost interchanged loop by rows of
+//! threads where the block's shape allows (`c.rs`, `lane_tile_rows`).
 
 use super::*;
 
@@ -40,7 +42,9 @@ pub(super) struct Lanes {
 }
 
 /// The loops of kernel `f` to interchange with its thread loops (see the module comment).
-pub(super) fn choose(f: &Function) -> Lanes {
+/// With `force` (`STRATA_LANES=all`, for tests) every legal loop is interchanged, whatever the
+/// cost model says.
+pub(super) fn choose(f: &Function, force: bool) -> Lanes {
     let mut out = Lanes::default();
     let FnKind::Kernel { block, .. } = &f.kind else { return out };
     // The lanes are the `tx` loop: a fixed extent below 4 gives no vector to fill.
@@ -54,27 +58,27 @@ pub(super) fn choose(f: &Function) -> Lanes {
     {
         return out;
     }
-    regions(f, &f.body, &mut out);
+    regions(f, &f.body, force, &mut out);
     out
 }
 
-fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
+fn regions(f: &Function, body: &[Stmt], force: bool, out: &mut Lanes) {
     for s in body {
         match s {
             Stmt::Threads { body, .. } => {
                 // Nested selections (`sched(Y) … sched(X)`) are one region of their innermost set.
                 if let [inner @ Stmt::Threads { .. }] = body.as_slice() {
-                    regions(f, std::slice::from_ref(inner), out);
+                    regions(f, std::slice::from_ref(inner), force, out);
                 } else if body.iter().all(|s| safe_stmt(s) && !stmt_any(s, &|x| matches!(x, Stmt::Threads { .. }))) {
                     for s in body {
-                        chain(f, s, &[], out);
+                        chain(f, s, &[], force, out);
                     }
                 }
             }
-            Stmt::For { body, .. } | Stmt::While { body, .. } => regions(f, body, out),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => regions(f, body, force, out),
             Stmt::If { then, els, .. } => {
-                regions(f, then, out);
-                regions(f, els, out);
+                regions(f, then, force, out);
+                regions(f, els, force, out);
             }
             _ => {}
         }
@@ -83,7 +87,7 @@ fn regions(f: &Function, body: &[Stmt], out: &mut Lanes) {
 
 /// Follows the uniform `for` loops from the top of a region down to the innermost ones and
 /// decides each innermost loop (with the loops around it, `outer`).
-fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
+fn chain(f: &Function, s: &Stmt, outer: &[LocalId], force: bool, out: &mut Lanes) {
     // A loop that `break` leaves stops per thread: it stays inside the thread loop.
     let Stmt::For { counter, lo, hi, body, exit: None, .. } = s else { return };
     let inside: Vec<LocalId> = outer.iter().copied().chain([*counter]).collect();
@@ -93,7 +97,7 @@ fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
     let loops: Vec<&Stmt> = body.iter().filter(|x| matches!(x, Stmt::For { .. })).collect();
     if !loops.is_empty() {
         for l in loops {
-            chain(f, l, &inside, out);
+            chain(f, l, &inside, force, out);
         }
         return;
     }
@@ -118,7 +122,12 @@ fn chain(f: &Function, s: &Stmt, outer: &[LocalId], out: &mut Lanes) {
         _ => None,
     };
     let bytes = trip.map(|t| t.saturating_mul(64).saturating_mul(along_loop as u64));
-    if let Some(b) = bytes.filter(|b| *b < L1_BYTES) {
+    if force {
+        let why = format!("threads as SIMD lanes: `for {name}` runs at block level (forced: STRATA_LANES=all)");
+        for l in &inside {
+            out.interchanged.insert(*l, why.clone());
+        }
+    } else if let Some(b) = bytes.filter(|b| *b < L1_BYTES) {
         let why = format!(
             "thread loop outside `for {name}`: its {along_loop} strided accesses touch {} KiB, \
              which stay in L1 for the next threads",
@@ -193,14 +202,14 @@ fn accesses(s: &Stmt, f: &mut dyn FnMut(&Place)) {
     });
 }
 
-enum Var {
+pub(super) enum Var {
     Counter(LocalId),
     Tx,
 }
 
 /// Whether consecutive values of `v` make `p` jump (see the module comment); unknown offsets
 /// (run-time values, products of sizes) count as strided.
-fn strided(p: &Place, v: &Var) -> bool {
+pub(super) fn strided(p: &Place, v: &Var) -> bool {
     let steps: Vec<Option<i128>> =
         p.path.iter().filter_map(|s| if let PathStep::Elem(i) = s { Some(coef(i, v)) } else { None }).collect();
     let moving: Vec<&Option<i128>> = steps.iter().filter(|c| **c != Some(0)).collect();
