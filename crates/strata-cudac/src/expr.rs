@@ -98,6 +98,7 @@ impl Lx {
             "pointer_expression" => op == Some("&"),
             "update_expression" => true,
             "cast_expression" => true,
+            "call_expression" => self.is_ptr_fn_call(n, src),
             "subscript_expression" => n.child_by_field_name("argument").is_some_and(|a| self.is_argv(a, src)),
             "string_literal" | "concatenated_string" => !self.f.gpu,
             "identifier" => !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__"),

@@ -222,6 +222,9 @@ impl Lx {
             if n.kind() != "function_definition" {
                 return Ok(());
             }
+            if self.returns_pointer(n) {
+                return self.declare_ptr_fn(n, src);
+            }
             let h = self.head(n, src)?;
             if self.sigs.contains_key(&h.name) {
                 return Err(self.unsupported(

@@ -34,6 +34,7 @@ mod math;
 mod methods;
 mod parse;
 mod ptr;
+mod ptr_fn;
 mod shared_structs;
 mod stmt;
 mod streams;
@@ -188,6 +189,8 @@ pub(crate) fn lower_with_globals(
         templates: HashMap::new(),
         pending: Default::default(),
         methods: Vec::new(),
+        ptr_fns: HashMap::new(),
+        header_templates: Default::default(),
     };
     lx.vector_types();
     lx.device_prop_type();
@@ -362,6 +365,10 @@ struct Lx {
     pending: std::collections::VecDeque<templates::Instance>,
     root_text: String,
     methods: Vec<methods::Method>,
+    /// Functions returning pointers, inlined where called ([`ptr_fn`]).
+    ptr_fns: HashMap<String, ptr_fn::PtrFn>,
+    /// Function templates of headers: refused where called, not where defined.
+    header_templates: std::collections::HashSet<String>,
 }
 
 impl Lx {

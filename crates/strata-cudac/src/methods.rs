@@ -128,6 +128,17 @@ impl Lx {
     /// Runs `f` on the definition of method `k`, with the file it is in as the current one.
     fn with_method<T>(&mut self, k: usize, f: impl FnOnce(&mut Self, Node, &Src) -> R<T>) -> R<T> {
         let (file, range) = (self.methods[k].file, self.methods[k].range);
+        self.with_definition(file, range, f)
+    }
+
+    /// Runs `f` on the function definition at byte `range` of `file` (the `.cu` file or one of
+    /// its headers), with that file as the current one.
+    pub(crate) fn with_definition<T>(
+        &mut self,
+        file: FileId,
+        range: (usize, usize),
+        f: impl FnOnce(&mut Self, Node, &Src) -> R<T>,
+    ) -> R<T> {
         let (tree, text, lines) = if file == self.root_file {
             let Some(tree) = self.root_tree.clone() else {
                 return Err(Box::new(Diagnostic::error(codes::UNSUPPORTED, "a member function", Span::DUMMY, "")));
@@ -159,7 +170,7 @@ impl Lx {
     }
 
     /// The parameters of method `d` (a constructor's too), and whether it takes `...` more.
-    fn method_params(&self, d: Node, src: &Src) -> R<(Params, bool)> {
+    pub(crate) fn method_params(&self, d: Node, src: &Src) -> R<(Params, bool)> {
         let decl = function_declarator(self.child(d, "declarator", src)?);
         let plist = self.child(decl, "parameters", src)?;
         let mut params = Vec::new();
@@ -459,7 +470,7 @@ impl Lx {
 
 /// The function declarator of a definition's declarator (`*f(…)` of a function returning a
 /// pointer is a pointer declarator around it).
-fn function_declarator(mut d: Node) -> Node {
+pub(crate) fn function_declarator(mut d: Node) -> Node {
     while d.kind() == "pointer_declarator" {
         match d.child_by_field_name("declarator") {
             Some(x) => d = x,
@@ -470,7 +481,7 @@ fn function_declarator(mut d: Node) -> Node {
 }
 
 /// Whether a `return` statement is anywhere in `n`.
-fn has_return(n: Node) -> bool {
+pub(crate) fn has_return(n: Node) -> bool {
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
         if x.kind() == "return_statement" {
