@@ -32,6 +32,7 @@ mod host;
 mod macros;
 mod math;
 mod methods;
+mod operators;
 mod parse;
 mod ptr;
 mod ptr_fn;

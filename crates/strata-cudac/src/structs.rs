@@ -353,6 +353,10 @@ impl Lx {
                 self.construct(d, &list, args, id, src, out)?;
                 continue;
             }
+            if d.kind() == "function_declarator" && self.is_vexing_construction(d, id, src) {
+                self.construct_reparsed(d, id, src, out)?;
+                continue;
+            }
             if init.is_none() && d.kind() == "identifier" && self.method_index(id, "").is_some() {
                 // `T v;` of a struct with a constructor: C++ runs it (with no arguments).
                 self.construct(d, &[], d, id, src, out)?;
@@ -481,6 +485,9 @@ impl Lx {
                 Some(_) => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
                 None => Err(self.unknown(n, src)),
             },
+            // `x * y` through the struct's `operator*`, `T(a, b)` ([`operators`]).
+            "binary_expression" => self.struct_operator(n, id, src),
+            "call_expression" if self.is_temporary_of(n, id, src) => self.struct_temporary(n, id, src),
             _ => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
         }
     }

@@ -92,6 +92,7 @@ struct CPUBitmap {
 #endif
 STUB
 sed -i 's/^#define DIM 1024/#define DIM 64/' "$b/chapter06/ray.cu" "$b/chapter06/ray_noconst.cu" "$b/chapter05/shared_bitmap.cu"
+sed -i 's/^#define DIM 1000/#define DIM 64/' "$b/chapter04/julia_cpu.cu" "$b/chapter04/julia_gpu.cu"
 sed -i 's/^#define SIZE    (100\*1024\*1024)/#define SIZE    (64*1024)/' "$b/chapter09/hist_cpu.cu" \
     "$b/chapter09/hist_gpu_gmem_atomics.cu" "$b/chapter09/hist_gpu_shmem_atomics.cu"
 for f in basic_single_stream basic_double_stream basic_double_stream_correct; do
@@ -128,6 +129,8 @@ cbe/chapter10/copy_timed.cu|Time using cudaHostAlloc:  0.0 ms
 cbe/chapter05/shared_bitmap.cu|bitmap 64 x 64, checksum 820147954
 cbe/chapter06/ray.cu|bitmap 64 x 64, checksum 163092525
 cbe/chapter06/ray_noconst.cu|bitmap 64 x 64, checksum 163092525
+cbe/chapter04/julia_cpu.cu|bitmap 64 x 64, checksum 216319173
+cbe/chapter04/julia_gpu.cu|bitmap 64 x 64, checksum 216319173
 cbe/chapter09/hist_cpu.cu|Histogram Sum:  65536
 cbe/chapter09/hist_gpu_gmem_atomics.cu|Histogram Sum:  65536|Failure at
 cbe/chapter09/hist_gpu_shmem_atomics.cu|Histogram Sum:  65536|Failure at
