@@ -374,5 +374,10 @@ fn cpp_new_delete_calloc_and_dim3_of_names() {
 
 #[test]
 fn device_properties_are_an_h100s() {
-    runs_and_prints("device_prop", &[], "sm 9.0, 132 SMs, warp 32: 1024 threads counted\n");
+    runs_and_prints(
+        "device_prop",
+        &[],
+        "sm 9.0, 132 SMs, warp 32: 1024 threads counted\n\
+         NVIDIA H100 80GB HBM3: threads (1024, 1024, 64), grid (2147483647, 65535, 65535)\n",
+    );
 }
