@@ -184,6 +184,10 @@ impl Lx {
                 if name == "EXIT_FAILURE" {
                     return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
+                // The one error status a call can give on `sim` ([`Lx::set_device_status`]).
+                if name == "cudaErrorInvalidDevice" {
+                    return Ok((int(101, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
                 if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == name) {
                     return Ok((int((*v).into(), ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }

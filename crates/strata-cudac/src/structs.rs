@@ -162,8 +162,7 @@ impl Lx {
     /// the array fields are not there, so using them is refused where written), filled by
     /// `cudaGetDeviceProperties` ([`Lx::device_properties`]).
     pub(crate) fn device_prop_type(&mut self) {
-        let mut fields: Vec<(String, FTy)> =
-            DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), FTy::S(*t))).collect();
+        let mut fields: Vec<(String, FTy)> = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), FTy::S(*t))).collect();
         fields.push(("name".to_string(), FTy::Arr { elem: Elem::S(ScalarTy::I8), rows: 256, cols: 1 }));
         for (f, _) in DEVICE_ARRAYS {
             fields.push((f.to_string(), FTy::Arr { elem: Elem::S(ScalarTy::I32), rows: 3, cols: 1 }));
