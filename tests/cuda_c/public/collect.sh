@@ -130,6 +130,7 @@ cbe/chapter05/shared_bitmap.cu|bitmap 64 x 64, checksum 820147954
 cbe/chapter06/ray.cu|bitmap 64 x 64, checksum 163092525
 cbe/chapter06/ray_noconst.cu|bitmap 64 x 64, checksum 163092525
 cbe/chapter03/enum_gpu.cu|Max grid dimensions:  (2147483647, 65535, 65535)
+cbe/chapter03/set_gpu.cu|ID of CUDA device closest to revision 1.3:  0
 cbe/chapter04/julia_cpu.cu|bitmap 64 x 64, checksum 216319173
 cbe/chapter04/julia_gpu.cu|bitmap 64 x 64, checksum 216319173
 cbe/chapter09/hist_cpu.cu|Histogram Sum:  65536
