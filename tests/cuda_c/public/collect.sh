@@ -21,7 +21,9 @@
 # text (or, for programs without a self-check, the output written here: what the program
 # computes by hand; the four stream and copy programs of chapter 10 check nothing themselves and
 # print only times, so for them passing means running with sim's checks clean; the three bitmap
-# programs print the checksum of their image, the same on sim and on the cpu device).
+# programs print the checksum of their image, the same on sim and on the cpu device, as do the
+# two Julia sets, whose checksum is that of an independent float32 computation of the image;
+# `enum_gpu` and `set_gpu` print the device's properties and number, sim's one H100).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
