@@ -322,6 +322,13 @@ impl Lx {
                     }
                 }
             }
+            // `cudaDeviceReset()`: waits for the device's work, as CUDA does first; its
+            // allocations are not freed (a use after it is not reported).
+            "cudaDeviceReset" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 0)?;
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
+            }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
                 // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
                 host_only(self)?;
@@ -728,6 +735,16 @@ impl Lx {
         if let Some(m) = self.fn_macros.get(&name).cloned() {
             return self.macro_value(n, &m, src);
         }
+        // C++'s functional cast `double(x)`, `unsigned(x)`, `size_t(x)`: the cast `(double)x`.
+        if !self.sigs.contains_key(&name) && self.lookup(&name).is_none() && !self.ptr_fns.contains_key(&name) {
+            if let Ok(t) = self.scalar_type(fnode, src) {
+                let [v] = args[..] else {
+                    return Err(self.unsupported(n, src, format!("`{name}(…)` of other than one value")));
+                };
+                let (e, et) = self.rvalue(v, src)?;
+                return Ok((self.convert(e, et, CTy::S(t), n, src)?, CTy::S(t)));
+            }
+        }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
@@ -783,6 +800,7 @@ impl Lx {
                 | "cudaGetDevice"
                 | "cudaSetDevice"
                 | "cudaChooseDevice"
+                | "cudaDeviceReset"
                 | "cudaGetDeviceProperties"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
