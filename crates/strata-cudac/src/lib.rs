@@ -317,6 +317,9 @@ struct FnState {
     argv: Option<String>,
     /// The function's name (`__func__`).
     name: String,
+    /// The label of the function's outermost block (`end:`), its flag and where it is
+    /// ([`Lx::goto`]).
+    label: Option<(String, LocalId, Span)>,
 }
 
 struct Lx {

@@ -157,6 +157,7 @@ impl Lx {
         }
         let saved_scopes = std::mem::replace(&mut self.f.scopes, vec![globals, params_scope]);
         let saved_jumps = std::mem::take(&mut self.f.jumps);
+        let saved_label = self.f.label.take();
         let r = self.with_definition(file, range, |lx, d, dsrc| {
             let body = lx.child(d, "body", dsrc)?;
             let items: Vec<Node> = body.named_children(&mut body.walk()).filter(|x| x.kind() != "comment").collect();
@@ -188,6 +189,7 @@ impl Lx {
         });
         self.f.scopes = saved_scopes;
         self.f.jumps = saved_jumps;
+        self.f.label = saved_label;
         let p = r?;
         let mem = self.local_mem(p.root);
         let elem = p.elem;

@@ -7,7 +7,19 @@ impl Lx {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
         let stmts: Vec<Node> = n.named_children(&mut c).collect();
+        let outermost = n.parent().is_some_and(|p| p.kind() == "function_definition");
+        let start = out.len();
+        if outermost {
+            self.declare_label(&stmts, src, out)?;
+        }
         for s in stmts {
+            if outermost && s.kind() == "labeled_statement" {
+                // A `goto` to the label skips the statements before it from where it is.
+                if let Some((_, flag, _)) = self.f.label.clone() {
+                    let before: Vec<Stmt> = out.drain(start..).collect();
+                    out.extend(control::guard(before, &[flag]));
+                }
+            }
             // A refused statement is recorded and the next one lowered ([`Lx::recover`]).
             let depth = (self.f.scopes.len(), self.f.jumps.len());
             let r = self.stmt(s, src, out);
@@ -67,6 +79,17 @@ impl Lx {
                 self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, true), src, out)?;
             }
             "break_statement" | "continue_statement" => self.jump(n, src, out)?,
+            "goto_statement" => self.goto(n, src, out)?,
+            "labeled_statement" => {
+                let label = self.text(self.child(n, "label", src)?, src);
+                if self.f.label.as_ref().is_none_or(|(l, _, at)| l != label || *at != self.span(n, src)) {
+                    return Err(self.unsupported(n, src, "a label other than one in a function's outermost block"));
+                }
+                let inner = n.named_children(&mut n.walk()).filter(|x| x.kind() != "statement_identifier").last();
+                if let Some(inner) = inner {
+                    self.stmt(inner, src, out)?;
+                }
+            }
             "switch_statement" => self.switch(n, src, out)?,
             "for_statement" => {
                 self.f.scopes.push(HashMap::new());
