@@ -320,6 +320,9 @@ struct FnState {
     /// The label of the function's outermost block (`end:`), its flag and where it is
     /// ([`Lx::goto`]).
     label: Option<(String, LocalId, Span)>,
+    /// The constant each integer local declared with one was initialised with (valid where
+    /// nothing assigns it: [`Lx::full_mask`]).
+    init_consts: HashMap<LocalId, u64>,
 }
 
 struct Lx {

@@ -223,6 +223,11 @@ impl Lx {
                     }
                     // `const int n = 16;`: also a constant where C++ needs one (array lengths).
                     let value = init.filter(|_| is_const).map(|v| self.constant(v, src));
+                    if let Some(Ok(v)) = init.map(|v| self.constant(v, src)) {
+                        if !matches!(t, ScalarTy::F32 | ScalarTy::F64) {
+                            self.f.init_consts.insert(l, const_of_type(v, t));
+                        }
+                    }
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;

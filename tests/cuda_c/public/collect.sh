@@ -51,7 +51,8 @@ o=$work/olcf/exercises
 sed -i 's/^const int DSIZE = 8192;/const int DSIZE = 64;/' "$o/hw1/matrix_mul_solution.cu" "$o/hw2/matrix_mul_shared_solution.cu"
 sed -i 's/^const int DSIZE = 32\*1048576;/const int DSIZE = 4096;/' "$o/hw3/vector_add_solution.cu"
 sed -i 's/^const size_t DSIZE = 16384; /const size_t DSIZE = 64; /' "$o/hw4/matrix_sums_solution.cu" "$o/hw5/matrix_sums.cu" "$o/hw5/matrix_sums_solution.cu"
-sed -i 's/^const size_t N = 8ULL\*1024ULL\*1024ULL;/const size_t N = 8ULL*1024ULL;/; s/const int blocks = 640;/const int blocks = 4;/' "$o/hw5/max_reduction.cu" "$o/hw5/max_reduction_solution.cu"
+sed -i 's/^const size_t N = 8ULL\*1024ULL\*1024ULL;/const size_t N = 8ULL*1024ULL;/; s/const int blocks = 640;/const int blocks = 4;/' "$o/hw5/max_reduction.cu" "$o/hw5/max_reduction_solution.cu" \
+    "$o/hw5/reductions.cu"
 sed -i 's/^#define SIZE 4096/#define SIZE 64/' "$o/hw8/task2/task2_solution.cu" "$o/hw8/task3/task3.cu" \
     "$o/hw8/task3/task3_solution.cu"
 b=$work/cbe
@@ -116,6 +117,7 @@ olcf/exercises/hw5/matrix_sums.cu|column sums correct!
 olcf/exercises/hw5/matrix_sums_solution.cu|column sums correct!
 olcf/exercises/hw5/max_reduction.cu|reduction output: 8196.000000, expected sum reduction output: 8196.000000,
 olcf/exercises/hw5/max_reduction_solution.cu|reduction output: 5.000000, expected sum reduction output: 8196.000000, expected max reduction output: 5.000000
+olcf/exercises/hw5/reductions.cu|reduction warp shuffle sum correct!
 olcf/exercises/hw8/task2/task2_solution.cu|PASS|FAIL
 olcf/exercises/hw8/task3/task3.cu|PASS|FAIL
 olcf/exercises/hw8/task3/task3_solution.cu|PASS|FAIL
