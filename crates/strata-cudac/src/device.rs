@@ -216,7 +216,7 @@ impl Lx {
     pub(crate) fn full_mask(&self, n: Node, src: &Src) -> R<()> {
         match self.constant(n, src).or_else(|e| self.unchanged_local(n, src).ok_or(e)) {
             Ok(v) if v & 0xffff_ffff == 0xffff_ffff => Ok(()),
-            _ => Err(self.unsupported(n, src, "a warp mask other than the constant `0xffffffff` (the whole warp)")),
+            _ => Err(self.unsupported(n, src, "a warp mask other than `0xffffffff` (the whole warp: a constant, or a local initialised with it that nothing assigns)")),
         }
     }
 

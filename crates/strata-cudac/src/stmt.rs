@@ -7,7 +7,8 @@ impl Lx {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
         let stmts: Vec<Node> = n.named_children(&mut c).collect();
-        let outermost = n.parent().is_some_and(|p| p.kind() == "function_definition");
+        // A function's own body (not a member function's inlined into it: more scopes).
+        let outermost = self.f.scopes.len() == 1 && n.parent().is_some_and(|p| p.kind() == "function_definition");
         let start = out.len();
         if outermost {
             self.declare_label(&stmts, src, out)?;
