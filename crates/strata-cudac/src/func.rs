@@ -400,6 +400,7 @@ impl Lx {
             self.f.argv = h.main_args.get(1).cloned();
         }
         let refused = self.errors.len();
+        self.f.at_body = true;
         self.block(body_node, src, &mut body)?;
         // (A body with a refused statement may lack the `return` that statement was.)
         if matches!(role, Role::Device | Role::Host)

@@ -323,6 +323,8 @@ struct FnState {
     /// The constant each integer local declared with one was initialised with (valid where
     /// nothing assigns it: [`Lx::full_mask`]).
     init_consts: HashMap<LocalId, u64>,
+    /// Set just before the function's own body is lowered ([`Lx::block`]: its label).
+    at_body: bool,
 }
 
 struct Lx {

@@ -7,8 +7,8 @@ impl Lx {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
         let stmts: Vec<Node> = n.named_children(&mut c).collect();
-        // A function's own body (not a member function's inlined into it: more scopes).
-        let outermost = self.f.scopes.len() == 1 && n.parent().is_some_and(|p| p.kind() == "function_definition");
+        // The function's own body (not a member function's inlined into it).
+        let outermost = std::mem::take(&mut self.f.at_body);
         let start = out.len();
         if outermost {
             self.declare_label(&stmts, src, out)?;
