@@ -18,7 +18,7 @@ int main(void) {
     int m = 3;
     goto done;
     float vla[m];
-done:
+    { done: ; }
     printf("%p\n", &m);
     return 0;
 }

@@ -135,7 +135,7 @@ fn unsupported_constructs_never_run() {
         ("int a[2][2]; int *p = a + 1;", "pointer arithmetic on a multi-dimensional array"),
         ("int a[2][2]; a[1] = 0;", "a row of a multi-dimensional array where an element is expected"),
         ("#if FN(1)\n#endif", "this `#if` expression"),
-        ("goto end; end: ;", "the statement `goto_statement`"),
+        ("again: ; goto again;", "`goto` backwards (to a label before it)"),
         ("int *p; cudaMemcpy(p, p, 4, cudaMemcpyDefault);", "`cudaMemcpy` of kind"),
         ("int m = 4; float a[m];", "an array length that is not a constant"),
     ];

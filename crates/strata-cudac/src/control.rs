@@ -238,10 +238,47 @@ impl Lx {
     }
 }
 
+impl Lx {
+    /// The label of a function's outermost block (one at most), its flag set to false first.
+    pub(crate) fn declare_label(&mut self, stmts: &[Node], src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let labels: Vec<&Node> = stmts.iter().filter(|s| s.kind() == "labeled_statement").collect();
+        let Some(first) = labels.first() else { return Ok(()) };
+        if let Some(second) = labels.get(1) {
+            return Err(self.unsupported(**second, src, "a second label in a function (one is supported)"));
+        }
+        let name = self.text(self.child(**first, "label", src)?, src).to_string();
+        let flag = self.flag(&format!("goto {name}"));
+        let span = self.span(**first, src);
+        out.push(Stmt::Let { local: flag, init: Some(Expr::Lit(Lit::Bool(false))), span });
+        self.f.label = Some((name, flag, span));
+        Ok(())
+    }
+
+    /// `goto L;` forward to the label of the function's outermost block: its flag set, and the
+    /// `break` flag of every loop and `switch` around it, so that each ends and the statements
+    /// after it up to the label are skipped ([`guard`]).
+    pub(crate) fn goto(&mut self, n: Node, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let span = self.span(n, src);
+        let label = self.text(self.child(n, "label", src)?, src);
+        let Some((_, flag, at)) = self.f.label.clone().filter(|(l, _, _)| l == label) else {
+            return Err(self.unsupported(n, src, "`goto` to other than a label in the function's outermost block"));
+        };
+        if at.file != span.file || at.lo < span.lo {
+            return Err(self.unsupported(n, src, "`goto` backwards (to a label before it)"));
+        }
+        let set = |l: LocalId| Stmt::Store { place: Place::local(l, span), value: Expr::Lit(Lit::Bool(true)) };
+        out.push(set(flag));
+        for j in self.f.jumps.clone() {
+            out.push(set(j.brk));
+        }
+        Ok(())
+    }
+}
+
 /// Whether the loop body `n` contains a `break` or `continue` (of its own or of a nested loop or
 /// `switch`: the general form is only slower, never wrong).
 fn has_jump(n: Node) -> bool {
-    if matches!(n.kind(), "break_statement" | "continue_statement") {
+    if matches!(n.kind(), "break_statement" | "continue_statement" | "goto_statement") {
         return true;
     }
     let mut c = n.walk();

@@ -181,12 +181,42 @@ impl Lx {
         }
     }
 
+    /// The constant a local integer variable `n` was initialised with (`unsigned mask =
+    /// 0xffffffffu;`), if nothing in its function assigns a variable of its name or takes its
+    /// address: then it holds that constant everywhere.
+    fn unchanged_local(&self, n: Node, src: &Src) -> Option<u64> {
+        let n = self.strip_parens(n);
+        let name = self.text(n, src);
+        let v = self.lookup(name).filter(|_| n.kind() == "identifier")?;
+        let value = *self.f.init_consts.get(&v.local)?;
+        let mut f = n;
+        while f.kind() != "function_definition" {
+            f = f.parent()?;
+        }
+        let mut stack = vec![f];
+        while let Some(x) = stack.pop() {
+            let target = match x.kind() {
+                "assignment_expression" => x.child_by_field_name("left"),
+                "update_expression" => x.child_by_field_name("argument"),
+                "pointer_expression" if x.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&") => {
+                    x.child_by_field_name("argument")
+                }
+                _ => None,
+            };
+            if target.is_some_and(|t| self.text(self.strip_parens(t), src) == name) {
+                return None;
+            }
+            stack.extend(x.named_children(&mut x.walk()));
+        }
+        Some(value)
+    }
+
     /// A warp mask must name the whole warp (`0xffffffff`): `sim` runs every lane of a warp
     /// through its collectives together.
     pub(crate) fn full_mask(&self, n: Node, src: &Src) -> R<()> {
-        match self.constant(n, src) {
+        match self.constant(n, src).or_else(|e| self.unchanged_local(n, src).ok_or(e)) {
             Ok(v) if v & 0xffff_ffff == 0xffff_ffff => Ok(()),
-            _ => Err(self.unsupported(n, src, "a warp mask other than the constant `0xffffffff` (the whole warp)")),
+            _ => Err(self.unsupported(n, src, "a warp mask other than `0xffffffff` (the whole warp: a constant, or a local initialised with it that nothing assigns)")),
         }
     }
 

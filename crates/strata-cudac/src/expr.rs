@@ -98,6 +98,7 @@ impl Lx {
             "pointer_expression" => op == Some("&"),
             "update_expression" => true,
             "cast_expression" => true,
+            "call_expression" => self.is_ptr_fn_call(n, src),
             "subscript_expression" => n.child_by_field_name("argument").is_some_and(|a| self.is_argv(a, src)),
             "string_literal" | "concatenated_string" => !self.f.gpu,
             "identifier" => !self.f.gpu && matches!(self.text(n, src), "__FILE__" | "__func__" | "__FUNCTION__"),
@@ -182,6 +183,10 @@ impl Lx {
                 }
                 if name == "EXIT_FAILURE" {
                     return Ok((int(1, ScalarTy::I32), CTy::S(ScalarTy::I32)));
+                }
+                // The one error status a call can give on `sim` ([`Lx::set_device_status`]).
+                if name == "cudaErrorInvalidDevice" {
+                    return Ok((int(101, ScalarTy::I32), CTy::S(ScalarTy::I32)));
                 }
                 if let Some((_, v)) = cond::PREDEFINED.iter().find(|(k, _)| *k == name) {
                     return Ok((int((*v).into(), ScalarTy::I32), CTy::S(ScalarTy::I32)));

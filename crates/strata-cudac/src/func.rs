@@ -222,6 +222,9 @@ impl Lx {
             if n.kind() != "function_definition" {
                 return Ok(());
             }
+            if self.returns_pointer(n) {
+                return self.declare_ptr_fn(n, src);
+            }
             let h = self.head(n, src)?;
             if self.sigs.contains_key(&h.name) {
                 return Err(self.unsupported(
@@ -397,6 +400,7 @@ impl Lx {
             self.f.argv = h.main_args.get(1).cloned();
         }
         let refused = self.errors.len();
+        self.f.at_body = true;
         self.block(body_node, src, &mut body)?;
         // (A body with a refused statement may lack the `return` that statement was.)
         if matches!(role, Role::Device | Role::Host)

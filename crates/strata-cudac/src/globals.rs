@@ -168,7 +168,7 @@ impl Lx {
     }
 
     /// The C type a global is used as in a function body.
-    fn global_cty(g: &GlobalDef) -> CTy {
+    pub(crate) fn global_cty(g: &GlobalDef) -> CTy {
         match (g.dims.is_empty(), g.elem) {
             (true, Elem::S(t)) => CTy::SharedScalar(t),
             _ => CTy::Ptr(g.elem),

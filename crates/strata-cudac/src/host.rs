@@ -222,6 +222,25 @@ impl Lx {
                 want(self, 3)?;
                 self.memcpy_kind(n, &args, (false, false), src, out)?;
             }
+            "memset" if !self.sigs.contains_key(&name) && self.struct_address(args.first().copied(), src).is_some() => {
+                // `memset(&s, 0, sizeof(T))` of a struct variable: every member 0.
+                host_only(self)?;
+                want(self, 3)?;
+                let Some((local, id)) = self.struct_address(Some(args[0]), src) else {
+                    return Err(self.unsupported(args[0], src, "this argument of `memset`"));
+                };
+                let size = self.structs[id].size();
+                if self.constant(args[1], src).ok() != Some(0) || self.constant(args[2], src).ok() != Some(size) {
+                    return Err(self.unsupported(
+                        n,
+                        src,
+                        "`memset` of a struct variable other than to 0 and of its whole size (`sizeof(T)`)",
+                    ));
+                }
+                for (k, (_, t)) in self.structs[id].fields.clone().into_iter().enumerate() {
+                    out.push(Stmt::Let { local: local + k, init: Some(self.field_zero(t)), span });
+                }
+            }
             "memset" if !self.sigs.contains_key(&name) => {
                 host_only(self)?;
                 want(self, 3)?;
@@ -273,12 +292,42 @@ impl Lx {
                 self.flush(out);
                 out.push(Stmt::Eval(Expr::Builtin(Builtin::SeedRand, vec![seed], span)));
             }
+            // `cudaChooseDevice(&dev, &prop)`: the one device, 0, is the closest to any `prop`.
+            "cudaChooseDevice" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 2)?;
+                if self.struct_address(Some(args[1]), src).is_none() {
+                    return Err(self.unsupported(args[1], src, "this argument of `cudaChooseDevice` (`&prop`)"));
+                }
+                let Some(p) = self.ptr_expr(args[0], src)? else {
+                    return Err(self.unsupported(args[0], src, "this argument of `cudaChooseDevice` (`&dev`)"));
+                };
+                let t = self.scalar_elem(p.elem, args[0], src)?;
+                let place = self.ptr_place(p, None, span);
+                self.flush(out);
+                out.push(Stmt::Store { place, value: cast(int(0, ScalarTy::I32), ScalarTy::I32, t) });
+            }
             "cudaSetDevice" if !self.sigs.contains_key(&name) => {
                 host_only(self)?;
                 want(self, 1)?;
-                if self.constant(args[0], src).ok() != Some(0) {
-                    return Err(self.unsupported(args[0], src, "a device other than 0 (`sim` has one)"));
+                match self.constant(args[0], src) {
+                    Ok(0) => {}
+                    Ok(_) => return Err(self.unsupported(args[0], src, "a device other than 0 (`sim` has one)")),
+                    // A device in a variable: another than 0 is `cudaErrorInvalidDevice`
+                    // ([`Lx::set_device_status`]), which a statement discards, as CUDA does.
+                    Err(_) => {
+                        let (e, _) = self.set_device_status(args[0], src)?;
+                        self.flush(out);
+                        out.push(Stmt::Eval(e));
+                    }
                 }
+            }
+            // `cudaDeviceReset()`: waits for the device's work, as CUDA does first; its
+            // allocations are not freed (a use after it is not reported).
+            "cudaDeviceReset" if !self.sigs.contains_key(&name) => {
+                host_only(self)?;
+                want(self, 0)?;
+                out.push(Stmt::Eval(Expr::Builtin(Builtin::DeviceSync, Vec::new(), span)));
             }
             "cudaGetLastError" | "cudaPeekAtLastError" => {
                 // Every error stops the program on `sim`: the last error is always `cudaSuccess`.
@@ -686,6 +735,16 @@ impl Lx {
         if let Some(m) = self.fn_macros.get(&name).cloned() {
             return self.macro_value(n, &m, src);
         }
+        // C++'s functional cast `double(x)`, `unsigned(x)`, `size_t(x)`: the cast `(double)x`.
+        if !self.sigs.contains_key(&name) && self.lookup(&name).is_none() && !self.ptr_fns.contains_key(&name) {
+            if let Ok(t) = self.scalar_type(fnode, src) {
+                let [v] = args[..] else {
+                    return Err(self.unsupported(n, src, format!("`{name}(…)` of other than one value")));
+                };
+                let (e, et) = self.rvalue(v, src)?;
+                return Ok((self.convert(e, et, CTy::S(t), n, src)?, CTy::S(t)));
+            }
+        }
         if let Some(op) = device::atomic_op(&name) {
             return self.atomic(n, op, &args, src);
         }
@@ -721,6 +780,13 @@ impl Lx {
             let t = if name == "atoi" { ScalarTy::I32 } else { ScalarTy::I64 };
             return self.atoi(n, args[0], t, src);
         }
+        if name == "cudaSetDevice"
+            && !self.sigs.contains_key(&name)
+            && args.len() == 1
+            && self.constant(args[0], src).is_err()
+        {
+            return self.set_device_status(args[0], src);
+        }
         if matches!(
             name.as_str(),
             "cudaMalloc"
@@ -733,6 +799,8 @@ impl Lx {
                 | "cudaGetDeviceCount"
                 | "cudaGetDevice"
                 | "cudaSetDevice"
+                | "cudaChooseDevice"
+                | "cudaDeviceReset"
                 | "cudaGetDeviceProperties"
         ) || streams::STREAM_CALLS.contains(&name.as_str())
         {
@@ -804,5 +872,33 @@ impl Lx {
             }
         }
         out.push(Stmt::Return(None));
+    }
+}
+
+impl Lx {
+    /// The status of `cudaSetDevice(d)` for a device `d` in a variable: `cudaSuccess` for 0, the
+    /// one device, `cudaErrorInvalidDevice` (101) for any other.
+    pub(crate) fn set_device_status(&mut self, d: Node, src: &Src) -> R<(Expr, CTy)> {
+        let (e, t) = self.rvalue(d, src)?;
+        let e = self.convert(e, t, CTy::S(ScalarTy::I32), d, src)?;
+        let other = Expr::Binary(BinOp::Ne, Box::new(e), Box::new(int(0, ScalarTy::I32)));
+        let code = Expr::Binary(
+            BinOp::Mul,
+            Box::new(cast(other, ScalarTy::Bool, ScalarTy::I32)),
+            Box::new(int(101, ScalarTy::I32)),
+        );
+        Ok((code, CTy::S(ScalarTy::I32)))
+    }
+
+    /// `&s` of a struct variable `s`: its first local and struct.
+    pub(crate) fn struct_address(&self, a: Option<Node>, src: &Src) -> Option<(LocalId, usize)> {
+        let a = self.strip_parens(a?);
+        let amp = a.kind() == "pointer_expression"
+            && a.child_by_field_name("operator").is_some_and(|o| self.text(o, src) == "&");
+        let v = a.child_by_field_name("argument").filter(|x| amp && x.kind() == "identifier")?;
+        match self.lookup(self.text(v, src)) {
+            Some(Var { local, ty: CTy::Struct(id) }) => Some((local, id)),
+            _ => None,
+        }
     }
 }

@@ -32,8 +32,10 @@ mod host;
 mod macros;
 mod math;
 mod methods;
+mod operators;
 mod parse;
 mod ptr;
+mod ptr_fn;
 mod shared_structs;
 mod stmt;
 mod streams;
@@ -188,6 +190,8 @@ pub(crate) fn lower_with_globals(
         templates: HashMap::new(),
         pending: Default::default(),
         methods: Vec::new(),
+        ptr_fns: HashMap::new(),
+        header_templates: Default::default(),
     };
     lx.vector_types();
     lx.device_prop_type();
@@ -313,6 +317,14 @@ struct FnState {
     argv: Option<String>,
     /// The function's name (`__func__`).
     name: String,
+    /// The label of the function's outermost block (`end:`), its flag and where it is
+    /// ([`Lx::goto`]).
+    label: Option<(String, LocalId, Span)>,
+    /// The constant each integer local declared with one was initialised with (valid where
+    /// nothing assigns it: [`Lx::full_mask`]).
+    init_consts: HashMap<LocalId, u64>,
+    /// Set just before the function's own body is lowered ([`Lx::block`]: its label).
+    at_body: bool,
 }
 
 struct Lx {
@@ -362,6 +374,10 @@ struct Lx {
     pending: std::collections::VecDeque<templates::Instance>,
     root_text: String,
     methods: Vec<methods::Method>,
+    /// Functions returning pointers, inlined where called ([`ptr_fn`]).
+    ptr_fns: HashMap<String, ptr_fn::PtrFn>,
+    /// Function templates of headers: refused where called, not where defined.
+    header_templates: std::collections::HashSet<String>,
 }
 
 impl Lx {

@@ -126,8 +126,19 @@ impl Lx {
     }
 
     /// Runs `f` on the definition of method `k`, with the file it is in as the current one.
-    fn with_method<T>(&mut self, k: usize, f: impl FnOnce(&mut Self, Node, &Src) -> R<T>) -> R<T> {
+    pub(crate) fn with_method<T>(&mut self, k: usize, f: impl FnOnce(&mut Self, Node, &Src) -> R<T>) -> R<T> {
         let (file, range) = (self.methods[k].file, self.methods[k].range);
+        self.with_definition(file, range, f)
+    }
+
+    /// Runs `f` on the function definition at byte `range` of `file` (the `.cu` file or one of
+    /// its headers), with that file as the current one.
+    pub(crate) fn with_definition<T>(
+        &mut self,
+        file: FileId,
+        range: (usize, usize),
+        f: impl FnOnce(&mut Self, Node, &Src) -> R<T>,
+    ) -> R<T> {
         let (tree, text, lines) = if file == self.root_file {
             let Some(tree) = self.root_tree.clone() else {
                 return Err(Box::new(Diagnostic::error(codes::UNSUPPORTED, "a member function", Span::DUMMY, "")));
@@ -159,7 +170,7 @@ impl Lx {
     }
 
     /// The parameters of method `d` (a constructor's too), and whether it takes `...` more.
-    fn method_params(&self, d: Node, src: &Src) -> R<(Params, bool)> {
+    pub(crate) fn method_params(&self, d: Node, src: &Src) -> R<(Params, bool)> {
         let decl = function_declarator(self.child(d, "declarator", src)?);
         let plist = self.child(decl, "parameters", src)?;
         let mut params = Vec::new();
@@ -209,7 +220,7 @@ impl Lx {
     /// Method `k` inlined on the struct variable at `local`: its arguments (`args`, nodes of the
     /// caller's `src`) bound to its parameters, its members to the variable's locals. A body of
     /// one `return E;` gives E's value; another body is lowered into `out` (none: refused).
-    fn inline_method(
+    pub(crate) fn inline_method(
         &mut self,
         k: usize,
         local: LocalId,
@@ -271,11 +282,9 @@ impl Lx {
             self.f.pre.push(Stmt::Let { local: l, init: Some(v), span });
             param_locals.push((name.clone(), Var { local: l, ty: *t }));
         }
+        let mut out = out;
         self.with_method(k, |lx, d, msrc| {
             let body = lx.child(d, "body", msrc)?;
-            if d.named_children(&mut d.walk()).any(|x| x.kind() == "field_initializer_list") {
-                return Err(lx.unsupported(d, msrc, "member initialiser lists (assign the members in the body)"));
-            }
             lx.f.scopes.push(HashMap::new());
             for (f, (name, t)) in fields.iter().enumerate() {
                 let ty = match t {
@@ -287,6 +296,17 @@ impl Lx {
             }
             for (name, v) in &param_locals {
                 lx.bind(name, *v);
+            }
+            if let Some(list) = d.named_children(&mut d.walk()).find(|x| x.kind() == "field_initializer_list") {
+                let Some(out) = out.as_deref_mut() else {
+                    lx.f.scopes.pop();
+                    return Err(lx.unsupported(list, msrc, "a member initialiser list here"));
+                };
+                let r = lx.field_initializers(list, local, id, msrc, out);
+                if let Err(e) = r {
+                    lx.f.scopes.pop();
+                    return Err(e);
+                }
             }
             let stmts: Vec<Node> = body.named_children(&mut body.walk()).filter(|x| x.kind() != "comment").collect();
             let r = match (&stmts[..], out) {
@@ -309,6 +329,52 @@ impl Lx {
             lx.f.scopes.pop();
             r
         })
+    }
+
+    /// A constructor's member initialiser list (`: r(a), i(b)`): each member it names set from
+    /// its one argument, in the order the members are declared (as C++ initialises them). Members
+    /// that are arrays, and initialisers with other than one argument, are refused (E0801).
+    fn field_initializers(&mut self, list: Node, local: LocalId, id: usize, src: &Src, out: &mut Vec<Stmt>) -> R<()> {
+        let fields = self.structs[id].fields.clone();
+        let mut inits = Vec::new();
+        for fi in list.named_children(&mut list.walk()).filter(|x| x.kind() != "comment") {
+            let name = fi.named_child(0).filter(|x| x.kind() == "field_identifier");
+            let args = fi.named_child(1).filter(|x| x.kind() == "argument_list");
+            let (Some(name), Some(args)) = (name, args) else {
+                return Err(self.unsupported(fi, src, "this member initialiser (write `m(value)`)"));
+            };
+            let Some(f) = fields.iter().position(|(n, _)| n == self.text(name, src)) else {
+                return Err(self.unsupported(
+                    name,
+                    src,
+                    format!("`{}` has no member `{}`", self.structs[id].name, self.text(name, src)),
+                ));
+            };
+            let vals: Vec<Node> = args.named_children(&mut args.walk()).filter(|x| x.kind() != "comment").collect();
+            let [v] = vals[..] else {
+                return Err(self.unsupported(args, src, "a member initialiser with other than one value"));
+            };
+            if inits.iter().any(|(g, _)| *g == f) {
+                return Err(self.unsupported(fi, src, "a member initialised twice"));
+            }
+            inits.push((f, v));
+        }
+        inits.sort_by_key(|(f, _)| *f);
+        for (f, v) in inits {
+            let value = match fields[f].1 {
+                structs::FTy::S(t) => {
+                    let (e, et) = self.rvalue(v, src)?;
+                    self.convert(e, et, CTy::S(t), v, src)?
+                }
+                structs::FTy::Ptr(e) => self.pointer_init(v, e, src)?,
+                structs::FTy::Arr { .. } => {
+                    return Err(self.unsupported(v, src, "a member initialiser of an array member"));
+                }
+            };
+            self.flush(out);
+            out.push(Stmt::Let { local: local + f, init: Some(value), span: self.span(v, src) });
+        }
+        Ok(())
     }
 
     /// `T v(a, b);` of a struct `T` with a constructor: `v`'s locals, then the constructor's body
@@ -459,7 +525,7 @@ impl Lx {
 
 /// The function declarator of a definition's declarator (`*f(…)` of a function returning a
 /// pointer is a pointer declarator around it).
-fn function_declarator(mut d: Node) -> Node {
+pub(crate) fn function_declarator(mut d: Node) -> Node {
     while d.kind() == "pointer_declarator" {
         match d.child_by_field_name("declarator") {
             Some(x) => d = x,
@@ -470,7 +536,7 @@ fn function_declarator(mut d: Node) -> Node {
 }
 
 /// Whether a `return` statement is anywhere in `n`.
-fn has_return(n: Node) -> bool {
+pub(crate) fn has_return(n: Node) -> bool {
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
         if x.kind() == "return_statement" {

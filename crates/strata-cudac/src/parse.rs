@@ -85,6 +85,8 @@ impl Lx {
                 };
                 self.object_macro(name, value, src)
             }
+            // Inlined where called ([`ptr_fn`]).
+            "function_definition" if self.returns_pointer(n) => Ok(()),
             "function_definition" => self.function(n, src),
             // Function templates: recorded by the first pass, lowered where instantiated.
             "template_declaration" => Ok(()),

@@ -49,6 +49,8 @@ impl Lx {
             "update_expression" => self.update_pointer(n, src)?,
             // A pointer member (`s.p`, `p->next`, `a[i].data`).
             "field_expression" => self.member_pointer(n, src)?,
+            // A function returning a pointer, inlined ([`ptr_fn`]).
+            "call_expression" if self.is_ptr_fn_call(n, src) => Some(self.ptr_fn_call(n, src)?),
             // A member function returning a pointer, inlined (`bitmap.get_ptr()`, [`methods`]).
             "call_expression" if n.child_by_field_name("function").is_some_and(|f| f.kind() == "field_expression") => {
                 let (e, t) = self.call_value(n, src)?;

@@ -7,7 +7,20 @@ impl Lx {
         self.f.scopes.push(HashMap::new());
         let mut c = n.walk();
         let stmts: Vec<Node> = n.named_children(&mut c).collect();
+        // The function's own body (not a member function's inlined into it).
+        let outermost = std::mem::take(&mut self.f.at_body);
+        let start = out.len();
+        if outermost {
+            self.declare_label(&stmts, src, out)?;
+        }
         for s in stmts {
+            if outermost && s.kind() == "labeled_statement" {
+                // A `goto` to the label skips the statements before it from where it is.
+                if let Some((_, flag, _)) = self.f.label.clone() {
+                    let before: Vec<Stmt> = out.drain(start..).collect();
+                    out.extend(control::guard(before, &[flag]));
+                }
+            }
             // A refused statement is recorded and the next one lowered ([`Lx::recover`]).
             let depth = (self.f.scopes.len(), self.f.jumps.len());
             let r = self.stmt(s, src, out);
@@ -67,6 +80,17 @@ impl Lx {
                 self.lower_loop(n, (Some(cond), self.child(n, "body", src)?, None, true), src, out)?;
             }
             "break_statement" | "continue_statement" => self.jump(n, src, out)?,
+            "goto_statement" => self.goto(n, src, out)?,
+            "labeled_statement" => {
+                let label = self.text(self.child(n, "label", src)?, src);
+                if self.f.label.as_ref().is_none_or(|(l, _, at)| l != label || *at != self.span(n, src)) {
+                    return Err(self.unsupported(n, src, "a label other than one in a function's outermost block"));
+                }
+                let inner = n.named_children(&mut n.walk()).filter(|x| x.kind() != "statement_identifier").last();
+                if let Some(inner) = inner {
+                    self.stmt(inner, src, out)?;
+                }
+            }
             "switch_statement" => self.switch(n, src, out)?,
             "for_statement" => {
                 self.f.scopes.push(HashMap::new());
@@ -200,6 +224,11 @@ impl Lx {
                     }
                     // `const int n = 16;`: also a constant where C++ needs one (array lengths).
                     let value = init.filter(|_| is_const).map(|v| self.constant(v, src));
+                    if let Some(Ok(v)) = init.map(|v| self.constant(v, src)) {
+                        if !matches!(t, ScalarTy::F32 | ScalarTy::F64) {
+                            self.f.init_consts.insert(l, const_of_type(v, t));
+                        }
+                    }
                     let init = match init {
                         Some(v) => {
                             let (e, et) = self.rvalue(v, src)?;

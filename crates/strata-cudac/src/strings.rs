@@ -141,10 +141,15 @@ impl Lx {
                     };
                     let (v, t) = self.rvalue(e, src)?;
                     let v = self.convert(v, t, CTy::S(ScalarTy::I32), e, src)?;
-                    let ok = Expr::Binary(BinOp::Eq, Box::new(v), Box::new(int(0, ScalarTy::I32)));
+                    let ok = Expr::Binary(BinOp::Eq, Box::new(v.clone()), Box::new(int(0, ScalarTy::I32)));
                     let text = if which == 0 { NO_ERROR.0 } else { NO_ERROR.1 };
                     let other = if which == 0 { "unrecognized error code" } else { "cudaErrorUnknown" };
-                    return Ok(StrE::Cond(ok, Box::new(StrE::Lit(text.into())), Box::new(StrE::Lit(other.into()))));
+                    // 101, `cudaErrorInvalidDevice`: `cudaSetDevice` of another device than 0.
+                    let invalid = Expr::Binary(BinOp::Eq, Box::new(v), Box::new(int(101, ScalarTy::I32)));
+                    let device = if which == 0 { "invalid device ordinal" } else { "cudaErrorInvalidDevice" };
+                    let rest =
+                        StrE::Cond(invalid, Box::new(StrE::Lit(device.into())), Box::new(StrE::Lit(other.into())));
+                    return Ok(StrE::Cond(ok, Box::new(StrE::Lit(text.into())), Box::new(rest)));
                 }
             }
             _ => {}

@@ -85,9 +85,8 @@ impl StructDef {
     }
 }
 
-/// The fields of `cudaDeviceProp` that `sim`'s one device reports, with an H100 SXM's values
-/// (CUDA's names and types; `name`, `uuid` and the array fields `maxGridSize`, `maxThreadsDim`
-/// are not among them).
+/// The scalar fields of `cudaDeviceProp` that `sim`'s one device reports, with an H100 SXM's
+/// values (CUDA's names and types; `uuid` and the other array fields are not among them).
 pub(crate) const DEVICE_PROPS: &[(&str, ScalarTy, u64)] = &[
     ("totalGlobalMem", ScalarTy::U64, 85_899_345_920),
     ("sharedMemPerBlock", ScalarTy::U64, 49_152),
@@ -120,6 +119,12 @@ pub(crate) const DEVICE_PROPS: &[(&str, ScalarTy, u64)] = &[
     ("sharedMemPerBlockOptin", ScalarTy::U64, 232_448),
     ("maxBlocksPerMultiProcessor", ScalarTy::I32, 32),
 ];
+
+/// The array fields of `cudaDeviceProp` that `sim`'s device reports, after the scalar ones:
+/// `name` (`char[256]`, the text up to a 0), `maxThreadsDim` and `maxGridSize` (`int[3]`).
+pub(crate) const DEVICE_NAME: &str = "NVIDIA H100 80GB HBM3";
+const DEVICE_ARRAYS: &[(&str, [i64; 3])] =
+    &[("maxThreadsDim", [1024, 1024, 64]), ("maxGridSize", [2_147_483_647, 65_535, 65_535])];
 
 /// CUDA's vector types (`float4`, `int2`, `uchar3`, …: `<base><n>` for n = 1 to 4) and their
 /// element types: predefined structs of fields `x`, `y`, `z`, `w` ([`Lx::vector_types`]).
@@ -157,7 +162,11 @@ impl Lx {
     /// the array fields are not there, so using them is refused where written), filled by
     /// `cudaGetDeviceProperties` ([`Lx::device_properties`]).
     pub(crate) fn device_prop_type(&mut self) {
-        let fields = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), FTy::S(*t))).collect();
+        let mut fields: Vec<(String, FTy)> = DEVICE_PROPS.iter().map(|(f, t, _)| (f.to_string(), FTy::S(*t))).collect();
+        fields.push(("name".to_string(), FTy::Arr { elem: Elem::S(ScalarTy::I8), rows: 256, cols: 1 }));
+        for (f, _) in DEVICE_ARRAYS {
+            fields.push((f.to_string(), FTy::Arr { elem: Elem::S(ScalarTy::I32), rows: 3, cols: 1 }));
+        }
         let def = StructDef::new("cudaDeviceProp".to_string(), fields, &self.structs);
         self.structs.push(def);
         self.struct_names.insert("cudaDeviceProp".to_string(), self.structs.len() - 1);
@@ -194,6 +203,16 @@ impl Lx {
                 init: Some(cast(int(u128::from(*v), ScalarTy::U64), ScalarTy::U64, *t)),
                 span,
             });
+        }
+        let mut name: Vec<Expr> = DEVICE_NAME.bytes().map(|b| int(u128::from(b), ScalarTy::I8)).collect();
+        name.resize(256, int(0, ScalarTy::I8));
+        let mut arrays = vec![name];
+        for (_, vs) in DEVICE_ARRAYS {
+            arrays.push(vs.iter().map(|v| int(*v as u128, ScalarTy::I32)).collect());
+        }
+        for (k, vs) in arrays.into_iter().enumerate() {
+            let local = local + DEVICE_PROPS.len() + k;
+            out.push(Stmt::Let { local, init: Some(Expr::Tuple(vec![Expr::ArrayList(vs)])), span });
         }
         Ok(())
     }
@@ -353,6 +372,10 @@ impl Lx {
                 self.construct(d, &list, args, id, src, out)?;
                 continue;
             }
+            if d.kind() == "function_declarator" && self.is_vexing_construction(d, id, src) {
+                self.construct_reparsed(d, id, src, out)?;
+                continue;
+            }
             if init.is_none() && d.kind() == "identifier" && self.method_index(id, "").is_some() {
                 // `T v;` of a struct with a constructor: C++ runs it (with no arguments).
                 self.construct(d, &[], d, id, src, out)?;
@@ -481,6 +504,9 @@ impl Lx {
                 Some(_) => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
                 None => Err(self.unknown(n, src)),
             },
+            // `x * y` through the struct's `operator*`, `T(a, b)` ([`operators`]).
+            "binary_expression" => self.struct_operator(n, id, src),
+            "call_expression" if self.is_temporary_of(n, id, src) => self.struct_temporary(n, id, src),
             _ => Err(self.unsupported(n, src, format!("this value as a `{}`", self.structs[id].name))),
         }
     }

@@ -58,7 +58,13 @@ impl Lx {
             return Err(self.unsupported(n, src, "templates other than function templates"));
         };
         let Some(item) = index else {
-            return Err(self.unsupported(n, src, "a function template in a header"));
+            // Refused where called (a header's templates are often not used).
+            let name = self.child(def, "declarator", src)?.child_by_field_name("declarator");
+            let Some(name) = name.filter(|x| x.kind() == "identifier") else {
+                return Err(self.unsupported(n, src, "a function template in a header"));
+            };
+            self.header_templates.insert(self.text(name, src).to_string());
+            return Ok(());
         };
         let plist = self.child(n, "parameters", src)?;
         let mut params = Vec::new();
@@ -117,6 +123,9 @@ impl Lx {
             }
             _ => {
                 let name = self.text(fnode, src).to_string();
+                if self.header_templates.contains(&name) && !self.sigs.contains_key(&name) {
+                    return Err(self.unsupported(fnode, src, format!("`{name}`, a function template in a header")));
+                }
                 if !self.templates.contains_key(&name) {
                     return Ok(name);
                 }
