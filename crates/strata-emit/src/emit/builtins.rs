@@ -42,8 +42,8 @@ impl<'p> Emitter<'p> {
         let v = self.expr(cx, e)?;
         let (conv, cast) = match self.expr_ty(cx, e) {
             Ty::Scalar(ScalarTy::Bool) => return Ok(format!("printf(\"%s{end}\", ({v}) ? \"true\" : \"false\")")),
-            Ty::Scalar(ScalarTy::I32) => ("%d", "int"),
-            Ty::Scalar(ScalarTy::U32) => ("%u", "unsigned"),
+            Ty::Scalar(ScalarTy::I8 | ScalarTy::I16 | ScalarTy::I32) => ("%d", "int"),
+            Ty::Scalar(ScalarTy::U8 | ScalarTy::U16 | ScalarTy::U32) => ("%u", "unsigned"),
             Ty::Scalar(ScalarTy::I64) => ("%lld", "long long"),
             Ty::Scalar(ScalarTy::U64) | Ty::Nat => ("%llu", "unsigned long long"),
             Ty::Scalar(ScalarTy::F32) => ("%.9g", "double"),
@@ -291,9 +291,11 @@ impl<'p> Emitter<'p> {
                     }
                     _ => format!("(unsigned)({})", arg(1)?),
                 };
-                // The intrinsics have no `bool` overload: exchange it as an `int`.
+                // The intrinsics have no `bool` or 8- and 16-bit overloads: exchange those as an
+                // `int` (which keeps the value).
                 match t {
                     ScalarTy::Bool => format!("((bool){f}(0xffffffffu, (int)({}), {a}))", arg(0)?),
+                    t if t.is_small_int() => format!("(({}){f}(0xffffffffu, (int)({}), {a}))", scalar_c(t), arg(0)?),
                     _ => format!("{f}(0xffffffffu, {}, {a})", arg(0)?),
                 }
             }
