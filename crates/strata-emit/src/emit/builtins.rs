@@ -64,6 +64,18 @@ impl<'p> Emitter<'p> {
                 Some(n) => format!("(uint64_t)({})", self.expr(cx, n)?),
                 None => self.flat_len(cx, &args.first().map_or(Ty::Nat, |a| self.referent(cx, a)))?,
             };
+            // An index provably below the length (a `u8` into 256 elements) is not checked.
+            let referent = args.first().map(|a| self.referent(cx, a));
+            let bound = match (args.get(3), &referent) {
+                (Some(Expr::Nat(n)), _) => Some(n.clone()),
+                (None, Some(Ty::Array { elem, len })) if matches!(**elem, Ty::Scalar(_)) => Some(len.clone()),
+                _ => None,
+            };
+            if let (Some(i), Some(b)) = (args.get(1), bound) {
+                if self.value_below(cx, i, &b) {
+                    return Ok(format!("&({})[(uint64_t)({})]", arg(0)?, arg(1)?));
+                }
+            }
             Ok(format!("&({})[strata_index((uint64_t)({}), {len}, {at})]", arg(0)?, arg(1)?))
         };
         // The scalar type an atomic operation works on (its argument is a pointer to it).

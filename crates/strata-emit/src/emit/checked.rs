@@ -114,7 +114,21 @@ impl Emitter<'_> {
             }
             // `%` of a literal is checked for a zero divisor only: its value is below the literal.
             Expr::Checked(x, _) if matches!(**x, Expr::Binary(BinOp::Rem | BinOp::BitAnd, ..)) => self.value_max(cx, x),
-            _ => None,
+            // Any other value of an 8- or 16-bit type: its type's maximum (a byte indexes 256
+            // elements without a check).
+            _ => match self.expr_ty(cx, e) {
+                Ty::Scalar(s) if s.is_small_int() => s.int_range().map(|(_, hi)| hi as u64),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the run-time index `i` is provably below the length `len` (the element index of
+    /// an atomic operation): [`Emitter::value_max`] against the length's smallest value.
+    pub(super) fn value_below(&self, cx: &Cx, i: &Expr, len: &IExpr) -> bool {
+        match (self.value_max(cx, i), cx.env.range(len)) {
+            (Some(max), Some(b)) => max < b.lo,
+            _ => false,
         }
     }
 
