@@ -1716,7 +1716,7 @@ impl Gen {
         self.open(&format!("for {i} in 0..{bound} {{"));
         self.mark("shared memory declared in a block-level for loop");
         if float {
-            self.mark(&format!("shared memory declared in a block-level for loop ({scalar})"));
+            self.mark(format!("shared memory declared in a block-level for loop ({scalar})"));
         }
         let m = if self.rng.chance(50) { "mut " } else { "" };
         self.line(&format!("let {m}{sl}: {} @ gpu.shared;", ty_of(&b.tdims, scalar)));
