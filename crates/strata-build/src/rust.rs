@@ -414,6 +414,10 @@ fn flat_len(t: &Ty) -> Option<IExpr> {
 fn scalar(s: ScalarTy) -> Option<&'static str> {
     Some(match s {
         ScalarTy::Bool => "bool",
+        ScalarTy::I8 => "i8",
+        ScalarTy::U8 => "u8",
+        ScalarTy::I16 => "i16",
+        ScalarTy::U16 => "u16",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "i32",
         ScalarTy::I64 | ScalarTy::AtomicI64 => "i64",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",

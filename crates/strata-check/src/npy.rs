@@ -10,8 +10,12 @@ use strata_syntax::ast::ScalarTy;
 pub const NPY_FUNCTIONS: [&str; 2] = ["load_npy", "save_npy"];
 
 /// The scalar types an `.npy` file can hold for Strata, with numpy's type string of each.
-pub const NPY_SCALARS: [(ScalarTy, &str); 7] = [
+pub const NPY_SCALARS: [(ScalarTy, &str); 11] = [
     (ScalarTy::Bool, "|b1"),
+    (ScalarTy::I8, "|i1"),
+    (ScalarTy::U8, "|u1"),
+    (ScalarTy::I16, "<i2"),
+    (ScalarTy::U16, "<u2"),
     (ScalarTy::I32, "<i4"),
     (ScalarTy::I64, "<i8"),
     (ScalarTy::U32, "<u4"),

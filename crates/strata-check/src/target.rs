@@ -444,7 +444,8 @@ fn restructure_grid() -> String {
 pub fn byte_size(t: &Ty) -> Option<Nat> {
     match t {
         Ty::Scalar(s) => Some(Nat::lit(match s {
-            ScalarTy::Bool => 1,
+            ScalarTy::Bool | ScalarTy::I8 | ScalarTy::U8 => 1,
+            ScalarTy::I16 | ScalarTy::U16 => 2,
             ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 => 8,
             ScalarTy::AtomicU64 | ScalarTy::AtomicI64 | ScalarTy::AtomicF64 => 8,
             ScalarTy::I32 | ScalarTy::U32 | ScalarTy::F32 => 4,

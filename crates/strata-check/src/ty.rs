@@ -72,7 +72,7 @@ impl Ty {
     }
 
     pub fn is_int(&self) -> bool {
-        matches!(self, Ty::IntLit | Ty::Nat | Ty::Scalar(ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64))
+        matches!(self, Ty::IntLit | Ty::Nat) || matches!(self, Ty::Scalar(s) if s.is_int())
     }
 
     pub fn is_float(&self) -> bool {

@@ -112,7 +112,7 @@ const IDENT_GROUPS: &[&[&str]] = &[
     &["blocks", "threads", "to_threads", "warps", "lanes", "forall"],
     &["group", "take_left", "take_right", "transpose", "reverse", "map", "to_view", "group_by_row", "group_by_tile"],
     &["grid", "block", "thread", "warp", "Grid", "Block", "Thread", "Warp"],
-    &["i32", "u32", "i64", "u64", "f32", "f64", "bool", "AtomicU32"],
+    &["i32", "u32", "i64", "u64", "i8", "u8", "i16", "u16", "f32", "f64", "bool", "AtomicU32"],
     &["fst", "snd"],
 ];
 

@@ -106,6 +106,10 @@ elem!(u32, "u32", "0u32", "v * 2u32 + 1u32", |v| v * 2 + 1, |k| k as u32 * 7 + 4
 elem!(u64, "u64", "0u64", "v / 3u64 + 1u64", |v| v / 3 + 1, |k| k * 0x1_0000_0001 + 17);
 elem!(f32, "f32", "0.0f32", "v * 0.5f32 - 1.25f32", |v| v * 0.5 - 1.25, |k| k as f32 * 0.37 - 100.0);
 elem!(f64, "f64", "0.0", "v * v - 0.1", |v| v * v - 0.1, |k| (k as f64).sqrt() - 3.0);
+elem!(u8, "u8", "0u8", "v / 2u8 + 3u8", |v| v / 2 + 3, |k| (k * 7 % 256) as u8);
+elem!(i8, "i8", "0i8", "v / 3i8 - 1i8", |v| v / 3 - 1, |k| (k * 7 % 256) as u8 as i8);
+elem!(u16, "u16", "0u16", "v / 2u16 + 7u16", |v| v / 2 + 7, |k| (k * 977 % 65536) as u16);
+elem!(i16, "i16", "0i16", "v / 2i16 - 5i16", |v| v / 2 - 5, |k| (k * 977 % 65536) as u16 as i16);
 
 /// The program for one element type: `y = f(x)` of a vector (argument 0 → 2) and the transpose of
 /// `f` of an N x M matrix (argument 1 → 3), which also goes through GPU memory and back; the
@@ -194,6 +198,10 @@ fn round_trip<T: Elem>() {
         // numpy's header: 128 bytes (for every shape of one or two dimensions that fits u64).
         let descr = match T::NAME {
             "bool" => "|b1",
+            "i8" => "|i1",
+            "u8" => "|u1",
+            "i16" => "<i2",
+            "u16" => "<u2",
             "i32" => "<i4",
             "i64" => "<i8",
             "u32" => "<u4",
@@ -240,6 +248,14 @@ fn f32_files_round_trip_on_both_devices() {
 #[test]
 fn f64_files_round_trip_on_both_devices() {
     round_trip::<f64>();
+}
+
+#[test]
+fn small_int_files_round_trip_on_both_devices() {
+    round_trip::<u8>();
+    round_trip::<i8>();
+    round_trip::<u16>();
+    round_trip::<i16>();
 }
 
 #[test]

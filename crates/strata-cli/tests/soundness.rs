@@ -1196,6 +1196,9 @@ impl Gen {
         let src = select(&mut self.rng, &a.text, &a.shape, &t, &b.tdims, &[], &[]);
         if scalar == "f32" {
             self.line(&format!("{s}[[{t}]] = ({src} + {plus}) as f32 * 0.5;"));
+        } else if scalar != "i32" {
+            // `as` keeps the low bits: never an error, whatever the value.
+            self.line(&format!("{s}[[{t}]] = ({src} + {plus}) as {scalar};"));
         } else {
             self.line(&format!("{s}[[{t}]] = {src} + {plus};"));
         }
@@ -1700,12 +1703,20 @@ impl Gen {
         let i = self.name("i");
         let bound = self.rng.range(1, 3);
         let sl = self.name("sl");
-        let float = self.rng.chance(40);
-        let scalar = if float { "f32" } else { "i32" };
+        // One draw (as `chance(40)` makes it) picks the element type: `f32`, or the 8- and 16-bit
+        // integers `u8` and `i16` (read back the same way), else `i32`.
+        let pick = self.rng.below(100);
+        let float = pick < 40;
+        let scalar = match pick {
+            0..=7 => "u8",
+            8..=15 => "i16",
+            16..=39 => "f32",
+            _ => "i32",
+        };
         self.open(&format!("for {i} in 0..{bound} {{"));
         self.mark("shared memory declared in a block-level for loop");
         if float {
-            self.mark("shared memory declared in a block-level for loop (f32)");
+            self.mark(format!("shared memory declared in a block-level for loop ({scalar})"));
         }
         let m = if self.rng.chance(50) { "mut " } else { "" };
         self.line(&format!("let {m}{sl}: {} @ gpu.shared;", ty_of(&b.tdims, scalar)));
@@ -1718,7 +1729,8 @@ impl Gen {
             let src = select(&mut self.rng, &sl, &b.tdims, &t, &b.tdims, &[], &[]);
             if let Some(w) = b.arrays.iter().find(|a| a.writable && a.mem == "gpu.global").cloned() {
                 let dst = select(&mut self.rng, &w.text, &w.shape, &t, &b.tdims, &[], &[]);
-                self.line(&format!("{dst} = {dst} + ({src} * 2.0) as i32;"));
+                let twice = if scalar == "f32" { format!("({src} * 2.0)") } else { format!("({src} >> 1)") };
+                self.line(&format!("{dst} = {dst} + {twice} as i32;"));
             } else {
                 let x = self.name("x");
                 self.line(&format!("let {x} = {src};"));

@@ -45,6 +45,10 @@ fn unsupported(span: Span, what: impl Into<String>) -> E {
 pub(crate) fn scalar_c(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
+        ScalarTy::I8 => "int8_t",
+        ScalarTy::U8 => "uint8_t",
+        ScalarTy::I16 => "int16_t",
+        ScalarTy::U16 => "uint16_t",
         ScalarTy::I32 | ScalarTy::AtomicI32 => "int32_t",
         ScalarTy::I64 | ScalarTy::AtomicI64 => "int64_t",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "uint32_t",
@@ -78,6 +82,10 @@ fn tuple_name(ts: &[Ty], span: Span) -> Result<String, E> {
         match t {
             Ty::Scalar(s) => out.push_str(match s {
                 ScalarTy::Bool => "b",
+                ScalarTy::I8 => "c",
+                ScalarTy::U8 => "h",
+                ScalarTy::I16 => "s",
+                ScalarTy::U16 => "t",
                 ScalarTy::I32 | ScalarTy::AtomicI32 => "i",
                 ScalarTy::I64 | ScalarTy::AtomicI64 => "l",
                 ScalarTy::U32 | ScalarTy::AtomicU32 => "u",
@@ -966,6 +974,10 @@ fn scalar_printer(t: &Ty) -> Option<&'static str> {
         Ty::Scalar(s) => match scalar_suffix(*s) {
             "f32" => "strata_print_f32",
             "f64" => "strata_print_f64",
+            "i8" => "strata_print_i8",
+            "u8" => "strata_print_u8",
+            "i16" => "strata_print_i16",
+            "u16" => "strata_print_u16",
             "i32" => "strata_print_i32",
             "i64" => "strata_print_i64",
             "u32" => "strata_print_u32",
@@ -981,6 +993,10 @@ fn scalar_printer(t: &Ty) -> Option<&'static str> {
 fn scalar_suffix(s: ScalarTy) -> &'static str {
     match s {
         ScalarTy::Bool => "bool",
+        ScalarTy::I8 => "i8",
+        ScalarTy::U8 => "u8",
+        ScalarTy::I16 => "i16",
+        ScalarTy::U16 => "u16",
         ScalarTy::I32 | ScalarTy::AtomicI32 | ScalarTy::Unit => "i32",
         ScalarTy::I64 | ScalarTy::AtomicI64 => "i64",
         ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",

@@ -457,6 +457,10 @@ fn strata_scalar(t: &Ty) -> String {
     match t {
         Ty::Scalar(s) => match s {
             ScalarTy::Bool => "bool",
+            ScalarTy::I8 => "i8",
+            ScalarTy::U8 => "u8",
+            ScalarTy::I16 => "i16",
+            ScalarTy::U16 => "u16",
             ScalarTy::I32 | ScalarTy::AtomicI32 => "i32",
             ScalarTy::I64 | ScalarTy::AtomicI64 => "i64",
             ScalarTy::U32 | ScalarTy::AtomicU32 => "u32",

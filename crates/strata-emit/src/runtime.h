@@ -246,6 +246,18 @@ STRATA_INLINE STRATA_HD uint32_t strata_f2u32(double x) {
 STRATA_INLINE STRATA_HD uint64_t strata_f2u64(double x) {
     return x != x || x <= 0.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
 }
+STRATA_INLINE STRATA_HD int8_t strata_f2i8(double x) {
+    return x != x ? 0 : x <= -128.0 ? INT8_MIN : x >= 127.0 ? INT8_MAX : (int8_t)x;
+}
+STRATA_INLINE STRATA_HD uint8_t strata_f2u8(double x) {
+    return x != x || x <= 0.0 ? 0 : x >= 255.0 ? UINT8_MAX : (uint8_t)x;
+}
+STRATA_INLINE STRATA_HD int16_t strata_f2i16(double x) {
+    return x != x ? 0 : x <= -32768.0 ? INT16_MIN : x >= 32767.0 ? INT16_MAX : (int16_t)x;
+}
+STRATA_INLINE STRATA_HD uint16_t strata_f2u16(double x) {
+    return x != x || x <= 0.0 ? 0 : x >= 65535.0 ? UINT16_MAX : (uint16_t)x;
+}
 
 /* A run-time value used as an index. */
 STRATA_INLINE STRATA_HD uint64_t strata_idx(int64_t i, strata_pos at) {
@@ -290,6 +302,11 @@ STRATA_DIVISION(int32_t, i32, a == INT32_MIN && b == -1)
 STRATA_DIVISION(int64_t, i64, a == INT64_MIN && b == -1)
 STRATA_DIVISION(uint32_t, u32, false)
 STRATA_DIVISION(uint64_t, u64, false)
+/* 8- and 16-bit integers: C computes them in `int`, and the result converts back. */
+STRATA_DIVISION(int8_t, i8, a == INT8_MIN && b == -1)
+STRATA_DIVISION(int16_t, i16, a == INT16_MIN && b == -1)
+STRATA_DIVISION(uint8_t, u8, false)
+STRATA_DIVISION(uint16_t, u16, false)
 
 /* Strata's checked integer arithmetic (`+ - *`, unary `-`, shifts; E0913 where the exact result
    does not fit, at the operator). The test is one compare or the processor's overflow flag
@@ -330,6 +347,11 @@ STRATA_CHECKED_ARITH(int32_t, i32)
 STRATA_CHECKED_ARITH(int64_t, i64)
 STRATA_CHECKED_ARITH(uint32_t, u32)
 STRATA_CHECKED_ARITH(uint64_t, u64)
+/* The builtins test whether the exact result fits the type of the result variable. */
+STRATA_CHECKED_ARITH(int8_t, i8)
+STRATA_CHECKED_ARITH(int16_t, i16)
+STRATA_CHECKED_ARITH(uint8_t, u8)
+STRATA_CHECKED_ARITH(uint16_t, u16)
 #else
 /* Device code: 32-bit operations computed exactly in 64 bits, 64-bit ones by their sign bits and
    the high half of the product. */
@@ -351,6 +373,10 @@ STRATA_CHECKED_ARITH(uint64_t, u64)
     }
 STRATA_CHECKED_ARITH32(int32_t, i32, INT64_C(-2147483648), INT64_C(2147483647))
 STRATA_CHECKED_ARITH32(uint32_t, u32, INT64_C(0), INT64_C(4294967295))
+STRATA_CHECKED_ARITH32(int8_t, i8, INT64_C(-128), INT64_C(127))
+STRATA_CHECKED_ARITH32(int16_t, i16, INT64_C(-32768), INT64_C(32767))
+STRATA_CHECKED_ARITH32(uint8_t, u8, INT64_C(0), INT64_C(255))
+STRATA_CHECKED_ARITH32(uint16_t, u16, INT64_C(0), INT64_C(65535))
 STRATA_INLINE STRATA_HD int64_t strata_add_i64(int64_t a, int64_t b, strata_pos at) {
     int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
     if (((a ^ r) & (b ^ r)) < 0) strata_overflow(at, STRATA_ADD_MSG);
@@ -397,6 +423,20 @@ STRATA_INLINE STRATA_HD uint64_t strata_neg_u64(uint64_t a, strata_pos at) {
     if (STRATA_UNLIKELY(a != 0)) strata_overflow(at, "attempt to negate with overflow");
     return 0;
 }
+#define STRATA_NEG_SIGNED(T, name, MIN)                                                            \
+    STRATA_INLINE STRATA_HD T strata_neg_##name(T a, strata_pos at) {                              \
+        if (STRATA_UNLIKELY(a == (MIN))) strata_overflow(at, "attempt to negate with overflow");   \
+        return (T)(-a);                                                                            \
+    }
+#define STRATA_NEG_UNSIGNED(T, name)                                                               \
+    STRATA_INLINE STRATA_HD T strata_neg_##name(T a, strata_pos at) {                              \
+        if (STRATA_UNLIKELY(a != 0)) strata_overflow(at, "attempt to negate with overflow");       \
+        return 0;                                                                                  \
+    }
+STRATA_NEG_SIGNED(int8_t, i8, INT8_MIN)
+STRATA_NEG_SIGNED(int16_t, i16, INT16_MIN)
+STRATA_NEG_UNSIGNED(uint8_t, u8)
+STRATA_NEG_UNSIGNED(uint16_t, u16)
 /* Shifts by an amount `n` (a negative one converted to a number above every width): by the width
    or more is E0913. The left shift is computed unsigned (C leaves shifting a negative value
    undefined); bits shifted out are dropped, as in Rust. */
@@ -413,6 +453,10 @@ STRATA_SHIFTS(int32_t, uint32_t, i32, 32)
 STRATA_SHIFTS(int64_t, uint64_t, i64, 64)
 STRATA_SHIFTS(uint32_t, uint32_t, u32, 32)
 STRATA_SHIFTS(uint64_t, uint64_t, u64, 64)
+STRATA_SHIFTS(int8_t, uint8_t, i8, 8)
+STRATA_SHIFTS(int16_t, uint16_t, i16, 16)
+STRATA_SHIFTS(uint8_t, uint8_t, u8, 8)
+STRATA_SHIFTS(uint16_t, uint16_t, u16, 16)
 /* A `nat` value in arithmetic with a fixed-width integer: converted to that type, where it
    fits (E0913 at the operator otherwise). */
 STRATA_INLINE STRATA_HD int32_t strata_n2i32(uint64_t x, strata_pos at, const char *message) {
@@ -427,6 +471,15 @@ STRATA_INLINE STRATA_HD uint32_t strata_n2u32(uint64_t x, strata_pos at, const c
     if (STRATA_UNLIKELY(x > (uint64_t)UINT32_MAX)) strata_overflow(at, message);
     return (uint32_t)x;
 }
+#define STRATA_N2_SMALL(T, name, MAX)                                                              \
+    STRATA_INLINE STRATA_HD T strata_n2##name(uint64_t x, strata_pos at, const char *message) {    \
+        if (STRATA_UNLIKELY(x > (uint64_t)(MAX))) strata_overflow(at, message);                    \
+        return (T)x;                                                                               \
+    }
+STRATA_N2_SMALL(int8_t, i8, INT8_MAX)
+STRATA_N2_SMALL(int16_t, i16, INT16_MAX)
+STRATA_N2_SMALL(uint8_t, u8, UINT8_MAX)
+STRATA_N2_SMALL(uint16_t, u16, UINT16_MAX)
 
 /* b^e by squaring (at most 64 steps whatever e is). */
 STRATA_INLINE STRATA_HD uint64_t strata_ipow(uint64_t b, uint64_t e) {
@@ -524,6 +577,12 @@ STRATA_INLINE STRATA_HD uint64_t strata_min_u64(uint64_t a, uint64_t b) { return
 STRATA_INT_MATH(i32, int32_t)
 STRATA_INT_MATH(i64, int64_t)
 STRATA_INT_MATH(u32, uint32_t)
+STRATA_INT_MATH(i8, int8_t)
+STRATA_INT_MATH(u8, uint8_t)
+STRATA_INT_MATH(i16, int16_t)
+STRATA_INT_MATH(u16, uint16_t)
+STRATA_INLINE STRATA_HD int8_t strata_abs_i8(int8_t a) { return a < 0 ? (int8_t)(0u - (uint32_t)a) : a; }
+STRATA_INLINE STRATA_HD int16_t strata_abs_i16(int16_t a) { return a < 0 ? (int16_t)(0u - (uint32_t)a) : a; }
 STRATA_INLINE STRATA_HD int32_t strata_abs_i32(int32_t a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
 STRATA_INLINE STRATA_HD int64_t strata_abs_i64(int64_t a) { return a < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)a) : a; }
 /* Wrapping and saturating arithmetic, `clz`, `popcount` and `mul_hi` of the math library: the
@@ -539,6 +598,12 @@ STRATA_WRAPPING(int32_t, uint32_t, i32)
 STRATA_WRAPPING(int64_t, uint64_t, i64)
 STRATA_WRAPPING(uint32_t, uint32_t, u32)
 STRATA_WRAPPING(uint64_t, uint64_t, u64)
+/* 8- and 16-bit: computed in `uint32_t` (in `uint16_t` the product would be promoted to a signed
+   `int` and could overflow it). */
+STRATA_WRAPPING(int8_t, uint32_t, i8)
+STRATA_WRAPPING(int16_t, uint32_t, i16)
+STRATA_WRAPPING(uint8_t, uint32_t, u8)
+STRATA_WRAPPING(uint16_t, uint32_t, u16)
 #define STRATA_SATURATING_SIGNED(T, U, name, MIN, MAX)                                            \
     STRATA_INLINE STRATA_HD T strata_saturating_add_##name(T a, T b) {                            \
         T r = (T)((U)a + (U)b);                                                                   \
@@ -552,6 +617,8 @@ STRATA_WRAPPING(uint64_t, uint64_t, u64)
     }
 STRATA_SATURATING_SIGNED(int32_t, uint32_t, i32, INT32_MIN, INT32_MAX)
 STRATA_SATURATING_SIGNED(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
+STRATA_SATURATING_SIGNED(int8_t, uint32_t, i8, INT8_MIN, INT8_MAX)
+STRATA_SATURATING_SIGNED(int16_t, uint32_t, i16, INT16_MIN, INT16_MAX)
 #define STRATA_SATURATING_UNSIGNED(T, name, MAX)                                                  \
     STRATA_INLINE STRATA_HD T strata_saturating_add_##name(T a, T b) {                            \
         T r = a + b;                                                                              \
@@ -560,6 +627,8 @@ STRATA_SATURATING_SIGNED(int64_t, uint64_t, i64, INT64_MIN, INT64_MAX)
     STRATA_INLINE STRATA_HD T strata_saturating_sub_##name(T a, T b) { return b > a ? 0 : a - b; }
 STRATA_SATURATING_UNSIGNED(uint32_t, u32, UINT32_MAX)
 STRATA_SATURATING_UNSIGNED(uint64_t, u64, UINT64_MAX)
+STRATA_SATURATING_UNSIGNED(uint8_t, u8, UINT8_MAX)
+STRATA_SATURATING_UNSIGNED(uint16_t, u16, UINT16_MAX)
 STRATA_INLINE STRATA_HD uint32_t strata_clz32(uint32_t a) {
 #if defined(__CUDA_ARCH__)
     return (uint32_t)__clz((int)a);
@@ -596,6 +665,20 @@ STRATA_INLINE STRATA_HD int32_t strata_popcount_i32(int32_t a) { return (int32_t
 STRATA_INLINE STRATA_HD uint32_t strata_popcount_u32(uint32_t a) { return strata_popc32(a); }
 STRATA_INLINE STRATA_HD int64_t strata_popcount_i64(int64_t a) { return (int64_t)strata_popc64((uint64_t)a); }
 STRATA_INLINE STRATA_HD uint64_t strata_popcount_u64(uint64_t a) { return strata_popc64(a); }
+/* 8- and 16-bit: the bit pattern zero-extended to 32 bits. */
+STRATA_INLINE STRATA_HD int8_t strata_clz_i8(int8_t a) { return (int8_t)(strata_clz32((uint32_t)(uint8_t)a) - 24u); }
+STRATA_INLINE STRATA_HD uint8_t strata_clz_u8(uint8_t a) { return (uint8_t)(strata_clz32((uint32_t)a) - 24u); }
+STRATA_INLINE STRATA_HD int16_t strata_clz_i16(int16_t a) { return (int16_t)(strata_clz32((uint32_t)(uint16_t)a) - 16u); }
+STRATA_INLINE STRATA_HD uint16_t strata_clz_u16(uint16_t a) { return (uint16_t)(strata_clz32((uint32_t)a) - 16u); }
+STRATA_INLINE STRATA_HD int8_t strata_popcount_i8(int8_t a) { return (int8_t)strata_popc32((uint32_t)(uint8_t)a); }
+STRATA_INLINE STRATA_HD uint8_t strata_popcount_u8(uint8_t a) { return (uint8_t)strata_popc32((uint32_t)a); }
+STRATA_INLINE STRATA_HD int16_t strata_popcount_i16(int16_t a) { return (int16_t)strata_popc32((uint32_t)(uint16_t)a); }
+STRATA_INLINE STRATA_HD uint16_t strata_popcount_u16(uint16_t a) { return (uint16_t)strata_popc32((uint32_t)a); }
+/* The product fits 32 bits; `>>` of a negative `int32_t` is arithmetic on every compiler used. */
+STRATA_INLINE STRATA_HD int8_t strata_mul_hi_i8(int8_t a, int8_t b) { return (int8_t)(((int32_t)a * (int32_t)b) >> 8); }
+STRATA_INLINE STRATA_HD uint8_t strata_mul_hi_u8(uint8_t a, uint8_t b) { return (uint8_t)(((uint32_t)a * (uint32_t)b) >> 8); }
+STRATA_INLINE STRATA_HD int16_t strata_mul_hi_i16(int16_t a, int16_t b) { return (int16_t)(((int32_t)a * (int32_t)b) >> 16); }
+STRATA_INLINE STRATA_HD uint16_t strata_mul_hi_u16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * (uint32_t)b) >> 16); }
 STRATA_INLINE STRATA_HD int32_t strata_mul_hi_i32(int32_t a, int32_t b) {
 #if defined(__CUDA_ARCH__)
     return __mulhi(a, b);
@@ -692,6 +775,10 @@ STRATA_FILL_RANDOM(int32_t, i32, (int32_t)(x % 100))
 STRATA_FILL_RANDOM(int64_t, i64, (int64_t)(x % 100))
 STRATA_FILL_RANDOM(uint32_t, u32, (uint32_t)(x % 100))
 STRATA_FILL_RANDOM(uint64_t, u64, (uint64_t)(x % 100))
+STRATA_FILL_RANDOM(int8_t, i8, (int8_t)(x % 100))
+STRATA_FILL_RANDOM(uint8_t, u8, (uint8_t)(x % 100))
+STRATA_FILL_RANDOM(int16_t, i16, (int16_t)(x % 100))
+STRATA_FILL_RANDOM(uint16_t, u16, (uint16_t)(x % 100))
 
 /* Printing from GPU code on the cpu device (docs/language.md, "Printing from GPU code"): every
    print of a GPU thread goes to a buffer of its own (strata_kout, per OS thread) kept with the
@@ -856,10 +943,15 @@ STRATA_INLINE void strata_print_i64(int64_t v) { fprintf(STRATA_OUT, "%lld", (lo
 STRATA_INLINE void strata_print_u32(uint32_t v) { fprintf(STRATA_OUT, "%u", (unsigned)v); }
 STRATA_INLINE void strata_print_u64(uint64_t v) { fprintf(STRATA_OUT, "%llu", (unsigned long long)v); }
 STRATA_INLINE void strata_print_bool(bool v) { fputs(v ? "true" : "false", STRATA_OUT); }
+STRATA_INLINE void strata_print_i8(int8_t v) { fprintf(STRATA_OUT, "%d", (int)v); }
+STRATA_INLINE void strata_print_u8(uint8_t v) { fprintf(STRATA_OUT, "%u", (unsigned)v); }
+STRATA_INLINE void strata_print_i16(int16_t v) { fprintf(STRATA_OUT, "%d", (int)v); }
+STRATA_INLINE void strata_print_u16(uint16_t v) { fprintf(STRATA_OUT, "%u", (unsigned)v); }
 STRATA_INLINE int strata_put(const char *s) { return fputs(s, STRATA_OUT); }
 
 /* The element types strata_print_nested prints. */
-enum { STRATA_F32, STRATA_F64, STRATA_I32, STRATA_I64, STRATA_U32, STRATA_U64, STRATA_BOOL };
+enum { STRATA_F32, STRATA_F64, STRATA_I32, STRATA_I64, STRATA_U32, STRATA_U64, STRATA_BOOL, STRATA_I8, STRATA_U8,
+       STRATA_I16, STRATA_U16 };
 
 /* Element k of type `kind` at `v`. */
 STRATA_INLINE void strata_print_elem(int kind, const void *v, uint64_t k) {
@@ -870,6 +962,10 @@ STRATA_INLINE void strata_print_elem(int kind, const void *v, uint64_t k) {
     case STRATA_I64: strata_print_i64(((const int64_t *)v)[k]); break;
     case STRATA_U32: strata_print_u32(((const uint32_t *)v)[k]); break;
     case STRATA_U64: strata_print_u64(((const uint64_t *)v)[k]); break;
+    case STRATA_I8: strata_print_i8(((const int8_t *)v)[k]); break;
+    case STRATA_U8: strata_print_u8(((const uint8_t *)v)[k]); break;
+    case STRATA_I16: strata_print_i16(((const int16_t *)v)[k]); break;
+    case STRATA_U16: strata_print_u16(((const uint16_t *)v)[k]); break;
     default: strata_print_bool(((const bool *)v)[k]); break;
     }
 }
@@ -1086,18 +1182,26 @@ STRATA_INLINE const char *strata_npy_descr(int kind) {
     case STRATA_I64: return "<i8";
     case STRATA_U32: return "<u4";
     case STRATA_U64: return "<u8";
+    case STRATA_I8: return "|i1";
+    case STRATA_U8: return "|u1";
+    case STRATA_I16: return "<i2";
+    case STRATA_U16: return "<u2";
     default: return "|b1";
     }
 }
 STRATA_INLINE const char *strata_npy_type_name(const char *descr) {
     static const char *const names[][2] = {{"|b1", "bool"}, {"<i4", "i32"}, {"<i8", "i64"}, {"<u4", "u32"},
-                                           {"<u8", "u64"},  {"<f4", "f32"}, {"<f8", "f64"}};
-    for (int k = 0; k < 7; k++)
+                                           {"<u8", "u64"},  {"<f4", "f32"}, {"<f8", "f64"}, {"|i1", "i8"},
+                                           {"|u1", "u8"},   {"<i2", "i16"}, {"<u2", "u16"}};
+    for (int k = 0; k < 11; k++)
         if (strcmp(descr, names[k][0]) == 0) return names[k][1];
     return NULL;
 }
 STRATA_INLINE uint64_t strata_npy_size(int kind) {
-    return kind == STRATA_BOOL ? 1 : kind == STRATA_F32 || kind == STRATA_I32 || kind == STRATA_U32 ? 4 : 8;
+    return kind == STRATA_BOOL || kind == STRATA_I8 || kind == STRATA_U8 ? 1
+           : kind == STRATA_I16 || kind == STRATA_U16                  ? 2
+           : kind == STRATA_F32 || kind == STRATA_I32 || kind == STRATA_U32 ? 4
+                                                                         : 8;
 }
 
 /* An open .npy file and what its header says. */

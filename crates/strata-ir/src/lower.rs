@@ -559,7 +559,8 @@ fn checked(e: Expr, span: Span) -> Expr {
         ) => Expr::Checked(Box::new(e), span),
         // A negative literal (`-5`, `-2.5`): its value fits, as the checker made sure.
         Expr::Unary(ast::UnOp::Neg, x)
-            if matches!(**x, Expr::Lit(Lit::Float(..)) | Expr::Lit(Lit::Int(_, ScalarTy::I32 | ScalarTy::I64))) =>
+            if matches!(**x, Expr::Lit(Lit::Float(..)))
+                || matches!(**x, Expr::Lit(Lit::Int(_, t)) if t.is_signed_int()) =>
         {
             e
         }
@@ -576,6 +577,10 @@ fn math_builtin(name: &str) -> Option<Builtin> {
     let t = match suffix {
         "f32" => ScalarTy::F32,
         "f64" => ScalarTy::F64,
+        "i8" => ScalarTy::I8,
+        "u8" => ScalarTy::U8,
+        "i16" => ScalarTy::I16,
+        "u16" => ScalarTy::U16,
         "i32" => ScalarTy::I32,
         "u32" => ScalarTy::U32,
         "i64" => ScalarTy::I64,
@@ -1706,7 +1711,7 @@ fn zero_value(t: &Ty) -> Option<Expr> {
         Ty::Scalar(ScalarTy::Bool) => Expr::Lit(Lit::Bool(false)),
         Ty::Scalar(s @ (ScalarTy::F32 | ScalarTy::F64)) => Expr::Lit(Lit::Float(0.0, *s)),
         Ty::Scalar(ScalarTy::Unit) => Expr::Lit(Lit::Unit),
-        Ty::Scalar(s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => Expr::Lit(Lit::Int(0, *s)),
+        Ty::Scalar(s) if s.is_int() => Expr::Lit(Lit::Int(0, *s)),
         Ty::Array { elem, len } => Expr::ArrayRepeat(Box::new(zero_value(elem)?), len.clone()),
         Ty::Tuple(ts) => Expr::Tuple(ts.iter().map(zero_value).collect::<Option<_>>()?),
         _ => return None,

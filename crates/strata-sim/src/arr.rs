@@ -14,6 +14,10 @@ use strata_ir::ir::ScalarTy;
 #[derive(Clone)]
 enum Data {
     Bool(Vec<bool>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     U32(Vec<u32>),
@@ -29,6 +33,10 @@ macro_rules! each {
     ($data:expr, $v:ident => $body:expr, $a:ident => $any:expr) => {
         match $data {
             Data::Bool($v) => $body,
+            Data::I8($v) => $body,
+            Data::U8($v) => $body,
+            Data::I16($v) => $body,
+            Data::U16($v) => $body,
             Data::I32($v) => $body,
             Data::I64($v) => $body,
             Data::U32($v) => $body,
@@ -71,6 +79,10 @@ macro_rules! scalar {
 }
 
 scalar!(bool, Bool, Bool);
+scalar!(i8, I8, I8);
+scalar!(u8, U8, U8);
+scalar!(i16, I16, I16);
+scalar!(u16, U16, U16);
 scalar!(i32, I32, I32);
 scalar!(i64, I64, I64);
 scalar!(u32, U32, U32);
@@ -81,6 +93,10 @@ scalar!(f64, F64, F64);
 /// Elements of one scalar type, for [`Arr::from_typed`].
 pub enum Typed {
     Bool(Vec<bool>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     U32(Vec<u32>),
@@ -155,6 +171,10 @@ impl Arr {
         let whole = |size: usize| Oom { bytes: u128::from(n) * size as u128 + u128::from(words(n)) * 8 };
         let data = match t {
             ScalarTy::Bool => Data::Bool(mem::try_vec(n, false).map_err(|_| whole(1))?),
+            ScalarTy::I8 => Data::I8(mem::try_vec(n, 0).map_err(|_| whole(1))?),
+            ScalarTy::U8 => Data::U8(mem::try_vec(n, 0).map_err(|_| whole(1))?),
+            ScalarTy::I16 => Data::I16(mem::try_vec(n, 0).map_err(|_| whole(2))?),
+            ScalarTy::U16 => Data::U16(mem::try_vec(n, 0).map_err(|_| whole(2))?),
             ScalarTy::I32 | ScalarTy::AtomicI32 => Data::I32(mem::try_vec(n, 0).map_err(|_| whole(4))?),
             ScalarTy::I64 | ScalarTy::AtomicI64 => Data::I64(mem::try_vec(n, 0).map_err(|_| whole(8))?),
             ScalarTy::U32 | ScalarTy::AtomicU32 => Data::U32(mem::try_vec(n, 0).map_err(|_| whole(4))?),
@@ -181,6 +201,10 @@ impl Arr {
         }
         let data = match v {
             Value::Bool(x) => Data::Bool(typed(*x, n)?),
+            Value::I8(x) => Data::I8(typed(*x, n)?),
+            Value::U8(x) => Data::U8(typed(*x, n)?),
+            Value::I16(x) => Data::I16(typed(*x, n)?),
+            Value::U16(x) => Data::U16(typed(*x, n)?),
             Value::I32(x) => Data::I32(typed(*x, n)?),
             Value::I64(x) => Data::I64(typed(*x, n)?),
             Value::U32(x) => Data::U32(typed(*x, n)?),
@@ -216,6 +240,10 @@ impl Arr {
     pub fn from_typed(t: Typed) -> Arr {
         let data = match t {
             Typed::Bool(v) => Data::Bool(v),
+            Typed::I8(v) => Data::I8(v),
+            Typed::U8(v) => Data::U8(v),
+            Typed::I16(v) => Data::I16(v),
+            Typed::U16(v) => Data::U16(v),
             Typed::I32(v) => Data::I32(v),
             Typed::I64(v) => Data::I64(v),
             Typed::U32(v) => Data::U32(v),
@@ -247,7 +275,8 @@ impl Arr {
     /// The bytes of one element.
     pub fn elem_size(&self) -> usize {
         match &self.data {
-            Data::Bool(_) => 1,
+            Data::Bool(_) | Data::I8(_) | Data::U8(_) => 1,
+            Data::I16(_) | Data::U16(_) => 2,
             Data::I32(_) | Data::U32(_) | Data::F32(_) => 4,
             Data::I64(_) | Data::U64(_) | Data::F64(_) => 8,
             Data::Any(_) => std::mem::size_of::<Value>(),
@@ -298,6 +327,10 @@ impl Arr {
         }
         match &self.data {
             Data::Bool(v) => Value::Bool(v[i]),
+            Data::I8(v) => Value::I8(v[i]),
+            Data::U8(v) => Value::U8(v[i]),
+            Data::I16(v) => Value::I16(v[i]),
+            Data::U16(v) => Value::U16(v[i]),
             Data::I32(v) => Value::I32(v[i]),
             Data::I64(v) => Value::I64(v[i]),
             Data::U32(v) => Value::U32(v[i]),
@@ -340,6 +373,10 @@ impl Arr {
         }
         let stored = match &mut self.data {
             Data::Bool(d) => put(d, i, &v),
+            Data::I8(d) => put(d, i, &v),
+            Data::U8(d) => put(d, i, &v),
+            Data::I16(d) => put(d, i, &v),
+            Data::U16(d) => put(d, i, &v),
             Data::I32(d) => put(d, i, &v),
             Data::I64(d) => put(d, i, &v),
             Data::U32(d) => put(d, i, &v),
@@ -376,6 +413,10 @@ impl Arr {
             // A number into an array whose elements are all written (or any value into values).
             let pushed = match &mut self.data {
                 Data::Bool(d) => push_num(d, &v)?,
+                Data::I8(d) => push_num(d, &v)?,
+                Data::U8(d) => push_num(d, &v)?,
+                Data::I16(d) => push_num(d, &v)?,
+                Data::U16(d) => push_num(d, &v)?,
                 Data::I32(d) => push_num(d, &v)?,
                 Data::I64(d) => push_num(d, &v)?,
                 Data::U32(d) => push_num(d, &v)?,
@@ -417,6 +458,10 @@ impl Arr {
     fn holds(&self, v: &Value) -> bool {
         match &self.data {
             Data::Bool(_) => bool::exact(v).is_some(),
+            Data::I8(_) => i8::exact(v).is_some(),
+            Data::U8(_) => u8::exact(v).is_some(),
+            Data::I16(_) => i16::exact(v).is_some(),
+            Data::U16(_) => u16::exact(v).is_some(),
             Data::I32(_) => i32::exact(v).is_some(),
             Data::I64(_) => i64::exact(v).is_some(),
             Data::U32(_) => u32::exact(v).is_some(),
@@ -456,7 +501,7 @@ impl Arr {
                 }
             };
         }
-        fast!(Bool, I32, I64, U32, U64, F32, F64);
+        fast!(Bool, I8, U8, I16, U16, I32, I64, U32, U64, F32, F64);
         for i in lo..hi {
             self.push(src.get(i))?;
         }
@@ -487,7 +532,7 @@ impl Arr {
                 }
             };
         }
-        fast!(Bool, I32, I64, U32, U64, F32, F64);
+        fast!(Bool, I8, U8, I16, U16, I32, I64, U32, U64, F32, F64);
         for i in 0..n {
             self.set(dst_off + i, src.get(src_off + i))?;
         }
@@ -498,6 +543,10 @@ impl Arr {
     pub fn scalar(&self) -> Option<ScalarTy> {
         Some(match &self.data {
             Data::Bool(_) => bool::TY,
+            Data::I8(_) => i8::TY,
+            Data::U8(_) => u8::TY,
+            Data::I16(_) => i16::TY,
+            Data::U16(_) => u16::TY,
             Data::I32(_) => i32::TY,
             Data::I64(_) => i64::TY,
             Data::U32(_) => u32::TY,
@@ -588,6 +637,10 @@ impl Arr {
 fn empty(t: ScalarTy) -> Data {
     match t {
         ScalarTy::Bool => Data::Bool(Vec::new()),
+        ScalarTy::I8 => Data::I8(Vec::new()),
+        ScalarTy::U8 => Data::U8(Vec::new()),
+        ScalarTy::I16 => Data::I16(Vec::new()),
+        ScalarTy::U16 => Data::U16(Vec::new()),
         ScalarTy::I32 | ScalarTy::AtomicI32 => Data::I32(Vec::new()),
         ScalarTy::I64 | ScalarTy::AtomicI64 => Data::I64(Vec::new()),
         ScalarTy::U32 | ScalarTy::AtomicU32 => Data::U32(Vec::new()),

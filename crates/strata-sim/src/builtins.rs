@@ -307,7 +307,9 @@ impl Machine<'_, '_> {
                     _ => return Err(fail(codes::UNSUPPORTED, "a math function of a non-float", span, "not a float")),
                 }
             }
-            Builtin::IntMath(f, t) if !matches!(f, ir::IntFn::Min | ir::IntFn::Max | ir::IntFn::Abs) => {
+            Builtin::IntMath(f, t)
+                if !matches!(f, ir::IntFn::Min | ir::IntFn::Max | ir::IntFn::Abs) || t.is_small_int() =>
+            {
                 // A `nat` argument takes the parameter's type, as at every call.
                 let x = arg(0).cast(t);
                 let y = if f.arity() == 2 { arg(1).cast(t) } else { Value::Unit };

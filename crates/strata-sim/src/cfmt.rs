@@ -127,6 +127,10 @@ fn positive(s: &Spec) -> &'static str {
 
 fn int(v: &Value) -> Option<i64> {
     Some(match v {
+        Value::I8(x) => i64::from(*x),
+        Value::U8(x) => i64::from(*x),
+        Value::I16(x) => i64::from(*x),
+        Value::U16(x) => i64::from(*x),
         Value::I32(x) => i64::from(*x),
         Value::I64(x) => *x,
         Value::U32(x) => i64::from(*x as i32),
@@ -138,6 +142,10 @@ fn int(v: &Value) -> Option<i64> {
 
 fn unsigned(v: &Value) -> Option<u64> {
     Some(match v {
+        Value::I8(x) => u64::from(*x as u32),
+        Value::U8(x) => u64::from(*x),
+        Value::I16(x) => u64::from(*x as u32),
+        Value::U16(x) => u64::from(*x),
         Value::U32(x) => u64::from(*x),
         Value::I32(x) => u64::from(*x as u32),
         Value::U64(x) | Value::Nat(x) => *x,

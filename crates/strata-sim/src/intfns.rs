@@ -37,6 +37,14 @@ pub(crate) fn int_fn(f: IntFn, x: &Value, y: &Value) -> Option<Value> {
         (U32(a), Unit) => go!(*a, 0, U32, u32, u64, 32),
         (U64(a), U64(b)) => go!(*a, *b, U64, u64, u128, 64),
         (U64(a), Unit) => go!(*a, 0, U64, u64, u128, 64),
+        (I8(a), I8(b)) => go!(*a, *b, I8, i8, i16, 8),
+        (I8(a), Unit) => go!(*a, 0, I8, i8, i16, 8),
+        (U8(a), U8(b)) => go!(*a, *b, U8, u8, u16, 8),
+        (U8(a), Unit) => go!(*a, 0, U8, u8, u16, 8),
+        (I16(a), I16(b)) => go!(*a, *b, I16, i16, i32, 16),
+        (I16(a), Unit) => go!(*a, 0, I16, i16, i32, 16),
+        (U16(a), U16(b)) => go!(*a, *b, U16, u16, u32, 16),
+        (U16(a), Unit) => go!(*a, 0, U16, u16, u32, 16),
         _ => return None,
     })
 }
@@ -96,7 +104,16 @@ macro_rules! abs_impl {
         }
     )*};
 }
-abs_impl!(i32: |x| x.wrapping_abs(), i64: |x| x.wrapping_abs(), u32: |x| x, u64: |x| x);
+abs_impl!(
+    i8: |x| x.wrapping_abs(),
+    i16: |x| x.wrapping_abs(),
+    i32: |x| x.wrapping_abs(),
+    i64: |x| x.wrapping_abs(),
+    u8: |x| x,
+    u16: |x| x,
+    u32: |x| x,
+    u64: |x| x
+);
 
 #[cfg(test)]
 mod tests {

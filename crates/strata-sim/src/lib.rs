@@ -1033,6 +1033,10 @@ thread_local! {
 fn copy_into(slot: &mut Value, v: &Value) -> Result<(), Oom> {
     let plain = match *v {
         Value::Bool(x) => Value::Bool(x),
+        Value::I8(x) => Value::I8(x),
+        Value::U8(x) => Value::U8(x),
+        Value::I16(x) => Value::I16(x),
+        Value::U16(x) => Value::U16(x),
         Value::I32(x) => Value::I32(x),
         Value::I64(x) => Value::I64(x),
         Value::U32(x) => Value::U32(x),
@@ -1111,6 +1115,10 @@ fn binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
         (U32(x), U32(y)) => return Some(int!(*x, *y, U32)),
         (I64(x), I64(y)) => return Some(int!(*x, *y, I64)),
         (U64(x), U64(y)) => return Some(int!(*x, *y, U64)),
+        (I8(x), I8(y)) => return Some(int!(*x, *y, I8)),
+        (U8(x), U8(y)) => return Some(int!(*x, *y, U8)),
+        (I16(x), I16(y)) => return Some(int!(*x, *y, I16)),
+        (U16(x), U16(y)) => return Some(int!(*x, *y, U16)),
         (F32(x), F32(y)) => return Some(float!(*x, *y, F32)),
         (F64(x), F64(y)) => return Some(float!(*x, *y, F64)),
         _ => {}

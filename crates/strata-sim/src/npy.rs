@@ -41,6 +41,10 @@ const MAX_DIMS: usize = 64;
 pub(crate) fn descr_of(t: ScalarTy) -> &'static str {
     match t {
         ScalarTy::Bool => "|b1",
+        ScalarTy::I8 => "|i1",
+        ScalarTy::U8 => "|u1",
+        ScalarTy::I16 => "<i2",
+        ScalarTy::U16 => "<u2",
         ScalarTy::I32 => "<i4",
         ScalarTy::I64 => "<i8",
         ScalarTy::U32 => "<u4",
@@ -52,7 +56,8 @@ pub(crate) fn descr_of(t: ScalarTy) -> &'static str {
 
 fn size_of(t: ScalarTy) -> u64 {
     match t {
-        ScalarTy::Bool => 1,
+        ScalarTy::Bool | ScalarTy::I8 | ScalarTy::U8 => 1,
+        ScalarTy::I16 | ScalarTy::U16 => 2,
         ScalarTy::I32 | ScalarTy::U32 | ScalarTy::F32 => 4,
         _ => 8,
     }
@@ -470,6 +475,10 @@ pub(crate) fn load(args: &[OsString], i: u64, elem: ScalarTy, dims: &[u64]) -> R
     }
     Ok(Arr::from_typed(match elem {
         ScalarTy::Bool => Typed::Bool(read_all(&name, npy, count)?),
+        ScalarTy::I8 => Typed::I8(read_all(&name, npy, count)?),
+        ScalarTy::U8 => Typed::U8(read_all(&name, npy, count)?),
+        ScalarTy::I16 => Typed::I16(read_all(&name, npy, count)?),
+        ScalarTy::U16 => Typed::U16(read_all(&name, npy, count)?),
         ScalarTy::I32 => Typed::I32(read_all(&name, npy, count)?),
         ScalarTy::I64 => Typed::I64(read_all(&name, npy, count)?),
         ScalarTy::U32 => Typed::U32(read_all(&name, npy, count)?),
@@ -530,6 +539,22 @@ pub(crate) fn save(args: &[OsString], i: u64, elem: ScalarTy, dims: &[u64], valu
     let element = |k: usize| values.get(off + k);
     match elem {
         ScalarTy::Bool => write_all::<bool>(&mut w, &dtype, count, |k| element(k).as_bool()),
+        ScalarTy::I8 => write_all::<i8>(&mut w, &dtype, count, |k| match element(k) {
+            Value::I8(x) => Some(x),
+            _ => None,
+        }),
+        ScalarTy::U8 => write_all::<u8>(&mut w, &dtype, count, |k| match element(k) {
+            Value::U8(x) => Some(x),
+            _ => None,
+        }),
+        ScalarTy::I16 => write_all::<i16>(&mut w, &dtype, count, |k| match element(k) {
+            Value::I16(x) => Some(x),
+            _ => None,
+        }),
+        ScalarTy::U16 => write_all::<u16>(&mut w, &dtype, count, |k| match element(k) {
+            Value::U16(x) => Some(x),
+            _ => None,
+        }),
         ScalarTy::I32 => write_all::<i32>(&mut w, &dtype, count, |k| match element(k) {
             Value::I32(x) => Some(x),
             _ => None,

@@ -20,6 +20,10 @@ use strata_ir::ir::{BinOp, Expr, Lit, ScalarTy, UnOp};
 #[repr(u64)]
 pub(crate) enum K {
     Bool,
+    I8,
+    U8,
+    I16,
+    U16,
     I32,
     I64,
     U32,
@@ -50,6 +54,10 @@ impl Sc {
     fn kind_of(t: ScalarTy) -> Option<K> {
         Some(match t {
             ScalarTy::Bool => K::Bool,
+            ScalarTy::I8 => K::I8,
+            ScalarTy::U8 => K::U8,
+            ScalarTy::I16 => K::I16,
+            ScalarTy::U16 => K::U16,
             ScalarTy::I32 => K::I32,
             ScalarTy::I64 => K::I64,
             ScalarTy::U32 => K::U32,
@@ -65,6 +73,10 @@ impl Sc {
     pub fn of(v: &Value) -> Option<Sc> {
         Some(match *v {
             Value::Bool(b) => Sc::new(K::Bool, u64::from(b)),
+            Value::I8(x) => Sc::new(K::I8, x as i64 as u64),
+            Value::U8(x) => Sc::new(K::U8, u64::from(x)),
+            Value::I16(x) => Sc::new(K::I16, x as i64 as u64),
+            Value::U16(x) => Sc::new(K::U16, u64::from(x)),
             Value::I32(x) => Sc::new(K::I32, x as i64 as u64),
             Value::I64(x) => Sc::new(K::I64, x as u64),
             Value::U32(x) => Sc::new(K::U32, u64::from(x)),
@@ -81,6 +93,10 @@ impl Sc {
     pub fn scalar_value(self) -> Value {
         match self.k {
             K::Bool => Value::Bool(self.bits != 0),
+            K::I8 => Value::I8(self.bits as i8),
+            K::U8 => Value::U8(self.bits as u8),
+            K::I16 => Value::I16(self.bits as i16),
+            K::U16 => Value::U16(self.bits as u16),
             K::I32 => Value::I32(self.bits as i32),
             K::I64 => Value::I64(self.bits as i64),
             K::U32 => Value::U32(self.bits as u32),
@@ -112,10 +128,14 @@ impl Sc {
             return self;
         }
         let i: i64 = match self.k {
-            K::I32 | K::I64 | K::U32 | K::U64 | K::Nat => self.bits as i64,
+            K::I8 | K::U8 | K::I16 | K::U16 | K::I32 | K::I64 | K::U32 | K::U64 | K::Nat => self.bits as i64,
             _ => return Sc::cast_slow(self, t),
         };
         match t {
+            ScalarTy::I8 => Sc::new(K::I8, i as i8 as i64 as u64),
+            ScalarTy::U8 => Sc::new(K::U8, u64::from(i as u8)),
+            ScalarTy::I16 => Sc::new(K::I16, i as i16 as i64 as u64),
+            ScalarTy::U16 => Sc::new(K::U16, u64::from(i as u16)),
             ScalarTy::I32 => Sc::new(K::I32, i as i32 as i64 as u64),
             ScalarTy::I64 => Sc::new(K::I64, i as u64),
             ScalarTy::U32 => Sc::new(K::U32, u64::from(i as u32)),
@@ -166,6 +186,10 @@ fn int_op(op: BinOp, k: K, x: u64, y: u64) -> Option<Sc> {
         K::I32 => go!(i32, |r: i32| r as i64 as u64),
         K::U64 => go!(u64, |r: u64| r),
         K::I64 => go!(i64, |r: i64| r as u64),
+        K::U8 => go!(u8, |r: u8| u64::from(r)),
+        K::I8 => go!(i8, |r: i8| r as i64 as u64),
+        K::U16 => go!(u16, |r: u16| u64::from(r)),
+        K::I16 => go!(i16, |r: i16| r as i64 as u64),
         _ => None,
     }
 }
@@ -185,6 +209,8 @@ enum Arith {
 #[inline(always)]
 fn width(k: K) -> Option<u32> {
     match k {
+        K::I8 | K::U8 => Some(8),
+        K::I16 | K::U16 => Some(16),
         K::I32 | K::U32 => Some(32),
         K::I64 | K::U64 | K::Nat => Some(64),
         _ => None,
@@ -195,6 +221,10 @@ fn width(k: K) -> Option<u32> {
 #[inline(always)]
 fn nat_to(k: K, x: u64) -> Option<Sc> {
     let fits = match k {
+        K::I8 => x <= i8::MAX as u64,
+        K::U8 => x <= u64::from(u8::MAX),
+        K::I16 => x <= i16::MAX as u64,
+        K::U16 => x <= u64::from(u16::MAX),
         K::I32 => x <= i32::MAX as u64,
         K::U32 => x <= u64::from(u32::MAX),
         K::I64 => x <= i64::MAX as u64,
@@ -247,6 +277,10 @@ fn checked_int_op(op: BinOp, k: K, x: u64, ky: K, y: u64) -> Arith {
         K::I32 => go!(i32, |r: i32| r as i64 as u64),
         K::U64 | K::Nat => go!(u64, |r: u64| r),
         K::I64 => go!(i64, |r: i64| r as u64),
+        K::U8 => go!(u8, |r: u8| u64::from(r)),
+        K::I8 => go!(i8, |r: i8| r as i64 as u64),
+        K::U16 => go!(u16, |r: u16| u64::from(r)),
+        K::I16 => go!(i16, |r: i16| r as i64 as u64),
         _ => Arith::Other,
     }
 }
@@ -277,6 +311,10 @@ fn by_whom(label: &str, who: Who) -> String {
 /// The name of an integer kind, for messages.
 fn kind_name(k: K) -> &'static str {
     match k {
+        K::I8 => "i8",
+        K::U8 => "u8",
+        K::I16 => "i16",
+        K::U16 => "u16",
         K::I32 => "i32",
         K::I64 => "i64",
         K::U32 => "u32",
@@ -298,6 +336,13 @@ fn unary(op: UnOp, s: Sc) -> Sc {
         (UnOp::Not, K::U32) => Sc::new(K::U32, u64::from(!(s.bits as u32))),
         (UnOp::Not, K::U64) => Sc::new(K::U64, !s.bits),
         (UnOp::Not, K::I32) => Sc::new(K::I32, !(s.bits as i32) as i64 as u64),
+        (UnOp::Not, K::I64) => Sc::new(K::I64, !s.bits),
+        (UnOp::Neg, K::I8) => Sc::new(K::I8, (s.bits as i8).wrapping_neg() as i64 as u64),
+        (UnOp::Neg, K::I16) => Sc::new(K::I16, (s.bits as i16).wrapping_neg() as i64 as u64),
+        (UnOp::Not, K::I8) => Sc::new(K::I8, !(s.bits as i8) as i64 as u64),
+        (UnOp::Not, K::I16) => Sc::new(K::I16, !(s.bits as i16) as i64 as u64),
+        (UnOp::Not, K::U8) => Sc::new(K::U8, u64::from(!(s.bits as u8))),
+        (UnOp::Not, K::U16) => Sc::new(K::U16, u64::from(!(s.bits as u16))),
         _ => s,
     }
 }
@@ -520,14 +565,20 @@ impl Machine<'_, '_> {
             Expr::Unary(UnOp::Neg, x) => {
                 let s = self.sc(x, f, who);
                 let ok = match s.k {
+                    K::I8 => s.bits as i8 != i8::MIN,
+                    K::I16 => s.bits as i16 != i16::MIN,
                     K::I32 => s.bits as i32 != i32::MIN,
                     K::I64 => s.bits as i64 != i64::MIN,
-                    K::U32 | K::U64 | K::Nat => s.bits == 0,
+                    K::U8 | K::U16 | K::U32 | K::U64 | K::Nat => s.bits == 0,
                     _ => return unary(UnOp::Neg, s),
                 };
                 if ok {
                     // Unsigned (and `nat`) zero negates to itself.
-                    return if matches!(s.k, K::U32 | K::U64 | K::Nat) { s } else { unary(UnOp::Neg, s) };
+                    return if matches!(s.k, K::U8 | K::U16 | K::U32 | K::U64 | K::Nat) {
+                        s
+                    } else {
+                        unary(UnOp::Neg, s)
+                    };
                 }
                 let label = format!("the negation does not fit `{}`", kind_name(s.k));
                 self.sc_err(fail(codes::RUN_OVERFLOW, overflow_message("neg"), span, by_whom(&label, who)))
@@ -604,8 +655,8 @@ impl Machine<'_, '_> {
     pub(crate) fn sc_index_signed(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<i128> {
         let s = self.sc(e, f, who);
         match s.k {
-            K::I32 | K::I64 => Ok(i128::from(s.bits as i64)),
-            K::U32 | K::U64 | K::Nat => Ok(i128::from(s.bits)),
+            K::I8 | K::I16 | K::I32 | K::I64 => Ok(i128::from(s.bits as i64)),
+            K::U8 | K::U16 | K::U32 | K::U64 | K::Nat => Ok(i128::from(s.bits)),
             K::Err => Err(self.take_err()),
             _ => match self.sc_value(s)? {
                 Value::Uninit => Err(uninit_variable()),
@@ -618,8 +669,8 @@ impl Machine<'_, '_> {
     pub(crate) fn sc_index(&mut self, e: &Expr, f: &mut Frame, who: Who) -> R<u64> {
         let s = self.sc(e, f, who);
         let x = match s.k {
-            K::I32 | K::I64 => u64::try_from(s.bits as i64).ok(),
-            K::U32 | K::U64 | K::Nat => Some(s.bits),
+            K::I8 | K::I16 | K::I32 | K::I64 => u64::try_from(s.bits as i64).ok(),
+            K::U8 | K::U16 | K::U32 | K::U64 | K::Nat => Some(s.bits),
             K::Err => return Err(self.take_err()),
             _ => None,
         };
@@ -640,7 +691,14 @@ mod tests {
     /// Numbers of every kind, with the edges of each type.
     fn samples() -> Vec<Value> {
         let mut vs = vec![Value::Bool(false), Value::Bool(true)];
-        for x in [0i64, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, -1, -2, -33, -64, -65] {
+        for x in [
+            0i64, 1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, -1, -2, -33, -64, -65, -128,
+            -129,
+        ] {
+            vs.push(Value::I8(x as i8));
+            vs.push(Value::U8(x as u8));
+            vs.push(Value::I16(x as i16));
+            vs.push(Value::U16(x as u16));
             vs.push(Value::I32(x as i32));
             vs.push(Value::I64(x));
             vs.push(Value::U32(x as u32));
@@ -708,7 +766,8 @@ mod tests {
                         ),
                         // Otherwise `binary` is asked, so only kinds it handles are left out.
                         None => assert!(
-                            !matches!(x.k, K::I32 | K::I64 | K::U32 | K::U64) || want.is_none(),
+                            !matches!(x.k, K::I8 | K::U8 | K::I16 | K::U16 | K::I32 | K::I64 | K::U32 | K::U64)
+                                || want.is_none(),
                             "{a:?} {op:?} {b:?}"
                         ),
                     }
@@ -721,7 +780,7 @@ mod tests {
     fn casts_agree_with_value_cast() {
         use ScalarTy::*;
         for v in samples() {
-            for t in [Bool, I32, I64, U32, U64, F32, F64] {
+            for t in [Bool, I8, U8, I16, U16, I32, I64, U32, U64, F32, F64] {
                 let got = of(&v).cast(t).scalar_value();
                 assert!(same(&got, &v.cast(t)), "{v:?} as {t:?}: {got:?} against {:?}", v.cast(t));
             }
@@ -741,6 +800,13 @@ mod tests {
                     (UnOp::Not, Value::U32(x)) => Value::U32(!x),
                     (UnOp::Not, Value::U64(x)) => Value::U64(!x),
                     (UnOp::Not, Value::I32(x)) => Value::I32(!x),
+                    (UnOp::Not, Value::I64(x)) => Value::I64(!x),
+                    (UnOp::Neg, Value::I8(x)) => Value::I8(x.wrapping_neg()),
+                    (UnOp::Neg, Value::I16(x)) => Value::I16(x.wrapping_neg()),
+                    (UnOp::Not, Value::I8(x)) => Value::I8(!x),
+                    (UnOp::Not, Value::I16(x)) => Value::I16(!x),
+                    (UnOp::Not, Value::U8(x)) => Value::U8(!x),
+                    (UnOp::Not, Value::U16(x)) => Value::U16(!x),
                     (_, v) => v.clone(),
                 };
                 assert!(same(&unary(op, of(&v)).scalar_value(), &want), "{op:?} {v:?}");

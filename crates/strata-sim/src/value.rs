@@ -11,6 +11,10 @@ use strata_ir::ir::ScalarTy;
 #[repr(u64)]
 pub enum Value {
     Bool(bool),
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
     I32(i32),
     I64(i64),
     U32(u32),
@@ -61,6 +65,10 @@ impl Value {
 
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
+            Value::I8(v) => u64::try_from(v).ok(),
+            Value::I16(v) => u64::try_from(v).ok(),
+            Value::U8(v) => Some(u64::from(v)),
+            Value::U16(v) => Some(u64::from(v)),
             Value::I32(v) => u64::try_from(v).ok(),
             Value::I64(v) => u64::try_from(v).ok(),
             Value::U32(v) => Some(u64::from(v)),
@@ -83,6 +91,10 @@ impl Value {
         }
         let (i, f): (i128, f64) = match *self {
             Value::Bool(b) => (i128::from(b), f64::from(u8::from(b))),
+            Value::I8(v) => (v.into(), v.into()),
+            Value::U8(v) => (v.into(), v.into()),
+            Value::I16(v) => (v.into(), v.into()),
+            Value::U16(v) => (v.into(), v.into()),
             Value::I32(v) => (v.into(), v.into()),
             Value::I64(v) => (v.into(), v as f64),
             Value::U32(v) => (v.into(), v.into()),
@@ -93,6 +105,11 @@ impl Value {
         };
         let float_src = matches!(self, Value::F32(_) | Value::F64(_));
         match t {
+            // Rust's `as`: integers keep their low bits, floats saturate (NaN gives 0).
+            ScalarTy::I8 => Value::I8(if float_src { f as i8 } else { i as i8 }),
+            ScalarTy::U8 => Value::U8(if float_src { f as u8 } else { i as u8 }),
+            ScalarTy::I16 => Value::I16(if float_src { f as i16 } else { i as i16 }),
+            ScalarTy::U16 => Value::U16(if float_src { f as u16 } else { i as u16 }),
             ScalarTy::I32 => Value::I32(if float_src { f as i32 } else { i as i32 }),
             ScalarTy::I64 | ScalarTy::AtomicI64 => Value::I64(if float_src { f as i64 } else { i as i64 }),
             ScalarTy::U32 => Value::U32(if float_src { f as u32 } else { i as u32 }),
@@ -110,6 +127,10 @@ impl Value {
     pub fn scalar(&self) -> Option<ScalarTy> {
         Some(match self {
             Value::Bool(_) => ScalarTy::Bool,
+            Value::I8(_) => ScalarTy::I8,
+            Value::U8(_) => ScalarTy::U8,
+            Value::I16(_) => ScalarTy::I16,
+            Value::U16(_) => ScalarTy::U16,
             Value::I32(_) => ScalarTy::I32,
             Value::I64(_) => ScalarTy::I64,
             Value::U32(_) => ScalarTy::U32,
@@ -126,6 +147,10 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Bool(b) => write!(f, "{b}"),
+            Value::I8(v) => write!(f, "{v}"),
+            Value::U8(v) => write!(f, "{v}"),
+            Value::I16(v) => write!(f, "{v}"),
+            Value::U16(v) => write!(f, "{v}"),
             Value::I32(v) => write!(f, "{v}"),
             Value::I64(v) => write!(f, "{v}"),
             Value::U32(v) => write!(f, "{v}"),

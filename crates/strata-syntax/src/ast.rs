@@ -295,6 +295,10 @@ pub struct Ty {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarTy {
     Bool,
+    I8,
+    I16,
+    U8,
+    U16,
     I32,
     I64,
     U32,
@@ -314,6 +318,10 @@ impl ScalarTy {
     pub fn name(self) -> &'static str {
         match self {
             ScalarTy::Bool => "bool",
+            ScalarTy::I8 => "i8",
+            ScalarTy::I16 => "i16",
+            ScalarTy::U8 => "u8",
+            ScalarTy::U16 => "u16",
             ScalarTy::I32 => "i32",
             ScalarTy::I64 => "i64",
             ScalarTy::U32 => "u32",
@@ -334,6 +342,10 @@ impl ScalarTy {
     pub fn from_name(name: &str) -> Option<ScalarTy> {
         Some(match name {
             "bool" => ScalarTy::Bool,
+            "i8" => ScalarTy::I8,
+            "i16" => ScalarTy::I16,
+            "u8" => ScalarTy::U8,
+            "u16" => ScalarTy::U16,
             "i32" => ScalarTy::I32,
             "i64" => ScalarTy::I64,
             "u32" => ScalarTy::U32,
@@ -373,6 +385,60 @@ impl ScalarTy {
     pub fn unatomic(self) -> ScalarTy {
         self.plain().unwrap_or(self)
     }
+
+    /// The width in bits of a (plain) integer type: 8, 16, 32 or 64; `None` for the rest.
+    pub fn int_bits(self) -> Option<u32> {
+        match self {
+            ScalarTy::I8 | ScalarTy::U8 => Some(8),
+            ScalarTy::I16 | ScalarTy::U16 => Some(16),
+            ScalarTy::I32 | ScalarTy::U32 => Some(32),
+            ScalarTy::I64 | ScalarTy::U64 => Some(64),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a plain integer type (`i8` … `u64`).
+    pub fn is_int(self) -> bool {
+        self.int_bits().is_some()
+    }
+
+    /// Whether this is a signed plain integer type.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, ScalarTy::I8 | ScalarTy::I16 | ScalarTy::I32 | ScalarTy::I64)
+    }
+
+    /// Whether this is a plain unsigned integer type.
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(self, ScalarTy::U8 | ScalarTy::U16 | ScalarTy::U32 | ScalarTy::U64)
+    }
+
+    /// Whether this is one of the small integer types `i8`, `u8`, `i16`, `u16` (C computes
+    /// them in `int`).
+    pub fn is_small_int(self) -> bool {
+        matches!(self, ScalarTy::I8 | ScalarTy::U8 | ScalarTy::I16 | ScalarTy::U16)
+    }
+
+    /// The smallest and largest value of a plain integer type.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        let bits = self.int_bits()?;
+        Some(if self.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
+    }
+
+    /// The plain integer types, narrowest first.
+    pub const INTS: [ScalarTy; 8] = [
+        ScalarTy::I8,
+        ScalarTy::U8,
+        ScalarTy::I16,
+        ScalarTy::U16,
+        ScalarTy::I32,
+        ScalarTy::U32,
+        ScalarTy::I64,
+        ScalarTy::U64,
+    ];
 }
 
 #[derive(Clone, Debug, PartialEq)]

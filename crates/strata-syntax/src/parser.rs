@@ -588,10 +588,8 @@ impl<'a> Parser<'a> {
         if suffix.is_empty() {
             return Ok(None);
         }
-        let ty = ScalarTy::from_name(suffix).filter(|ty| {
-            matches!(ty, ScalarTy::F32 | ScalarTy::F64)
-                || (!float && matches!(ty, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64))
-        });
+        let ty = ScalarTy::from_name(suffix)
+            .filter(|ty| matches!(ty, ScalarTy::F32 | ScalarTy::F64) || (!float && ty.is_int()));
         match ty {
             Some(ty) if allow => Ok(Some(ty)),
             Some(_) => Err(self.error_at(
@@ -606,7 +604,7 @@ impl<'a> Parser<'a> {
                     codes::INVALID_LITERAL,
                     t.span,
                     format!("invalid suffix `{suffix}` on a numeric literal"),
-                    "valid suffixes are i32, i64, u32, u64, f32 and f64".into(),
+                    "valid suffixes are i8, i16, i32, i64, u8, u16, u32, u64, f32 and f64".into(),
                 ))
             }
         }

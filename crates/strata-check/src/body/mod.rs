@@ -293,6 +293,10 @@ pub struct FnCx<'p> {
     /// `shrd`): a run-time index in it is allowed outside `unsafe` and checked when it runs (see
     /// `rt_reads.rs`). Writes and `uniq` borrows clear it.
     rt_index_read: bool,
+    /// The unsuffixed integer literals (span, value, negated) of the initialiser of each `let`
+    /// whose type is still an open `{integer}`, by the span of the variable's name: they must fit
+    /// the type the variable takes later.
+    open_lits: HashMap<Span, Vec<(Span, u128, bool)>>,
     /// The summaries of the `gpu.block`/`gpu.warp` functions checked before this one.
     summaries: &'p Summaries,
     /// Calls of summarised functions so far: names the callee's sizes apart per call.
@@ -371,6 +375,7 @@ impl<'p> FnCx<'p> {
             in_call_arg: false,
             borrowing_place: false,
             rt_index_read: false,
+            open_lits: HashMap::new(),
             reading_only: false,
             summaries,
             fresh: 0,
@@ -898,6 +903,13 @@ impl<'p> FnCx<'p> {
         self.types.lets.insert(l.name.span, ty.defaulted());
         self.note_shared_let(&l.name, &ty);
         self.holds_ref_at.insert(l.name.span, self.holds_ref(&ty));
+        if ty == Ty::IntLit {
+            if let Some(init) = &l.init {
+                let mut lits = Vec::new();
+                Self::open_int_literals(init, false, &mut lits);
+                self.open_lits.insert(l.name.span, lits);
+            }
+        }
         let tracked = self.on_gpu() && self.copyable(&ty) && !self.holds_ref(&ty);
         let var = Var {
             name: l.name.name.clone(),
@@ -1009,7 +1021,7 @@ impl<'p> FnCx<'p> {
             ExprKind::Paren(inner) => self.expr(inner, expected),
             ExprKind::Unary(op, inner) => {
                 let t = self.expr(inner, expected);
-                let unsigned = matches!(t, Ty::Scalar(ScalarTy::U32 | ScalarTy::U64) | Ty::Nat);
+                let unsigned = matches!(t, Ty::Scalar(s) if s.is_unsigned_int()) || t == Ty::Nat;
                 match op {
                     UnOp::Neg if (t.is_numeric() && !unsigned) || t.is_error() => t,
                     UnOp::Not if t == Ty::BOOL || t.is_int() || t.is_error() => t,
@@ -1175,9 +1187,8 @@ impl<'p> FnCx<'p> {
                     _ => Ty::IntLit,
                 };
                 let max: u128 = match ty {
-                    Ty::Scalar(ScalarTy::I32) | Ty::IntLit => i32::MAX as u128,
-                    Ty::Scalar(ScalarTy::I64) => i64::MAX as u128,
-                    Ty::Scalar(ScalarTy::U32) => u32::MAX as u128,
+                    Ty::IntLit => i32::MAX as u128,
+                    Ty::Scalar(s) if s.is_int() => s.int_range().map_or(u64::MAX as u128, |(_, hi)| hi as u128),
                     _ => u64::MAX as u128,
                 };
                 if *v > max && !ty.is_float() {
@@ -1340,20 +1351,69 @@ impl<'p> FnCx<'p> {
         };
         if fits && v.nat.is_none() {
             v.ty = ty.clone();
-            self.types.lets.insert(v.span, ty.clone());
+            let var_span = v.span;
+            self.types.lets.insert(var_span, ty.clone());
+            // The literals of its initialiser take the type too, and must fit it.
+            for (span, value, neg) in self.open_lits.get(&var_span).cloned().unwrap_or_default() {
+                self.check_literal_fits(span, value, neg, ty);
+            }
         }
     }
 
     /// Records `ty` for the literals an operand is made of (`2.0`, `-(1)`), once its type is known.
     fn retype_literals(&mut self, e: &ast::Expr, ty: &Ty) {
+        self.retype_literals_signed(e, ty, false);
+    }
+
+    /// [`FnCx::retype_literals`], `neg` when `e` is under an odd number of unary `-`: an integer
+    /// literal must fit the type it takes (E0004), as one written with that suffix must (`300`
+    /// taking `u8` from `x + 300`, `-1` taking `u32`).
+    fn retype_literals_signed(&mut self, e: &ast::Expr, ty: &Ty, neg: bool) {
         match &e.kind {
-            ExprKind::Lit(ast::Lit::Int(_, None) | ast::Lit::Float(_, None)) => {
+            ExprKind::Lit(ast::Lit::Int(v, None)) => {
+                self.check_literal_fits(e.span, *v, neg, ty);
                 self.types.literals.insert(e.span, ty.clone());
             }
-            ExprKind::Paren(x) | ExprKind::Unary(_, x) => self.retype_literals(x, ty),
+            ExprKind::Lit(ast::Lit::Float(_, None)) => {
+                self.types.literals.insert(e.span, ty.clone());
+            }
+            ExprKind::Paren(x) => self.retype_literals_signed(x, ty, neg),
+            ExprKind::Unary(op, x) => self.retype_literals_signed(x, ty, neg ^ (*op == UnOp::Neg)),
             ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
                 self.retype_literals(a, ty);
                 self.retype_literals(b, ty);
+            }
+            _ => {}
+        }
+    }
+
+    /// E0004 where the unsuffixed integer literal `v` (negated: `neg`) at `span` does not fit the
+    /// integer type `ty` it takes once its context fixes it.
+    fn check_literal_fits(&mut self, span: Span, v: u128, neg: bool, ty: &Ty) {
+        let Ty::Scalar(s) = ty else { return };
+        let Some((lo, hi)) = s.int_range() else { return };
+        let fits = if neg { v == 0 || (v <= i128::MAX as u128 && -(v as i128) >= lo) } else { v <= hi as u128 };
+        if !fits {
+            self.error(
+                codes::INVALID_LITERAL,
+                span,
+                format!("literal out of range for `{}`", s.name()),
+                format!("`{}{v}` does not fit `{}` ({lo}..={hi})", if neg { "-" } else { "" }, s.name()),
+            );
+        }
+    }
+
+    /// The unsuffixed integer literals an initialiser is made of (through parentheses, unary and
+    /// arithmetic operators), with whether each is negated: they take the type its variable
+    /// takes later ([`FnCx::fix_open_var`]).
+    fn open_int_literals(e: &ast::Expr, neg: bool, out: &mut Vec<(Span, u128, bool)>) {
+        match &e.kind {
+            ExprKind::Lit(ast::Lit::Int(v, None)) => out.push((e.span, *v, neg)),
+            ExprKind::Paren(x) => Self::open_int_literals(x, neg, out),
+            ExprKind::Unary(op, x) => Self::open_int_literals(x, neg ^ (*op == UnOp::Neg), out),
+            ExprKind::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                Self::open_int_literals(a, neg, out);
+                Self::open_int_literals(b, neg, out);
             }
             _ => {}
         }

@@ -25,8 +25,15 @@ impl Emitter<'_> {
             }
         };
         let len = arg(2 + op.values())?;
-        let elem =
-            format!("&({})[strata_index((uint64_t)({}), (uint64_t)({len}), {})]", arg(0)?, arg(1)?, self.at(span));
+        let below = match (args.get(1), args.get(2 + op.values())) {
+            (Some(i), Some(Expr::Nat(n))) => self.value_below(cx, i, n),
+            _ => false,
+        };
+        let elem = if below {
+            format!("&({})[(uint64_t)({})]", arg(0)?, arg(1)?)
+        } else {
+            format!("&({})[strata_index((uint64_t)({}), (uint64_t)({len}), {})]", arg(0)?, arg(1)?, self.at(span))
+        };
         let mut call = vec![elem];
         for i in 0..op.values() {
             call.push(format!("({})({})", scalar_c(t), arg(2 + i)?));

@@ -42,8 +42,8 @@ impl<'p> Emitter<'p> {
         let v = self.expr(cx, e)?;
         let (conv, cast) = match self.expr_ty(cx, e) {
             Ty::Scalar(ScalarTy::Bool) => return Ok(format!("printf(\"%s{end}\", ({v}) ? \"true\" : \"false\")")),
-            Ty::Scalar(ScalarTy::I32) => ("%d", "int"),
-            Ty::Scalar(ScalarTy::U32) => ("%u", "unsigned"),
+            Ty::Scalar(ScalarTy::I8 | ScalarTy::I16 | ScalarTy::I32) => ("%d", "int"),
+            Ty::Scalar(ScalarTy::U8 | ScalarTy::U16 | ScalarTy::U32) => ("%u", "unsigned"),
             Ty::Scalar(ScalarTy::I64) => ("%lld", "long long"),
             Ty::Scalar(ScalarTy::U64) | Ty::Nat => ("%llu", "unsigned long long"),
             Ty::Scalar(ScalarTy::F32) => ("%.9g", "double"),
@@ -64,6 +64,18 @@ impl<'p> Emitter<'p> {
                 Some(n) => format!("(uint64_t)({})", self.expr(cx, n)?),
                 None => self.flat_len(cx, &args.first().map_or(Ty::Nat, |a| self.referent(cx, a)))?,
             };
+            // An index provably below the length (a `u8` into 256 elements) is not checked.
+            let referent = args.first().map(|a| self.referent(cx, a));
+            let bound = match (args.get(3), &referent) {
+                (Some(Expr::Nat(n)), _) => Some(n.clone()),
+                (None, Some(Ty::Array { elem, len })) if matches!(**elem, Ty::Scalar(_)) => Some(len.clone()),
+                _ => None,
+            };
+            if let (Some(i), Some(b)) = (args.get(1), bound) {
+                if self.value_below(cx, i, &b) {
+                    return Ok(format!("&({})[(uint64_t)({})]", arg(0)?, arg(1)?));
+                }
+            }
             Ok(format!("&({})[strata_index((uint64_t)({}), {len}, {at})]", arg(0)?, arg(1)?))
         };
         // The scalar type an atomic operation works on (its argument is a pointer to it).
@@ -291,9 +303,11 @@ impl<'p> Emitter<'p> {
                     }
                     _ => format!("(unsigned)({})", arg(1)?),
                 };
-                // The intrinsics have no `bool` overload: exchange it as an `int`.
+                // The intrinsics have no `bool` or 8- and 16-bit overloads: exchange those as an
+                // `int` (which keeps the value).
                 match t {
                     ScalarTy::Bool => format!("((bool){f}(0xffffffffu, (int)({}), {a}))", arg(0)?),
+                    t if t.is_small_int() => format!("(({}){f}(0xffffffffu, (int)({}), {a}))", scalar_c(t), arg(0)?),
                     _ => format!("{f}(0xffffffffu, {}, {a})", arg(0)?),
                 }
             }

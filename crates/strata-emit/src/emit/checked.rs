@@ -92,12 +92,12 @@ impl Emitter<'_> {
     /// The largest value an unsigned integer expression can take, where its form says: a
     /// literal, `x % c` and `x & c` with a literal `c`, and `a & b` of bounded operands.
     fn value_max(&self, cx: &Cx, e: &Expr) -> Option<u64> {
-        let unsigned = matches!(self.expr_ty(cx, e), Ty::Scalar(ScalarTy::U32 | ScalarTy::U64));
+        let unsigned = matches!(self.expr_ty(cx, e), Ty::Scalar(s) if s.is_unsigned_int());
         if !unsigned {
             return None;
         }
         let lit = |x: &Expr| match x {
-            Expr::Lit(Lit::Int(c, ScalarTy::U32 | ScalarTy::U64)) => u64::try_from(*c).ok(),
+            Expr::Lit(Lit::Int(c, s)) if s.is_unsigned_int() => u64::try_from(*c).ok(),
             _ => None,
         };
         match e {
@@ -107,10 +107,28 @@ impl Emitter<'_> {
                 (Some(x), Some(y)) => Some(x.min(y)),
                 (x, y) => x.or(y),
             },
-            Expr::Cast(x, ScalarTy::U32 | ScalarTy::U64) => self.value_max(cx, x),
+            Expr::Cast(x, s) if s.is_unsigned_int() => {
+                // A narrowing conversion keeps the low bits: at most the type's maximum.
+                let max = s.int_range().map_or(u64::MAX, |(_, hi)| hi as u64);
+                Some(self.value_max(cx, x).map_or(max, |m| m.min(max)))
+            }
             // `%` of a literal is checked for a zero divisor only: its value is below the literal.
             Expr::Checked(x, _) if matches!(**x, Expr::Binary(BinOp::Rem | BinOp::BitAnd, ..)) => self.value_max(cx, x),
-            _ => None,
+            // Any other value of an 8- or 16-bit type: its type's maximum (a byte indexes 256
+            // elements without a check).
+            _ => match self.expr_ty(cx, e) {
+                Ty::Scalar(s) if s.is_small_int() => s.int_range().map(|(_, hi)| hi as u64),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the run-time index `i` is provably below the length `len` (the element index of
+    /// an atomic operation): [`Emitter::value_max`] against the length's smallest value.
+    pub(super) fn value_below(&self, cx: &Cx, i: &Expr, len: &IExpr) -> bool {
+        match (self.value_max(cx, i), cx.env.range(len)) {
+            (Some(max), Some(b)) => max < b.lo,
+            _ => false,
         }
     }
 
@@ -119,7 +137,7 @@ impl Emitter<'_> {
     pub(super) fn checked_arith(&self, cx: &Cx, inner: &Expr, span: Span) -> Result<String, E> {
         // The helper suffix of an integer type; `nat` values are `uint64_t`.
         let int = |t: &Ty| match t {
-            Ty::Scalar(s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => Some(scalar_suffix(*s)),
+            Ty::Scalar(s) if s.is_int() => Some(scalar_suffix(*s)),
             Ty::Nat => Some("u64"),
             _ => None,
         };
@@ -146,8 +164,10 @@ impl Emitter<'_> {
                         return Ok(v);
                     }
                     if let Expr::Nat(i) = x {
-                        if cx.env.range(i).is_some() {
-                            // Every range proven is within `0..=i32::MAX`.
+                        // Every range proven is within `0..=i32::MAX`: within the type's unless
+                        // the type is narrower (`u8`).
+                        let max = s.int_range().map_or(0, |(_, hi)| hi);
+                        if cx.env.range(i).is_some_and(|r| i128::from(r.hi) <= max) {
                             return Ok(format!("(({}){v})", scalar_c(*s)));
                         }
                     }
@@ -157,7 +177,7 @@ impl Emitter<'_> {
                     let x = operand(a, &ta, &tb)?;
                     let t = if ta == Ty::Nat { sb } else { sa };
                     let y = self.expr(cx, b)?;
-                    let amount = if matches!(tb, Ty::Scalar(ScalarTy::I32 | ScalarTy::I64)) {
+                    let amount = if matches!(tb, Ty::Scalar(s) if s.is_signed_int()) {
                         format!("(uint64_t)(int64_t)({y})")
                     } else {
                         format!("(uint64_t)({y})")
@@ -209,12 +229,12 @@ impl Emitter<'_> {
     /// or stops the program).
     fn value_range(&self, cx: &Cx, e: &Expr) -> Option<(i128, i128)> {
         match e {
-            Expr::Lit(Lit::Int(v, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => {
+            Expr::Lit(Lit::Int(v, s)) if s.is_int() => {
                 let v = i128::try_from(*v).ok()?;
                 Some((v, v))
             }
             Expr::Nat(i) => cx.env.range(i).map(|r| (i128::from(r.lo), i128::from(r.hi))),
-            Expr::Cast(x, s @ (ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64)) => {
+            Expr::Cast(x, s) if s.is_int() => {
                 let r = self.value_range(cx, x)?;
                 int_fits(r, scalar_suffix(*s)).then_some(r)
             }
@@ -250,6 +270,10 @@ impl Emitter<'_> {
 /// Whether every value of `r` fits the integer type with helper suffix `t`.
 fn int_fits((lo, hi): (i128, i128), t: &str) -> bool {
     let (min, max): (i128, i128) = match t {
+        "i8" => (i128::from(i8::MIN), i128::from(i8::MAX)),
+        "u8" => (0, i128::from(u8::MAX)),
+        "i16" => (i128::from(i16::MIN), i128::from(i16::MAX)),
+        "u16" => (0, i128::from(u16::MAX)),
         "i32" => (i128::from(i32::MIN), i128::from(i32::MAX)),
         "i64" => (i128::from(i64::MIN), i128::from(i64::MAX)),
         "u32" => (0, i128::from(u32::MAX)),

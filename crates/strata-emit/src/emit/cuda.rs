@@ -26,7 +26,8 @@ pub(super) fn static_shared(f: &Function) -> bool {
 
 fn scalar_bytes(s: ScalarTy) -> u64 {
     match s {
-        ScalarTy::Bool => 1,
+        ScalarTy::Bool | ScalarTy::I8 | ScalarTy::U8 => 1,
+        ScalarTy::I16 | ScalarTy::U16 => 2,
         ScalarTy::I64
         | ScalarTy::U64
         | ScalarTy::F64

@@ -378,6 +378,10 @@ impl<'p> Emitter<'p> {
                 Lit::Bool(b) => b.to_string(),
                 Lit::Unit => "0".into(),
                 Lit::Int(v, s) => match s {
+                    // C has no literals of these types: an `int` converted.
+                    ScalarTy::I8 | ScalarTy::U8 | ScalarTy::I16 | ScalarTy::U16 => {
+                        format!("(({})INT32_C({}))", scalar_c(*s), *v as i128 as i64 as i32)
+                    }
                     ScalarTy::I32 | ScalarTy::AtomicI32 => format!("INT32_C({v})"),
                     ScalarTy::I64 | ScalarTy::AtomicI64 => format!("INT64_C({v})"),
                     ScalarTy::U32 | ScalarTy::AtomicU32 => format!("UINT32_C({v})"),
@@ -410,10 +414,17 @@ impl<'p> Emitter<'p> {
             Expr::Ref(p) => self.place_ref(cx, p)?,
             Expr::Unary(op, x) => {
                 let v = self.expr(cx, x)?;
-                match op {
+                let t = self.expr_ty(cx, x);
+                let s = match op {
                     UnOp::Neg => format!("(-{v})"),
-                    UnOp::Not if self.expr_ty(cx, x) == Ty::Scalar(ScalarTy::Bool) => format!("(!{v})"),
+                    UnOp::Not if t == Ty::Scalar(ScalarTy::Bool) => format!("(!{v})"),
                     UnOp::Not => format!("(~{v})"),
+                };
+                // C computes 8- and 16-bit integers in `int`: the result converted back (`~x` of
+                // a `u8` 0 is 255, not -1), as `sim` computes it.
+                match t {
+                    Ty::Scalar(st) if st.is_small_int() => format!("(({}){s})", scalar_c(st)),
+                    _ => s,
                 }
             }
             Expr::Binary(op, a, b) => {
@@ -427,10 +438,17 @@ impl<'p> Emitter<'p> {
                     })
                 };
                 let (x, y) = (conv(self, a, &ta, &tb)?, conv(self, b, &tb, &ta)?);
-                let int = |t: &Ty| {
-                    matches!(t, Ty::Scalar(ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) | Ty::Nat)
+                let int = |t: &Ty| matches!(t, Ty::Scalar(s) if s.is_int()) || *t == Ty::Nat;
+                // C computes 8- and 16-bit integers in `int`: an arithmetic or bit operation's
+                // result is converted back to the operands' type (what `sim` computes; a
+                // comparison's is a `bool`).
+                let small = match (&ta, &tb) {
+                    (Ty::Nat, Ty::Scalar(s)) | (Ty::Scalar(s), _) if s.is_small_int() && !op.is_comparison() => {
+                        Some(scalar_c(*s))
+                    }
+                    _ => None,
                 };
-                match op {
+                let plain = match op {
                     // Checked (a zero divisor, and the one quotient of signed integers that
                     // overflows) by a runtime helper of the operands' type.
                     BinOp::Div | BinOp::Rem if int(&ta) && int(&tb) => {
@@ -439,9 +457,7 @@ impl<'p> Emitter<'p> {
                             (Ty::Nat, t) | (t, _) => t,
                         };
                         let suffix = match t {
-                            Ty::Scalar(ScalarTy::I32) => "i32",
-                            Ty::Scalar(ScalarTy::I64) => "i64",
-                            Ty::Scalar(ScalarTy::U32) => "u32",
+                            Ty::Scalar(s) if s.is_int() => scalar_suffix(*s),
                             _ => "u64",
                         };
                         format!("strata_{which}_{suffix}({x}, {y}, {})", self.at(cx.span))
@@ -450,18 +466,24 @@ impl<'p> Emitter<'p> {
                     // The amount is taken modulo the width, as `sim` does: C leaves a shift by the
                     // width or more undefined.
                     BinOp::Shl | BinOp::Shr if int(&ta) => {
-                        let bits = if matches!(ta, Ty::Scalar(ScalarTy::I32 | ScalarTy::U32)) { 31 } else { 63 };
+                        let bits = match ta {
+                            Ty::Scalar(s) if s.is_int() => s.int_bits().unwrap_or(64) - 1,
+                            _ => 63,
+                        };
                         format!("({x} {} (int)(({y}) & {bits}))", op.symbol())
                     }
                     _ => format!("({x} {} {y})", op.symbol()),
+                };
+                match small {
+                    Some(c) => format!("(({c}){plain})"),
+                    None => plain,
                 }
             }
             Expr::Checked(inner, span) => self.checked_arith(cx, inner, *span)?,
             // A float converted to an integer saturates (NaN gives 0), as on `sim`: a plain C cast
             // of an out-of-range value is undefined behaviour.
             Expr::Cast(x, s)
-                if matches!(self.expr_ty(cx, x), Ty::Scalar(ScalarTy::F32 | ScalarTy::F64))
-                    && matches!(s, ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32 | ScalarTy::U64) =>
+                if matches!(self.expr_ty(cx, x), Ty::Scalar(ScalarTy::F32 | ScalarTy::F64)) && s.is_int() =>
             {
                 format!("strata_f2{}((double)({}))", scalar_suffix(*s), self.expr(cx, x)?)
             }
