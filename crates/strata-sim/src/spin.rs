@@ -85,6 +85,10 @@ fn hash_value(v: &Value, h: &mut impl Hasher) {
     std::mem::discriminant(v).hash(h);
     match v {
         Value::Bool(b) => b.hash(h),
+        Value::I8(x) => x.hash(h),
+        Value::U8(x) => x.hash(h),
+        Value::I16(x) => x.hash(h),
+        Value::U16(x) => x.hash(h),
         Value::I32(x) => x.hash(h),
         Value::I64(x) => x.hash(h),
         Value::U32(x) => x.hash(h),
