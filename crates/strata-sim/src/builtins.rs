@@ -434,7 +434,7 @@ impl Machine<'_, '_> {
                     | Builtin::AtomicAt(..)
             )
         {
-            self.spin_check(span, f, who)?;
+            self.spin_check(args.as_ptr() as usize, span, f, who)?;
         }
         Ok(v)
     }

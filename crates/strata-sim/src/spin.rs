@@ -2,9 +2,10 @@
 //!
 //! A GPU thread on `sim` runs alone from one barrier to the next, and the blocks of a launch run
 //! one after another, so nothing else changes memory while a thread spins on an atomic. If the
-//! thread comes back to the same atomic operation in the same function activation with the same
-//! locals, and no memory changed since it was last there, it is in a cycle that nothing on `sim`
-//! can break: every later pass repeats the same steps. That is reported at once, rather than after
+//! thread comes back to the same atomic operation (the same IR node, not merely the same source
+//! position: inlined code and macro expansions repeat positions) in the same function activation
+//! with the same locals, and no memory changed since it was last there, it is in a cycle that
+//! nothing on `sim` can break: every later pass repeats the same steps. That is reported at once, rather than after
 //! the step limit, as the deadlock it is on the `cpu` device too (a block's threads run one after
 //! another there as well, and a block never waits for one that starts after it). The check is
 //! exact: it needs the whole state of the thread to repeat, so a loop that counts, or reads memory
@@ -18,7 +19,8 @@ use strata_diag::{codes, Span};
 /// A visit of an atomic operation that changed nothing ([`Machine::spin_check`]).
 pub(crate) struct Visit {
     act: u64,
-    span: Span,
+    /// The operation's IR node (the address of its arguments, unique while the program runs).
+    node: usize,
     locals: u64,
 }
 
@@ -36,8 +38,9 @@ pub(crate) struct Spins {
 const VISITS: usize = 64;
 
 impl Machine<'_, '_> {
-    /// Called after an atomic operation of thread `who` that left memory as it was.
-    pub(crate) fn spin_check(&mut self, span: Span, f: &Frame, who: Who) -> R<()> {
+    /// Called after the atomic operation `node` (at `span`) of thread `who` that left memory as
+    /// it was.
+    pub(crate) fn spin_check(&mut self, node: usize, span: Span, f: &Frame, who: Who) -> R<()> {
         let thread = (who.block_lin, who.thread_lin);
         let s = &mut self.spins;
         if s.thread != thread || s.version != self.mem_version || s.visits.len() >= VISITS {
@@ -46,10 +49,10 @@ impl Machine<'_, '_> {
             s.visits.clear();
         }
         let locals = hash_locals(&f.locals);
-        if s.visits.iter().any(|v| v.act == f.act && v.span == span && v.locals == locals) {
+        if s.visits.iter().any(|v| v.act == f.act && v.node == node && v.locals == locals) {
             return Err(deadlock(span, who));
         }
-        s.visits.push(Visit { act: f.act, span, locals });
+        s.visits.push(Visit { act: f.act, node, locals });
         Ok(())
     }
 }
