@@ -196,10 +196,13 @@ impl Emitter<'_> {
                 let (x, y) = (operand(a, &ta, &tb)?, operand(b, &tb, &ta)?);
                 if let Some(d) = self.deferred.borrow_mut().as_mut().filter(|d| d.span == span && d.used.is_none()) {
                     // Checked once after the thread loop ([`deferred`]).
+                    // The runtime's deferred helpers exist for the 32- and 64-bit integers; an
+                    // 8- or 16-bit operation is checked in place.
+                    let wide = matches!(&*format!("{t}"), "i32" | "u32" | "i64" | "u64");
                     let f = match op {
-                        BinOp::Add => Some("add"),
-                        BinOp::Sub => Some("sub"),
-                        BinOp::Mul => Some("mul"),
+                        BinOp::Add if wide => Some("add"),
+                        BinOp::Sub if wide => Some("sub"),
+                        BinOp::Mul if wide => Some("mul"),
                         _ => None,
                     };
                     if let Some(f) = f {
