@@ -64,6 +64,7 @@ const PAIRS: &[(&str, &[&str], &str)] = &[
     ("transpose", &["-D", "N=64"], "64"),
     ("reduce", &["-D", "LOG_N=12"], "4096"),
     ("scan", &["-D", "LOG_N=12"], "4096"),
+    ("scan_lookback", &["-D", "LOG_N=12"], "4096"),
     ("histogram", &["-D", "NB=2"], "32768"),
     ("matmul", &["-D", "N=32"], "32"),
     ("matmul_ikj", &["-D", "N=32"], "32"),
