@@ -198,7 +198,7 @@ impl Emitter<'_> {
                     // Checked once after the thread loop ([`deferred`]).
                     // The runtime's deferred helpers exist for the 32- and 64-bit integers; an
                     // 8- or 16-bit operation is checked in place.
-                    let wide = matches!(&*format!("{t}"), "i32" | "u32" | "i64" | "u64");
+                    let wide = matches!(t.to_string().as_str(), "i32" | "u32" | "i64" | "u64");
                     let f = match op {
                         BinOp::Add if wide => Some("add"),
                         BinOp::Sub if wide => Some("sub"),
